@@ -1,0 +1,42 @@
+/*
+ * cli.h - shared pieces of the `slo` command line front end.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef SLO_CLI_H
+#define SLO_CLI_H
+
+#include <stdio.h>
+
+#include "slo.h"
+
+/* Exit statuses of every subcommand. */
+enum {
+    SLO_EXIT_OK = 0,
+    SLO_EXIT_INTERNAL = 1, /* out of memory, a bug */
+    SLO_EXIT_USAGE = 2     /* bad input, bad option, infeasible or unreachable SLO */
+};
+
+/* Print "slo CMD: SOURCE: TEXT" (or "slo CMD: TEXT") on stderr and return the
+ * exit status for err->code (SLO_EXIT_INTERNAL for SLO_ERR_NOMEM, else
+ * SLO_EXIT_USAGE). */
+int cli_report(const char *cmd, const slo_error_t *err);
+
+/* Print "slo CMD: FORMAT..." on stderr; returns SLO_EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Parse a finite number from an option value; on failure print
+ * "slo CMD: --OPT: expected WHAT, found "TEXT"" and return -1. */
+int cli_parse_double(const char *cmd, const char *opt, const char *text, double min,
+                     double max, const char *what, double *out);
+
+/* Load a catalog / training workload: NAME of an embedded one, or a FILE path
+ * (anything containing '/' or ending in .json is a path). */
+int cli_load_catalog(const char *arg, struct slo_catalog *cat, slo_error_t *err);
+int cli_load_workload(const char *arg, struct slo_workload *wl, slo_error_t *err);
+
+/* Subcommands: argv[0] is the subcommand name. */
+int slo_cmd_train(int argc, char **argv);
+int slo_cmd_fit(int argc, char **argv);
+
+#endif

@@ -1,0 +1,508 @@
+/*
+ * cmd_train.c - `slo train`: the cheapest training cluster that reaches a
+ * target loss within a deadline (spotDNN), with the sliding window and the
+ * exact search side by side.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define CMD "train"
+
+struct train_opts {
+    const char *workload, *catalog, *existing;
+    double loss, time_s, budget, elapsed_s, loss_now, overhead_s;
+    int have_loss, have_time, have_overhead, json, window, exact;
+    enum slo_pricing pricing;
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: slo train --workload NAME|FILE --slo-loss L --slo-time T [options]\n"
+            "\n"
+            "Plan the cheapest cluster of GPU instances that trains the workload to loss L\n"
+            "within time T (spotDNN's model: PS and PCIe contention, weighted-average batch,\n"
+            "convergence coefficient).\n"
+            "\n"
+            "SLO:\n"
+            "  --slo-loss L          target training loss\n"
+            "  --slo-time T          deadline: sbatch --time forms (M, M:S, H:M:S, D-H, D-H:M,\n"
+            "                        D-H:M:S; a bare number is minutes) or 2400s, 40m, 2h\n"
+            "  --budget USD          reject plans that cost more\n"
+            "Inputs:\n"
+            "  --workload NAME|FILE  training workload profile (embedded: resnet110)\n"
+            "  --catalog NAME|FILE   instance catalog (embedded: spotdnn-resnet110, the\n"
+            "                        default; aws-table3)\n"
+            "  --pricing MODEL       spot (default) or on-demand prices for cloud types\n"
+            "Search:\n"
+            "  --window              only the sliding window (spotDNN Algorithm 1)\n"
+            "  --exact               only the exact search (proven cheapest)\n"
+            "                        (default: both, the exact plan is recommended)\n"
+            "Re-planning after a spot revocation:\n"
+            "  --existing TYPE=N,... surviving instances every plan keeps\n"
+            "  --elapsed T           time already spent (deadline left = slo-time - T)\n"
+            "  --loss-now L          loss reached so far\n"
+            "  --restart-overhead T  added to every candidate's time (default 30s when\n"
+            "                        re-planning, else 0)\n"
+            "Output:\n"
+            "  --json                one JSON object (schema: doc/cli.md)\n"
+            "  --help\n"
+            "\nExit status: 0 a plan was found; 2 bad input, unreachable loss or no plan\n"
+            "meets the SLO (the fastest achievable time is said); 1 internal error.\n");
+}
+
+static int parse_time_opt(const char *opt, const char *text, double *out)
+{
+    slo_error_t err = {0};
+    int bare = 0;
+    if (slo_parse_duration(text, out, &bare, &err)) {
+        cli_usage_error(CMD, "%s: %s", opt, err.text);
+        return -1;
+    }
+    if (bare)
+        fprintf(stderr, "slo " CMD ": note: %s %s read as %s minutes (sbatch --time form); "
+                        "write %ss for seconds\n",
+                opt, text, text, text);
+    return 0;
+}
+
+static int parse_opts(int argc, char **argv, struct train_opts *o)
+{
+    enum { O_LOSS = 256, O_TIME, O_WORKLOAD, O_CATALOG, O_PRICING, O_BUDGET, O_EXACT,
+           O_WINDOW, O_EXISTING, O_ELAPSED, O_LOSS_NOW, O_OVERHEAD, O_JSON, O_HELP };
+    static const struct option longopts[] = {
+        {"slo-loss", required_argument, NULL, O_LOSS},
+        {"slo-time", required_argument, NULL, O_TIME},
+        {"workload", required_argument, NULL, O_WORKLOAD},
+        {"catalog", required_argument, NULL, O_CATALOG},
+        {"pricing", required_argument, NULL, O_PRICING},
+        {"budget", required_argument, NULL, O_BUDGET},
+        {"exact", no_argument, NULL, O_EXACT},
+        {"window", no_argument, NULL, O_WINDOW},
+        {"existing", required_argument, NULL, O_EXISTING},
+        {"elapsed", required_argument, NULL, O_ELAPSED},
+        {"loss-now", required_argument, NULL, O_LOSS_NOW},
+        {"restart-overhead", required_argument, NULL, O_OVERHEAD},
+        {"json", no_argument, NULL, O_JSON},
+        {"help", no_argument, NULL, O_HELP},
+        {NULL, 0, NULL, 0}};
+    int c;
+
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_LOSS:
+            if (cli_parse_double(CMD, "--slo-loss", optarg, -1e300, 1e300, "a number", &o->loss))
+                return -1;
+            o->have_loss = 1;
+            break;
+        case O_TIME:
+            if (parse_time_opt("--slo-time", optarg, &o->time_s))
+                return -1;
+            o->have_time = 1;
+            break;
+        case O_WORKLOAD: o->workload = optarg; break;
+        case O_CATALOG: o->catalog = optarg; break;
+        case O_PRICING:
+            if (strcmp(optarg, "spot") == 0)
+                o->pricing = SLO_PRICING_SPOT;
+            else if (strcmp(optarg, "on-demand") == 0)
+                o->pricing = SLO_PRICING_ON_DEMAND;
+            else {
+                cli_usage_error(CMD, "--pricing: expected spot or on-demand, found \"%s\"",
+                                optarg);
+                return -1;
+            }
+            break;
+        case O_BUDGET:
+            if (cli_parse_double(CMD, "--budget", optarg, 1e-12, 1e300, "a cost in USD > 0",
+                                 &o->budget))
+                return -1;
+            break;
+        case O_EXACT: o->exact = 1; break;
+        case O_WINDOW: o->window = 1; break;
+        case O_EXISTING: o->existing = optarg; break;
+        case O_ELAPSED:
+            if (parse_time_opt("--elapsed", optarg, &o->elapsed_s))
+                return -1;
+            break;
+        case O_LOSS_NOW:
+            if (cli_parse_double(CMD, "--loss-now", optarg, 1e-300, 1e300, "a loss > 0",
+                                 &o->loss_now))
+                return -1;
+            break;
+        case O_OVERHEAD:
+            if (strcmp(optarg, "0") == 0)
+                o->overhead_s = 0;
+            else if (parse_time_opt("--restart-overhead", optarg, &o->overhead_s))
+                return -1;
+            o->have_overhead = 1;
+            break;
+        case O_JSON: o->json = 1; break;
+        case O_HELP: usage(stdout); return 1;
+        case ':':
+            cli_usage_error(CMD, "%s: expected a value, found none", argv[optind - 1]);
+            return -1;
+        default:
+            cli_usage_error(CMD, "unknown option \"%s\" (slo train --help)", argv[optind - 1]);
+            return -1;
+        }
+    }
+    if (optind < argc) {
+        cli_usage_error(CMD, "unexpected argument \"%s\" (slo train --help)", argv[optind]);
+        return -1;
+    }
+    if (!o->workload) {
+        cli_usage_error(CMD, "--workload: expected NAME or FILE (embedded: resnet110), found it "
+                             "missing");
+        return -1;
+    }
+    if (!o->have_loss || !o->have_time) {
+        cli_usage_error(CMD, "%s: expected a value, found it missing",
+                        o->have_loss ? "--slo-time" : "--slo-loss");
+        return -1;
+    }
+    if (o->elapsed_s >= o->time_s) {
+        cli_usage_error(CMD, "--elapsed: expected less than --slo-time (%.0f s), found %.0f s",
+                        o->time_s, o->elapsed_s);
+        return -1;
+    }
+    if (!o->window && !o->exact)
+        o->window = o->exact = 1;
+    if (!o->have_overhead)
+        o->overhead_s = (o->existing || o->elapsed_s > 0 || o->loss_now > 0) ? 30 : 0;
+    return 0;
+}
+
+/* "TYPE=N,TYPE=N" -> counts per setup type. */
+static int parse_existing(const char *text, const struct slo_train_setup *s, int *counts)
+{
+    char *copy = strdup(text), *save = NULL, *tok;
+    int rv = 0;
+
+    if (!copy)
+        return -1;
+    for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(tok, '='), *end;
+        size_t k;
+        long n;
+        if (!eq || eq == tok) {
+            rv = cli_usage_error(CMD, "--existing: expected TYPE=N[,TYPE=N...], found \"%s\"",
+                                 tok);
+            break;
+        }
+        *eq = '\0';
+        n = strtol(eq + 1, &end, 10);
+        if (!eq[1] || *end || n < 0 || n > 100000) {
+            rv = cli_usage_error(CMD, "--existing: %s: expected a count >= 0, found \"%s\"", tok,
+                                 eq + 1);
+            break;
+        }
+        for (k = 0; k < s->n_types; k++)
+            if (strcmp(s->types[k].name, tok) == 0)
+                break;
+        if (k == s->n_types) {
+            rv = cli_usage_error(CMD,
+                                 "--existing: expected an instance type of the catalog that the "
+                                 "workload profiles, found \"%s\"",
+                                 tok);
+            break;
+        }
+        counts[k] += (int)n;
+    }
+    free(copy);
+    return rv ? -1 : 0;
+}
+
+static void plan_string(const struct slo_train_setup *s, const int *counts, char *buf,
+                        size_t len)
+{
+    buf[0] = '\0';
+    for (size_t k = 0; k < s->n_types; k++) {
+        if (!counts[k])
+            continue;
+        size_t used = strlen(buf);
+        snprintf(buf + used, len - used, "%s%s=%d", used ? "," : "", s->types[k].name,
+                 counts[k]);
+    }
+}
+
+static json_t *plan_json(const struct slo_train_setup *s, const struct slo_train_plan *p,
+                         int with_search)
+{
+    json_t *o, *plan;
+
+    if (!p || !p->feasible)
+        return json_null();
+    o = json_object();
+    plan = json_object();
+    for (size_t k = 0; k < s->n_types; k++)
+        if (p->counts[k])
+            json_object_set_new(plan, s->types[k].name, json_integer(p->counts[k]));
+    json_object_set_new(o, "plan", plan);
+    json_object_set_new(o, "time_s", json_real(p->eval.time_s));
+    json_object_set_new(o, "cost_usd", json_real(p->eval.cost_usd));
+    json_object_set_new(o, "iterations", json_integer((json_int_t)p->eval.iterations));
+    json_object_set_new(o, "workers", json_integer(p->eval.n_workers));
+    json_object_set_new(o, "usd_per_h", json_real(p->eval.usd_per_h));
+    json_object_set_new(o, "wa_batch", json_real(p->eval.wa_batch));
+    json_object_set_new(o, "convergence_coefficient", json_real(p->eval.cc));
+    json_object_set_new(o, "samples", json_real(p->eval.samples));
+    json_object_set_new(o, "t_exp_s", json_real(p->eval.t_exp_s));
+    json_object_set_new(o, "b_wk_mbps", json_real(p->eval.b_wk_mbps));
+    json_object_set_new(o, "p_contention",
+                        p->eval.p_contention < 0 ? json_null() : json_real(p->eval.p_contention));
+    if (with_search) {
+        json_object_set_new(o, "evaluations", json_integer(p->evaluations));
+        if (p->n_upper > 0) {
+            json_object_set_new(o, "n_lower", json_integer(p->n_lower));
+            json_object_set_new(o, "n_upper", json_integer(p->n_upper));
+        }
+    }
+    return o;
+}
+
+struct results {
+    struct slo_train_plan window, exact, on_demand, homo;
+    int have_window, have_exact, have_on_demand, have_homo;
+    const struct slo_train_plan *best;
+    const char *method;
+};
+
+static void print_json(const struct train_opts *o, const struct slo_catalog *cat,
+                       const struct slo_workload *wl, const struct slo_train_setup *s,
+                       const struct slo_train_request *req, const struct results *r)
+{
+    json_t *root = json_object(), *slo = json_object(), *skipped = json_array();
+    json_t *best = plan_json(s, r->best, 0);
+    const char *key;
+    json_t *v;
+
+    json_object_set_new(root, "workload", json_string(wl->name));
+    json_object_set_new(root, "catalog", json_string(cat->name));
+    json_object_set_new(root, "pricing",
+                        json_string(o->pricing == SLO_PRICING_SPOT ? "spot" : "on-demand"));
+    json_object_set_new(slo, "loss", json_real(req->target_loss));
+    json_object_set_new(slo, "time_s", json_real(o->time_s));
+    json_object_set_new(slo, "remaining_s", json_real(req->deadline_s));
+    json_object_set_new(slo, "budget_usd", o->budget > 0 ? json_real(o->budget) : json_null());
+    json_object_set_new(slo, "loss_now", o->loss_now > 0 ? json_real(o->loss_now) : json_null());
+    json_object_set_new(slo, "restart_overhead_s", json_real(req->overhead_s));
+    json_object_set_new(root, "slo", slo);
+    json_object_set_new(root, "method", json_string(r->method));
+    json_object_foreach(best, key, v) json_object_set(root, key, v);
+    json_decref(best);
+    if (r->have_window)
+        json_object_set_new(root, "window", plan_json(s, &r->window, 1));
+    if (r->have_exact)
+        json_object_set_new(root, "exact", plan_json(s, &r->exact, 1));
+    json_object_set_new(root, "on_demand",
+                        plan_json(s, r->have_on_demand ? &r->on_demand : NULL, 0));
+    json_object_set_new(root, "homogeneous", plan_json(s, r->have_homo ? &r->homo : NULL, 0));
+    for (size_t i = 0; i < s->n_skipped; i++)
+        json_array_append_new(skipped, json_string(cat->types[s->skipped[i]].name));
+    json_object_set_new(root, "skipped_types", skipped);
+    json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
+    fputc('\n', stdout);
+    json_decref(root);
+}
+
+static void print_human(const struct train_opts *o, const struct slo_catalog *cat,
+                        const struct slo_workload *wl, const struct slo_train_setup *s,
+                        const struct slo_train_request *req, const struct results *r)
+{
+    const struct slo_train_plan *p = r->best;
+    const struct slo_train_eval *e = &p->eval;
+    char dl[32], t[32], buf[512];
+    int gpus = 0;
+
+    slo_format_duration(o->time_s, dl, sizeof dl);
+    printf("workload %s, catalog %s, %s prices\n", wl->name, cat->name,
+           o->pricing == SLO_PRICING_SPOT ? "spot" : "on-demand");
+    printf("SLO: loss %g within %s (%.0f s)", req->target_loss, dl, o->time_s);
+    if (o->budget > 0)
+        printf(", at most %.2f USD", o->budget);
+    printf("\n");
+    if (req->loss_now > 0 || o->elapsed_s > 0 || o->existing)
+        printf("re-plan: %.0f s left, loss now %g, restart overhead %.0f s\n", req->deadline_s,
+               req->loss_now, req->overhead_s);
+    printf("\nrecommended plan (%s)\n", strcmp(r->method, "exact") == 0
+                                            ? "exact search: proven cheapest under the model"
+                                            : "sliding window, spotDNN Algorithm 1");
+    printf("  %-16s %-7s %-6s %5s %6s %11s\n", "instance type", "site", "GPU", "GPUs", "count",
+           "USD/h each");
+    for (size_t k = 0; k < s->n_types; k++) {
+        if (!p->counts[k])
+            continue;
+        const struct slo_instance_type *it = &cat->types[s->types[k].catalog_index];
+        printf("  %-16s %-7s %-6s %5d %6d %11.4f\n", it->name,
+               it->site == SLO_SITE_ONPREM ? "onprem" : "cloud", it->gpu_model, it->gpus,
+               p->counts[k], s->types[k].usd_per_h);
+        gpus += it->gpus * p->counts[k];
+    }
+    slo_format_duration(e->time_s, t, sizeof t);
+    printf("  %d workers, %d GPUs, %.4f USD/h\n", e->n_workers, gpus, e->usd_per_h);
+    printf("  predicted time   %.2f s (%s) of %.0f s\n", e->time_s, t, req->deadline_s);
+    printf("  cost             %.6f USD\n", e->cost_usd);
+    printf("  iterations       %.0f normalized (%.0f samples)\n", e->iterations, e->samples);
+    printf("  weighted-average batch %.1f, convergence coefficient %.3f\n", e->wa_batch, e->cc);
+    if (e->p_contention < 0)
+        printf("  PS bandwidth     no contention (%d x %g MB/s <= %g MB/s)\n", e->n_workers,
+               s->wl.b_req_mbps, s->wl.b_ps_mbps);
+    else
+        printf("  PS bandwidth     %.2f MB/s per worker (contention probability %.3f)\n",
+               e->b_wk_mbps, e->p_contention);
+
+    printf("\n  %-22s %7s %10s %11s %9s  %s\n", "method", "workers", "time (s)", "cost (USD)",
+           "evaluated", "plan");
+    if (r->have_window) {
+        if (r->window.feasible) {
+            plan_string(s, r->window.counts, buf, sizeof buf);
+            printf("  %-22s %7d %10.2f %11.6f %9ld  %s\n", "sliding window", r->window.eval.n_workers,
+                   r->window.eval.time_s, r->window.eval.cost_usd, r->window.evaluations, buf);
+        } else {
+            printf("  %-22s %7s %10s %11s %9ld  %s\n", "sliding window", "-", "-", "-",
+                   r->window.evaluations, "no plan in its windows");
+        }
+    }
+    if (r->have_exact) {
+        plan_string(s, r->exact.counts, buf, sizeof buf);
+        printf("  %-22s %7d %10.2f %11.6f %9ld  %s\n", "exact search", r->exact.eval.n_workers,
+               r->exact.eval.time_s, r->exact.eval.cost_usd, r->exact.evaluations, buf);
+    }
+    if (r->have_on_demand && r->on_demand.feasible) {
+        plan_string(s, r->on_demand.counts, buf, sizeof buf);
+        printf("  %-22s %7d %10.2f %11.6f %9s  %s\n", "on-demand prices only",
+               r->on_demand.eval.n_workers, r->on_demand.eval.time_s, r->on_demand.eval.cost_usd,
+               "", buf);
+    }
+    if (r->have_homo && r->homo.feasible) {
+        plan_string(s, r->homo.counts, buf, sizeof buf);
+        printf("  %-22s %7d %10.2f %11.6f %9s  %s\n", "cheapest homogeneous", r->homo.eval.n_workers,
+               r->homo.eval.time_s, r->homo.eval.cost_usd, "", buf);
+    } else if (r->have_homo) {
+        printf("  %-22s %7s %10s %11s %9s  %s\n", "cheapest homogeneous", "-", "-", "-", "",
+               "none meets the SLO");
+    }
+    for (size_t i = 0; i < s->n_skipped; i++)
+        printf("note: %s has no profile in workload %s and was not considered\n",
+               cat->types[s->skipped[i]].name, wl->name);
+}
+
+/* Nothing meets the SLO: say so with the closest feasible point. */
+static int report_infeasible(const struct slo_train_setup *s, const struct slo_train_request *req,
+                             const slo_error_t *why)
+{
+    struct slo_train_plan fast;
+    slo_error_t err = {0};
+    char buf[512], t[32];
+
+    if (slo_plan_fastest(s, req, &fast, &err) != SLO_OK) {
+        slo_train_plan_free(&fast);
+        return cli_report(CMD, &err);
+    }
+    plan_string(s, fast.counts, buf, sizeof buf);
+    slo_format_duration(fast.eval.time_s, t, sizeof t);
+    fprintf(stderr, "slo " CMD ": %s; the fastest plan, %s, needs %.2f s (%s) at %.6f USD\n",
+            why->text, buf, fast.eval.time_s, t, fast.eval.cost_usd);
+    slo_train_plan_free(&fast);
+    return SLO_EXIT_USAGE;
+}
+
+int slo_cmd_train(int argc, char **argv)
+{
+    struct train_opts o = {.pricing = SLO_PRICING_SPOT};
+    struct slo_catalog cat = {0};
+    struct slo_workload wl = {0};
+    struct slo_train_setup s = {0}, s_od = {0};
+    struct results r = {0};
+    slo_error_t err = {0};
+    int *existing = NULL, rv, status = SLO_EXIT_USAGE;
+
+    if ((rv = parse_opts(argc, argv, &o)))
+        return rv > 0 ? SLO_EXIT_OK : SLO_EXIT_USAGE;
+    if (cli_load_workload(o.workload, &wl, &err) ||
+        cli_load_catalog(o.catalog ? o.catalog : slo_embedded_default_catalog(wl.name), &cat,
+                         &err) ||
+        slo_train_setup_init(&s, &cat, &wl, o.pricing, &err)) {
+        status = cli_report(CMD, &err);
+        goto out;
+    }
+    existing = calloc(s.n_types, sizeof *existing);
+    if (!existing) {
+        status = SLO_EXIT_INTERNAL;
+        goto out;
+    }
+    if (o.existing && parse_existing(o.existing, &s, existing))
+        goto out;
+    struct slo_train_request req = {
+        .target_loss = o.loss,
+        .deadline_s = o.time_s - o.elapsed_s,
+        .budget_usd = o.budget,
+        .loss_now = o.loss_now,
+        .overhead_s = o.overhead_s,
+        .existing = existing,
+    };
+    if (o.window) {
+        rv = slo_plan_window(&s, &req, &r.window, &err);
+        if (rv && rv != SLO_ERR_INFEASIBLE) {
+            status = cli_report(CMD, &err);
+            goto out;
+        }
+        r.have_window = 1;
+    }
+    if (o.exact) {
+        rv = slo_plan_exact(&s, &req, &r.exact, &err);
+        if (rv == SLO_ERR_INFEASIBLE) {
+            status = report_infeasible(&s, &req, &err);
+            goto out;
+        }
+        if (rv) {
+            status = cli_report(CMD, &err);
+            goto out;
+        }
+        r.have_exact = 1;
+        r.best = &r.exact;
+        r.method = "exact";
+    } else {
+        if (!r.window.feasible) {
+            status = report_infeasible(&s, &req, &err);
+            goto out;
+        }
+        r.best = &r.window;
+        r.method = "window";
+    }
+    /* Comparisons: the same search with on-demand prices; one instance type. */
+    if (o.pricing == SLO_PRICING_SPOT &&
+        slo_train_setup_init(&s_od, &cat, &wl, SLO_PRICING_ON_DEMAND, &err) == SLO_OK) {
+        rv = o.exact ? slo_plan_exact(&s_od, &req, &r.on_demand, NULL)
+                     : slo_plan_window(&s_od, &req, &r.on_demand, NULL);
+        r.have_on_demand = rv == SLO_OK;
+    }
+    r.have_homo = 1;
+    slo_plan_homogeneous(&s, &req, &r.homo, NULL);
+
+    if (o.json)
+        print_json(&o, &cat, &wl, &s, &req, &r);
+    else
+        print_human(&o, &cat, &wl, &s, &req, &r);
+    status = fflush(stdout) == 0 ? SLO_EXIT_OK : SLO_EXIT_INTERNAL;
+out:
+    slo_train_plan_free(&r.window);
+    slo_train_plan_free(&r.exact);
+    slo_train_plan_free(&r.on_demand);
+    slo_train_plan_free(&r.homo);
+    free(existing);
+    slo_train_setup_free(&s);
+    slo_train_setup_free(&s_od);
+    slo_catalog_free(&cat);
+    slo_workload_free(&wl);
+    return status;
+}

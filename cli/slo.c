@@ -1,0 +1,53 @@
+/*
+ * slo.c - `slo`, the command line front end of libslo.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+};
+
+static const struct command commands[] = {
+    {"train", slo_cmd_train, "plan a training cluster that meets a loss/time SLO at least cost"},
+    {"fit", slo_cmd_fit, "fit model coefficients from profiling data (slo fit train LOGS...)"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: slo COMMAND [OPTIONS]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-7s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\n`slo COMMAND --help` describes a command's options; `slo --version`.\n"
+               "Exit status: 0 success, 2 bad input or an SLO no plan meets, 1 internal error.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return SLO_EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return SLO_EXIT_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("slo %s\n", SLO_VERSION);
+        return SLO_EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "slo: unknown command \"%s\"; expected one of:", argv[1]);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(stderr, " %s", commands[i].name);
+    fprintf(stderr, " (slo --help)\n");
+    return SLO_EXIT_USAGE;
+}

@@ -1,0 +1,239 @@
+/*
+ * error.c - error reporting, file reading and JSON field helpers.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "slo_private.h"
+
+const char *slo_code_name(int code)
+{
+    switch (code) {
+    case SLO_OK: return "ok";
+    case SLO_ERR_INVALID: return "invalid";
+    case SLO_ERR_IO: return "io";
+    case SLO_ERR_NOMEM: return "nomem";
+    case SLO_ERR_NOT_FOUND: return "not-found";
+    case SLO_ERR_UNREACHABLE: return "unreachable";
+    case SLO_ERR_INFEASIBLE: return "infeasible";
+    case SLO_ERR_NUMERIC: return "numeric";
+    default: return "unknown";
+    }
+}
+
+int slo_fail(slo_error_t *err, int code, const char *source, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        err->code = code;
+        snprintf(err->source, sizeof err->source, "%s", source ? source : "");
+        va_start(ap, fmt);
+        vsnprintf(err->text, sizeof err->text, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+int slo_read_file(const char *path, char **out, slo_error_t *err)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    int rv = SLO_ERR_IO;
+
+    *out = NULL;
+    if (!f)
+        return slo_fail(err, SLO_ERR_IO, path, "cannot open: %s", strerror(errno));
+    for (;;) {
+        if (cap - len < 4096) {
+            size_t ncap = cap ? cap * 2 : 8192;
+            char *nbuf = realloc(buf, ncap + 1);
+            if (!nbuf) {
+                rv = slo_fail(err, SLO_ERR_NOMEM, path, "out of memory reading the file");
+                goto fail;
+            }
+            buf = nbuf;
+            cap = ncap;
+        }
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (got == 0) {
+            if (ferror(f)) {
+                slo_fail(err, SLO_ERR_IO, path, "read error: %s", strerror(errno));
+                goto fail;
+            }
+            break;
+        }
+    }
+    buf[len] = '\0';
+    if (strlen(buf) != len) {
+        slo_fail(err, SLO_ERR_INVALID, path, "expected a text file, found a NUL byte at offset %zu",
+                 strlen(buf));
+        rv = SLO_ERR_INVALID;
+        goto fail;
+    }
+    fclose(f);
+    *out = buf;
+    return SLO_OK;
+fail:
+    fclose(f);
+    free(buf);
+    return rv;
+}
+
+const char *slo_json_describe(const json_t *v, char *buf, size_t len)
+{
+    if (!v)
+        snprintf(buf, len, "nothing");
+    else if (json_is_string(v))
+        snprintf(buf, len, "the string \"%.40s\"", json_string_value(v));
+    else if (json_is_integer(v))
+        snprintf(buf, len, "%lld", (long long)json_integer_value(v));
+    else if (json_is_real(v))
+        snprintf(buf, len, "%g", json_real_value(v));
+    else if (json_is_true(v))
+        snprintf(buf, len, "true");
+    else if (json_is_false(v))
+        snprintf(buf, len, "false");
+    else if (json_is_null(v))
+        snprintf(buf, len, "null");
+    else if (json_is_array(v))
+        snprintf(buf, len, "an array");
+    else
+        snprintf(buf, len, "an object");
+    return buf;
+}
+
+static void range_text(char *buf, size_t len, double min, double max)
+{
+    if (min <= -DBL_MAX && max >= DBL_MAX)
+        snprintf(buf, len, "a number");
+    else if (max >= DBL_MAX)
+        snprintf(buf, len, "a number >= %g", min);
+    else if (min <= -DBL_MAX)
+        snprintf(buf, len, "a number <= %g", max);
+    else
+        snprintf(buf, len, "a number in [%g, %g]", min, max);
+}
+
+int slo_json_number(const json_t *obj, const char *key, int required, double min,
+                    double max, const char *source, const char *path, double *out,
+                    slo_error_t *err)
+{
+    json_t *v = json_object_get(obj, key);
+    char found[96], want[96];
+
+    if (!v) {
+        if (!required)
+            return SLO_OK;
+        range_text(want, sizeof want, min, max);
+        return slo_fail(err, SLO_ERR_INVALID, source, "%s%s%s: expected %s, found it missing",
+                        path, *path ? "." : "", key, want);
+    }
+    if (!json_is_number(v) || !isfinite(json_number_value(v)) ||
+        json_number_value(v) < min || json_number_value(v) > max) {
+        range_text(want, sizeof want, min, max);
+        return slo_fail(err, SLO_ERR_INVALID, source, "%s%s%s: expected %s, found %s", path,
+                        *path ? "." : "", key, want, slo_json_describe(v, found, sizeof found));
+    }
+    *out = json_number_value(v);
+    return SLO_OK;
+}
+
+int slo_json_int(const json_t *obj, const char *key, int required, long min, long max,
+                 const char *source, const char *path, int *out, slo_error_t *err)
+{
+    json_t *v = json_object_get(obj, key);
+    char found[96];
+
+    if (!v) {
+        if (!required)
+            return SLO_OK;
+        return slo_fail(err, SLO_ERR_INVALID, source,
+                        "%s%s%s: expected an integer in [%ld, %ld], found it missing", path,
+                        *path ? "." : "", key, min, max);
+    }
+    if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max)
+        return slo_fail(err, SLO_ERR_INVALID, source,
+                        "%s%s%s: expected an integer in [%ld, %ld], found %s", path,
+                        *path ? "." : "", key, min, max,
+                        slo_json_describe(v, found, sizeof found));
+    *out = (int)json_integer_value(v);
+    return SLO_OK;
+}
+
+int slo_json_string(const json_t *obj, const char *key, int required, const char *source,
+                    const char *path, char *out, size_t len, slo_error_t *err)
+{
+    json_t *v = json_object_get(obj, key);
+    char found[96];
+
+    if (!v) {
+        if (!required)
+            return SLO_OK;
+        return slo_fail(err, SLO_ERR_INVALID, source,
+                        "%s%s%s: expected a non-empty string, found it missing", path,
+                        *path ? "." : "", key);
+    }
+    if (!json_is_string(v) || json_string_length(v) == 0 || json_string_length(v) >= len)
+        return slo_fail(err, SLO_ERR_INVALID, source,
+                        "%s%s%s: expected a non-empty string of at most %zu characters, found %s",
+                        path, *path ? "." : "", key, len - 1,
+                        slo_json_describe(v, found, sizeof found));
+    snprintf(out, len, "%s", json_string_value(v));
+    return SLO_OK;
+}
+
+int slo_json_known_keys(const json_t *obj, const char *const *allowed, const char *source,
+                        const char *path, slo_error_t *err)
+{
+    const char *key;
+    json_t *v;
+
+    json_object_foreach((json_t *)obj, key, v) {
+        int ok = 0;
+        for (const char *const *a = allowed; *a; a++)
+            if (strcmp(*a, key) == 0)
+                ok = 1;
+        if (!ok && key[0] != '_') {
+            char list[384] = "";
+            for (const char *const *a = allowed; *a; a++) {
+                size_t used = strlen(list);
+                snprintf(list + used, sizeof list - used, "%s%s", a == allowed ? "" : ", ", *a);
+            }
+            return slo_fail(err, SLO_ERR_INVALID, source,
+                            "%s%s\"%s\": unknown field; expected one of: %s", path,
+                            *path ? ": " : "", key, list);
+        }
+    }
+    return SLO_OK;
+}
+
+int slo_json_parse_text(const char *text, const char *source, json_t **out,
+                        slo_error_t *err)
+{
+    json_error_t jerr;
+    *out = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
+    if (!*out)
+        return slo_fail(err, SLO_ERR_INVALID, source, "line %d, column %d: malformed JSON: %s",
+                        jerr.line, jerr.column, jerr.text);
+    if (!json_is_object(*out)) {
+        char found[96];
+        slo_json_describe(*out, found, sizeof found);
+        json_decref(*out);
+        *out = NULL;
+        return slo_fail(err, SLO_ERR_INVALID, source, "expected a JSON object, found %s", found);
+    }
+    return SLO_OK;
+}
+
+double slo_round_even(double x, int decimals)
+{
+    double scale = pow(10.0, decimals);
+    return nearbyint(x * scale) / scale;
+}

@@ -1,0 +1,49 @@
+/*
+ * slo_private.h - helpers shared by libslo's modules; not installed.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef SLO_PRIVATE_H
+#define SLO_PRIVATE_H
+
+#include <jansson.h>
+#include <stdarg.h>
+
+#include "slo.h"
+
+#if defined(__GNUC__)
+#define SLO_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define SLO_PRINTF(a, b)
+#endif
+
+/* Fill err (if not NULL) and return code. source may be NULL. */
+int slo_fail(slo_error_t *err, int code, const char *source, const char *fmt, ...)
+    SLO_PRINTF(4, 5);
+
+/* Read a whole file into a NUL-terminated malloc'd buffer. */
+int slo_read_file(const char *path, char **out, slo_error_t *err);
+
+/* Describe a JSON value's type and, for scalars, its value ("a string \"x\"",
+ * "-1", "null") into buf, for "expected ..., found ..." messages. */
+const char *slo_json_describe(const json_t *v, char *buf, size_t len);
+
+/* Field readers: path is the field's path for messages ("types[2].quota").
+ * A missing required field is "missing"; optional ones keep *out. */
+int slo_json_number(const json_t *obj, const char *key, int required, double min,
+                    double max, const char *source, const char *path, double *out,
+                    slo_error_t *err);
+int slo_json_int(const json_t *obj, const char *key, int required, long min, long max,
+                 const char *source, const char *path, int *out, slo_error_t *err);
+int slo_json_string(const json_t *obj, const char *key, int required, const char *source,
+                    const char *path, char *out, size_t len, slo_error_t *err);
+/* Reject keys of obj that are not in the NULL-terminated list allowed. */
+int slo_json_known_keys(const json_t *obj, const char *const *allowed, const char *source,
+                        const char *path, slo_error_t *err);
+/* Parse text with jansson; errors as "source:line:col: text". */
+int slo_json_parse_text(const char *text, const char *source, json_t **out,
+                        slo_error_t *err);
+
+/* Round half to even at `decimals` decimal places (numpy.around). */
+double slo_round_even(double x, int decimals);
+
+#endif

@@ -1,0 +1,123 @@
+/*
+ * refdata.c - reference CSV reading for the tests.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "refdata.h"
+#include "slo.h"
+
+const char *refdata_path(const char *rel)
+{
+    static char path[4096];
+    const char *dir = getenv("SLO_REFERENCE_DATA");
+    if (!dir || !*dir || strcmp(dir, "no") == 0) {
+        fprintf(stderr, "SKIP: reference data not configured (configure "
+                        "--with-reference-data=DIR, the shared/data directory)\n");
+        exit(77);
+    }
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    return path;
+}
+
+static void die(const char *what, const char *path)
+{
+    fprintf(stderr, "refdata: %s: %s\n", path, what);
+    exit(99);
+}
+
+static char **split(char *line, size_t *n)
+{
+    size_t cap = 8, k = 0;
+    char **out = malloc(cap * sizeof *out);
+    char *p = line;
+    line[strcspn(line, "\r\n")] = '\0';
+    for (;;) {
+        char *comma = strchr(p, ',');
+        if (k == cap)
+            out = realloc(out, (cap *= 2) * sizeof *out);
+        if (comma)
+            *comma = '\0';
+        out[k++] = strdup(p);
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+    *n = k;
+    return out;
+}
+
+void csv_read(const char *path, struct csv *c)
+{
+    FILE *f = fopen(path, "r");
+    char line[8192];
+    size_t cap = 16;
+
+    memset(c, 0, sizeof *c);
+    if (!f)
+        die("cannot open", path);
+    if (!fgets(line, sizeof line, f))
+        die("empty file", path);
+    c->header = split(line, &c->n_cols);
+    c->cells = malloc(cap * sizeof *c->cells);
+    while (fgets(line, sizeof line, f)) {
+        size_t n;
+        if (line[0] == '\n' || line[0] == '\0')
+            continue;
+        if (c->n_rows == cap)
+            c->cells = realloc(c->cells, (cap *= 2) * sizeof *c->cells);
+        c->cells[c->n_rows] = split(line, &n);
+        if (n != c->n_cols)
+            die("row with a different number of columns than the header", path);
+        c->n_rows++;
+    }
+    fclose(f);
+}
+
+void csv_free(struct csv *c)
+{
+    for (size_t r = 0; r < c->n_rows; r++) {
+        for (size_t k = 0; k < c->n_cols; k++)
+            free(c->cells[r][k]);
+        free(c->cells[r]);
+    }
+    for (size_t k = 0; k < c->n_cols; k++)
+        free(c->header[k]);
+    free(c->header);
+    free(c->cells);
+    memset(c, 0, sizeof *c);
+}
+
+size_t csv_col(const struct csv *c, const char *name)
+{
+    for (size_t k = 0; k < c->n_cols; k++)
+        if (strcmp(c->header[k], name) == 0)
+            return k;
+    fprintf(stderr, "refdata: no column %s\n", name);
+    exit(99);
+}
+
+const char *csv_str(const struct csv *c, size_t row, const char *name)
+{
+    return c->cells[row][csv_col(c, name)];
+}
+
+double csv_num(const struct csv *c, size_t row, const char *name)
+{
+    const char *s = csv_str(c, row, name);
+    return *s ? strtod(s, NULL) : NAN;
+}
+
+void load_embedded(const char *catalog, const char *workload, struct slo_catalog *cat,
+                   struct slo_workload *wl)
+{
+    slo_error_t err = {0};
+    if (slo_catalog_parse(slo_embedded_catalog(catalog), catalog, cat, &err) ||
+        slo_workload_parse(slo_embedded_workload(workload), workload, wl, &err)) {
+        fprintf(stderr, "embedded defaults: %s: %s\n", err.source, err.text);
+        exit(99);
+    }
+}

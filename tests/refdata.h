@@ -1,0 +1,35 @@
+/*
+ * refdata.h - read the reference CSV files of shared/data for the tests.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef SLO_TESTS_REFDATA_H
+#define SLO_TESTS_REFDATA_H
+
+#include <stddef.h>
+
+struct csv {
+    size_t n_cols, n_rows;
+    char **header;  /* [n_cols] */
+    char ***cells;  /* [n_rows][n_cols] */
+};
+
+/* Path of a reference file: $SLO_REFERENCE_DATA/rel. Exits 77 (skip) with a
+ * message when SLO_REFERENCE_DATA is unset, "no" or empty. */
+const char *refdata_path(const char *rel);
+/* Read a plain CSV (no quoting needed by our reference files); aborts the
+ * test program with a message on any error. */
+void csv_read(const char *path, struct csv *c);
+void csv_free(struct csv *c);
+/* Column index by name; aborts when absent. */
+size_t csv_col(const struct csv *c, const char *name);
+/* Cell as number; NAN for an empty cell. */
+double csv_num(const struct csv *c, size_t row, const char *name);
+const char *csv_str(const struct csv *c, size_t row, const char *name);
+
+/* Load an embedded catalog/workload or abort. */
+struct slo_catalog;
+struct slo_workload;
+void load_embedded(const char *catalog, const char *workload, struct slo_catalog *cat,
+                   struct slo_workload *wl);
+
+#endif
