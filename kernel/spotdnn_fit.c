@@ -1,0 +1,334 @@
+/*
+ * spotdnn_fit.c - least-squares fit of the spotDNN loss model (paper Eq. 3,
+ * draft Eq. 3) to loss samples from profiling runs (research notes 1.11).
+ *
+ * For fixed gamma1 (and, for spotdnn-2023, gamma4) Eq. 3
+ *     loss = (g2 bw + g3) s / (j + g1) + g5,
+ *     s = sqrt(n) (2022) or sqrt((R + g4) n) (2023),
+ * is linear in (g2, g3, g5) with features bw s/(j+g1), s/(j+g1) and 1, so the
+ * fit is a variable projection: LAPACKE_dgels solves the linear part and a
+ * log-spaced bracketing scan plus golden-section search minimizes the residual
+ * sum of squares over gamma1 (nested inside the same search over gamma4).
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <lapacke.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "slo_private.h"
+
+#define FIT_MIN_SAMPLES 8
+/* gamma1 range. Samples have j >= 0, so any gamma1 > 0 keeps j + gamma1 > 0;
+ * the published ResNet-110 value is 876.5 (j in the thousands). */
+#define G1_MIN 1e-3
+#define G1_MAX 1e6
+#define G1_SCAN 91 /* 10 points per decade */
+/* gamma4 range (spotdnn-2023), scanned in sqrt(gamma4): denser near 0. */
+#define G4_MAX 10.0
+#define G4_SCAN 21
+#define GOLDEN_MAX_ITER 200
+
+/* Scratch state of one fit. */
+struct fit_ctx {
+    const struct slo_loss_sample *s;
+    size_t n;
+    enum slo_loss_form form;
+    double g4;        /* current gamma4 (2023) */
+    double *a;        /* [3 n] column-major design matrix, overwritten by dgels */
+    double *b;        /* [n] right-hand side, overwritten by dgels */
+    lapack_int info;  /* last nonzero dgels info, 0 if none */
+};
+
+/* A scalar objective of a search variable t. Returns SLO_OK or an error code. */
+typedef int (*objective_fn)(struct fit_ctx *c, double t, double *f);
+
+/* Solve the linear part at (g1, c->g4): coef = (g2, g3, g5) and the residual
+ * sum of squares. A rank-deficient design gives rss = +inf (c->info set). */
+static int solve_linear(struct fit_ctx *c, double g1, double coef[3], double *rss)
+{
+    const size_t n = c->n;
+
+    for (size_t i = 0; i < n; i++) {
+        const struct slo_loss_sample *p = &c->s[i];
+        double r = c->form == SLO_LOSS_SPOTDNN_2022 ? 1.0 : p->cc + c->g4;
+        double x = sqrt(r * p->n_workers) / (p->iterations + g1);
+        c->a[i] = p->wa_batch * x;
+        c->a[n + i] = x;
+        c->a[2 * n + i] = 1.0;
+        c->b[i] = p->loss;
+    }
+    lapack_int info = LAPACKE_dgels(LAPACK_COL_MAJOR, 'N', (lapack_int)n, 3, 1, c->a,
+                                    (lapack_int)n, c->b, (lapack_int)n);
+    if (info < 0) {
+        c->info = info;
+        return SLO_ERR_NUMERIC;
+    }
+    if (info > 0) {
+        c->info = info;
+        *rss = INFINITY;
+        return SLO_OK;
+    }
+    /* With m > 3 rows, rows 3..m-1 of b hold the residual in the Q basis. */
+    *rss = 0;
+    for (size_t i = 3; i < n; i++)
+        *rss += c->b[i] * c->b[i];
+    memcpy(coef, c->b, 3 * sizeof *coef);
+    return SLO_OK;
+}
+
+/* Objective over t = ln(gamma1). */
+static int rss_of_log_g1(struct fit_ctx *c, double t, double *f)
+{
+    double coef[3];
+    return solve_linear(c, exp(t), coef, f);
+}
+
+/* Golden-section search for a minimum of f on [lo, hi]; *t and *ft hold the
+ * best point seen so far on entry and the best point on return. */
+static int golden(struct fit_ctx *c, objective_fn f, double lo, double hi, double *t,
+                  double *ft)
+{
+    const double r = 0.5 * (sqrt(5.0) - 1);
+    double x1 = hi - r * (hi - lo), x2 = lo + r * (hi - lo), f1, f2;
+    int rv;
+
+    if ((rv = f(c, x1, &f1)) || (rv = f(c, x2, &f2)))
+        return rv;
+    for (int it = 0; it < GOLDEN_MAX_ITER && hi - lo > 1e-12 * (1 + fabs(lo) + fabs(hi));
+         it++) {
+        if (f1 <= f2) {
+            hi = x2, x2 = x1, f2 = f1;
+            x1 = hi - r * (hi - lo);
+            rv = f(c, x1, &f1);
+        } else {
+            lo = x1, x1 = x2, f1 = f2;
+            x2 = lo + r * (hi - lo);
+            rv = f(c, x2, &f2);
+        }
+        if (rv)
+            return rv;
+    }
+    if (f1 < *ft)
+        *t = x1, *ft = f1;
+    if (f2 < *ft)
+        *t = x2, *ft = f2;
+    return SLO_OK;
+}
+
+/* Minimize f over t in [lo, hi]: scan npts equally spaced points, then
+ * refine between the neighbours of the best one. */
+static int scan_and_refine(struct fit_ctx *c, objective_fn f, double lo, double hi,
+                           int npts, double *t_out, double *f_out)
+{
+    double step = (hi - lo) / (npts - 1), best_t = lo, best_f = INFINITY;
+    int best_i = 0, rv;
+
+    for (int i = 0; i < npts; i++) {
+        double t = lo + i * step, ft;
+        if ((rv = f(c, t, &ft)))
+            return rv;
+        if (ft < best_f)
+            best_i = i, best_t = t, best_f = ft;
+    }
+    if (isfinite(best_f)) {
+        double a = best_i > 0 ? best_t - step : best_t;
+        double b = best_i < npts - 1 ? best_t + step : best_t;
+        if ((rv = golden(c, f, a, b, &best_t, &best_f)))
+            return rv;
+    }
+    *t_out = best_t;
+    *f_out = best_f;
+    return SLO_OK;
+}
+
+/* Best ln(gamma1) at the current gamma4. */
+static int best_log_g1(struct fit_ctx *c, double *t, double *rss)
+{
+    return scan_and_refine(c, rss_of_log_g1, log(G1_MIN), log(G1_MAX), G1_SCAN, t, rss);
+}
+
+/* Objective over u = sqrt(gamma4): the RSS profiled over gamma1. */
+static int rss_of_sqrt_g4(struct fit_ctx *c, double u, double *f)
+{
+    double t;
+    c->g4 = u * u;
+    return best_log_g1(c, &t, f);
+}
+
+/* Check one sample: every value finite and >= 0, at least one worker. */
+static int check_sample(const struct slo_loss_sample *p, size_t i, slo_error_t *err)
+{
+    const char *field = NULL;
+    double v = 0;
+
+    if (!isfinite(p->iterations) || p->iterations < 0)
+        field = "iterations", v = p->iterations;
+    else if (!isfinite(p->wa_batch) || p->wa_batch < 0)
+        field = "wa_batch", v = p->wa_batch;
+    else if (!isfinite(p->cc) || p->cc < 0)
+        field = "cc", v = p->cc;
+    else if (!isfinite(p->loss) || p->loss < 0)
+        field = "loss", v = p->loss;
+    if (field)
+        return slo_fail(err, SLO_ERR_INVALID, NULL,
+                        "samples[%zu].%s: expected a finite number >= 0, found %g", i, field,
+                        v);
+    if (p->n_workers < 1)
+        return slo_fail(err, SLO_ERR_INVALID, NULL,
+                        "samples[%zu].n_workers: expected an integer >= 1, found %d", i,
+                        p->n_workers);
+    return SLO_OK;
+}
+
+static int cmp_cluster(const void *pa, const void *pb)
+{
+    const struct slo_loss_sample *a = pa, *b = pb;
+    if (a->wa_batch != b->wa_batch)
+        return a->wa_batch < b->wa_batch ? -1 : 1;
+    if (a->cc != b->cc)
+        return a->cc < b->cc ? -1 : 1;
+    return (a->n_workers > b->n_workers) - (a->n_workers < b->n_workers);
+}
+
+/* Count distinct (bw, R, n) clusters and distinct bw values (sorts a copy). */
+static int count_clusters(const struct slo_loss_sample *s, size_t n, size_t *clusters,
+                          size_t *batches, slo_error_t *err)
+{
+    struct slo_loss_sample *tmp = malloc(n * sizeof *tmp);
+
+    if (!tmp)
+        return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+    memcpy(tmp, s, n * sizeof *tmp);
+    qsort(tmp, n, sizeof *tmp, cmp_cluster);
+    *clusters = *batches = 1;
+    for (size_t i = 1; i < n; i++) {
+        *clusters += cmp_cluster(&tmp[i - 1], &tmp[i]) != 0;
+        *batches += tmp[i - 1].wa_batch != tmp[i].wa_batch;
+    }
+    free(tmp);
+    return SLO_OK;
+}
+
+static int check_samples(const struct slo_loss_sample *s, size_t n, size_t *clusters,
+                         slo_error_t *err)
+{
+    size_t batches = 0;
+    int rv;
+
+    if (n < FIT_MIN_SAMPLES)
+        return slo_fail(err, SLO_ERR_INVALID, NULL,
+                        "expected at least %d loss samples to fit the loss model, found %zu",
+                        FIT_MIN_SAMPLES, n);
+    for (size_t i = 0; i < n; i++)
+        if ((rv = check_sample(&s[i], i, err)))
+            return rv;
+    if ((rv = count_clusters(s, n, clusters, &batches, err)))
+        return rv;
+    if (*clusters < 2 || batches < 2)
+        return slo_fail(err, SLO_ERR_INVALID, NULL,
+                        "expected samples from at least 2 clusters with different weighted-"
+                        "average batch b_w (to separate gamma2 from gamma3), found %zu "
+                        "cluster%s and %zu b_w value%s",
+                        *clusters, *clusters == 1 ? "" : "s", batches, batches == 1 ? "" : "s");
+    return SLO_OK;
+}
+
+/* Goodness of fit of m on the samples. */
+static void fill_report(const struct slo_loss_sample *s, size_t n,
+                        const struct slo_loss_model *m, size_t clusters,
+                        struct slo_fit_report *report)
+{
+    double mean = 0, ss_res = 0, ss_tot = 0;
+
+    for (size_t i = 0; i < n; i++)
+        mean += s[i].loss / n;
+    for (size_t i = 0; i < n; i++) {
+        double r = s[i].loss - slo_loss_at(m, s[i].wa_batch, s[i].cc, s[i].n_workers,
+                                           s[i].iterations);
+        ss_res += r * r;
+        ss_tot += (s[i].loss - mean) * (s[i].loss - mean);
+    }
+    report->rmse = sqrt(ss_res / n);
+    report->r2 = ss_tot > 0 ? 1 - ss_res / ss_tot : (ss_res == 0 ? 1 : 0);
+    report->n_samples = n;
+    report->n_clusters = clusters;
+}
+
+/* The nonlinear search: gamma4 (2023 only) outside, gamma1 inside. */
+static int fit_nonlinear(struct fit_ctx *c, double *g1, double *g4, double *rss)
+{
+    double t, u = 0;
+    int rv;
+
+    if (c->form == SLO_LOSS_SPOTDNN_2023 &&
+        (rv = scan_and_refine(c, rss_of_sqrt_g4, 0, sqrt(G4_MAX), G4_SCAN, &u, rss)))
+        return rv;
+    c->g4 = u * u;
+    if ((rv = best_log_g1(c, &t, rss)))
+        return rv;
+    *g1 = exp(t);
+    *g4 = c->g4;
+    return SLO_OK;
+}
+
+/*
+ * slo_fit_loss - fit spotDNN's Eq. 3 to loss samples (research notes 1.11).
+ * samples[n]: iterations j (normalized iterations, >= 0), wa_batch b_w
+ * (samples), cc R (>= 0; used by spotdnn-2023), n_workers (>= 1), loss (>= 0).
+ * m->form selects the form; on success m->gamma1..5 hold the least-squares
+ * coefficients (gamma4 = 0 for spotdnn-2022), gamma1 in [1e-3, 1e6] and
+ * gamma4 in [0, 10]. report (may be NULL) gets rmse (loss units), r2, the
+ * sample and distinct-(b_w, R, n) cluster counts.
+ * Errors: SLO_ERR_INVALID (fewer than 8 samples; fewer than 2 clusters or b_w
+ * values; a non-finite or negative value, text "samples[i].field: ..."; an
+ * unknown form), SLO_ERR_NUMERIC (LAPACK failure or rank-deficient design at
+ * every trial point), SLO_ERR_NOMEM. m is unchanged on failure.
+ */
+int slo_fit_loss(const struct slo_loss_sample *samples, size_t n, struct slo_loss_model *m,
+                 struct slo_fit_report *report, slo_error_t *err)
+{
+    struct fit_ctx c = {samples, n, m->form, 0, NULL, NULL, 0};
+    double g1, g4, rss, coef[3];
+    size_t clusters = 0;
+    int rv;
+
+    if (m->form != SLO_LOSS_SPOTDNN_2022 && m->form != SLO_LOSS_SPOTDNN_2023)
+        return slo_fail(err, SLO_ERR_INVALID, NULL,
+                        "expected loss form spotdnn-2023 or spotdnn-2022, found form %d",
+                        (int)m->form);
+    if ((rv = check_samples(samples, n, &clusters, err)))
+        return rv;
+    c.a = malloc(3 * n * sizeof *c.a);
+    c.b = malloc(n * sizeof *c.b);
+    if (!c.a || !c.b) {
+        rv = slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+        goto done;
+    }
+    rv = fit_nonlinear(&c, &g1, &g4, &rss);
+    if (!rv && isfinite(rss))
+        rv = solve_linear(&c, g1, coef, &rss);
+    if (c.info == LAPACK_WORK_MEMORY_ERROR) {
+        rv = slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory in LAPACKE_dgels");
+        goto done;
+    }
+    if (rv || !isfinite(rss)) {
+        rv = slo_fail(err, SLO_ERR_NUMERIC, NULL,
+                      "LAPACKE_dgels failed (info %d): the loss model's linear least-squares "
+                      "problem is rank-deficient or invalid",
+                      (int)c.info);
+        goto done;
+    }
+    m->gamma1 = g1;
+    m->gamma2 = coef[0];
+    m->gamma3 = coef[1];
+    m->gamma4 = g4;
+    m->gamma5 = coef[2];
+    if (report)
+        fill_report(samples, n, m, clusters, report);
+done:
+    free(c.a);
+    free(c.b);
+    return rv;
+}

@@ -1,0 +1,549 @@
+/*
+ * trainlog.c - per-worker training logs (CSV, doc/formats.md "Training logs")
+ * and their conversion into loss samples for slo_fit_loss (research notes
+ * 1.11; spotDNN Eq. 4 for the measured weighted-average batch).
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "slo_private.h"
+
+#define MAX_CLUSTER_TYPES 64
+#define MAX_FIELD_SHOWN 40
+
+enum { COL_TIME, COL_STEP, COL_SAMPLES, COL_LOSS, N_COLS };
+static const char *const col_names[N_COLS] = {"time_s", "global_step", "global_samples",
+                                              "loss"};
+
+struct cluster_entry {
+    char type[SLO_NAME_LENGTH];
+    int count;
+};
+
+/* Parser state for one file. */
+struct log_reader {
+    const char *path;
+    int line;                 /* current line number, from 1 */
+    int have_header;
+    int n_fields;             /* fields per row, from the header */
+    int col[N_COLS];          /* field index of each required column */
+    size_t cap;
+    struct slo_train_log *log;
+    slo_error_t *err;
+};
+
+/* ------------------------------------------------------------------ */
+/* Small string helpers                                                */
+/* ------------------------------------------------------------------ */
+
+/* Trim spaces and tabs at both ends of [s, s+len); returns the new start. */
+static const char *trim(const char *s, size_t *len)
+{
+    while (*len && (s[0] == ' ' || s[0] == '\t'))
+        s++, (*len)--;
+    while (*len && (s[*len - 1] == ' ' || s[*len - 1] == '\t' || s[*len - 1] == '\r'))
+        (*len)--;
+    return s;
+}
+
+/* Split line at commas into at most max trimmed fields; returns the count
+ * (which may exceed max: the extra fields are counted, not stored). */
+static int split_fields(const char *line, size_t len, const char **start, size_t *flen,
+                        int max)
+{
+    int nf = 0;
+    size_t i = 0;
+
+    for (;;) {
+        size_t j = i;
+        while (j < len && line[j] != ',')
+            j++;
+        if (nf < max) {
+            flen[nf] = j - i;
+            start[nf] = trim(line + i, &flen[nf]);
+        }
+        nf++;
+        if (j >= len)
+            return nf;
+        i = j + 1;
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Cluster specs: "TYPE=N,TYPE=N"                                      */
+/* ------------------------------------------------------------------ */
+
+static int cmp_entry(const void *a, const void *b)
+{
+    return strcmp(((const struct cluster_entry *)a)->type,
+                  ((const struct cluster_entry *)b)->type);
+}
+
+/* Parse one "TYPE=N" item (spaces already allowed anywhere). */
+static int parse_entry(const char *item, size_t len, struct cluster_entry *e, char *why,
+                       size_t wlen)
+{
+    char buf[SLO_NAME_LENGTH + 32], *eq, *end;
+    size_t k = 0;
+
+    for (size_t i = 0; i < len && k < sizeof buf; i++)
+        if (!isspace((unsigned char)item[i]))
+            buf[k++] = item[i];
+    if (k == sizeof buf) {
+        snprintf(why, wlen, "expected TYPE=COUNT with a type name of at most %d characters, "
+                 "found \"%.*s...\"", SLO_NAME_LENGTH - 1, MAX_FIELD_SHOWN, item);
+        return -1;
+    }
+    buf[k] = '\0';
+    eq = strchr(buf, '=');
+    if (!eq || eq == buf || (size_t)(eq - buf) >= SLO_NAME_LENGTH) {
+        snprintf(why, wlen, "expected TYPE=COUNT, found \"%.*s\"", (int)len, item);
+        return -1;
+    }
+    *eq = '\0';
+    errno = 0;
+    long count = strtol(eq + 1, &end, 10);
+    if (end == eq + 1 || *end || errno || count < 1 || count > 100000) {
+        snprintf(why, wlen, "expected a worker count >= 1 for %s, found \"%s\"", buf, eq + 1);
+        return -1;
+    }
+    memcpy(e->type, buf, (size_t)(eq - buf) + 1);
+    e->count = (int)count;
+    return 0;
+}
+
+/* Parse spec into entries sorted by type name; why gets the reason on failure. */
+static int parse_cluster(const char *spec, struct cluster_entry *e, size_t *n, char *why,
+                         size_t wlen)
+{
+    const char *p = spec;
+
+    *n = 0;
+    for (;;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        if (*n == MAX_CLUSTER_TYPES) {
+            snprintf(why, wlen, "expected at most %d instance types", MAX_CLUSTER_TYPES);
+            return -1;
+        }
+        if (parse_entry(p, len, &e[*n], why, wlen))
+            return -1;
+        (*n)++;
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+    qsort(e, *n, sizeof *e, cmp_entry);
+    for (size_t i = 1; i < *n; i++)
+        if (strcmp(e[i - 1].type, e[i].type) == 0) {
+            snprintf(why, wlen, "expected each instance type once, found %s twice", e[i].type);
+            return -1;
+        }
+    return 0;
+}
+
+/* Normalized text of a parsed cluster: sorted, no spaces. */
+static int format_cluster(const struct cluster_entry *e, size_t n, char *out, size_t len)
+{
+    size_t used = 0;
+
+    out[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        int w = snprintf(out + used, len - used, "%s%s=%d", i ? "," : "", e[i].type,
+                         e[i].count);
+        if (w < 0 || (size_t)w >= len - used)
+            return -1;
+        used += (size_t)w;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Reading one log                                                     */
+/* ------------------------------------------------------------------ */
+
+/* "# cluster: ..." comment: returns 1 and sets *value when line is one. */
+static int is_cluster_comment(const char *line, size_t len, const char **value, size_t *vlen)
+{
+    static const char key[] = "cluster:";
+    const char *p = line + 1;
+    size_t rest = len - 1;
+
+    p = trim(p, &rest);
+    if (rest < sizeof key - 1 || strncmp(p, key, sizeof key - 1) != 0)
+        return 0;
+    *vlen = rest - (sizeof key - 1);
+    *value = trim(p + sizeof key - 1, vlen);
+    return 1;
+}
+
+static int read_cluster_line(struct log_reader *r, const char *value, size_t vlen)
+{
+    struct cluster_entry e[MAX_CLUSTER_TYPES];
+    char spec[512], why[160];
+    size_t n;
+
+    if (r->have_header)
+        return slo_fail(r->err, SLO_ERR_INVALID, r->path,
+                        "line %d: expected the \"# cluster:\" comment before the header, "
+                        "found it after",
+                        r->line);
+    if (r->log->cluster[0])
+        return slo_fail(r->err, SLO_ERR_INVALID, r->path,
+                        "line %d: expected one \"# cluster:\" comment, found a second", r->line);
+    if (vlen >= sizeof spec)
+        return slo_fail(r->err, SLO_ERR_INVALID, r->path,
+                        "line %d, cluster: expected at most %zu characters, found %zu",
+                        r->line, sizeof spec - 1, vlen);
+    snprintf(spec, sizeof spec, "%.*s", (int)vlen, value);
+    if (parse_cluster(spec, e, &n, why, sizeof why))
+        return slo_fail(r->err, SLO_ERR_INVALID, r->path, "line %d, cluster: %s", r->line, why);
+    if (format_cluster(e, n, r->log->cluster, sizeof r->log->cluster))
+        return slo_fail(r->err, SLO_ERR_INVALID, r->path,
+                        "line %d, cluster: expected at most %zu characters, found more",
+                        r->line, sizeof r->log->cluster - 1);
+    return SLO_OK;
+}
+
+static int read_header(struct log_reader *r, const char *line, size_t len)
+{
+    const char *f[1024];
+    size_t fl[1024];
+    int nf = split_fields(line, len, f, fl, 1024);
+
+    if (!r->log->cluster[0])
+        return slo_fail(r->err, SLO_ERR_INVALID, r->path,
+                        "line %d: expected a \"# cluster: TYPE=N,...\" comment before the "
+                        "header, found the header first",
+                        r->line);
+    if (nf > 1024)
+        return slo_fail(r->err, SLO_ERR_INVALID, r->path,
+                        "line %d: expected at most 1024 columns, found %d", r->line, nf);
+    for (int c = 0; c < N_COLS; c++) {
+        r->col[c] = -1;
+        for (int i = 0; i < nf; i++) {
+            if (fl[i] != strlen(col_names[c]) || strncmp(f[i], col_names[c], fl[i]) != 0)
+                continue;
+            if (r->col[c] >= 0)
+                return slo_fail(r->err, SLO_ERR_INVALID, r->path,
+                                "line %d: expected column %s once, found it twice", r->line,
+                                col_names[c]);
+            r->col[c] = i;
+        }
+        if (r->col[c] < 0)
+            return slo_fail(r->err, SLO_ERR_INVALID, r->path,
+                            "line %d: expected a header with columns time_s, global_step, "
+                            "global_samples, loss; column %s is missing",
+                            r->line, col_names[c]);
+    }
+    r->n_fields = nf;
+    r->have_header = 1;
+    return SLO_OK;
+}
+
+/* Parse the number in field [f, f+len) of column c. */
+static int parse_value(struct log_reader *r, int c, const char *f, size_t len, double *out)
+{
+    char buf[64], *end;
+
+    if (len > 0 && len < sizeof buf) {
+        memcpy(buf, f, len);
+        buf[len] = '\0';
+        *out = strtod(buf, &end);
+        if (*end == '\0' && isfinite(*out) && *out >= 0)
+            return SLO_OK;
+    }
+    return slo_fail(r->err, SLO_ERR_INVALID, r->path,
+                    "line %d, column %s: expected a number >= 0, found \"%.*s\"", r->line,
+                    col_names[c], len > MAX_FIELD_SHOWN ? MAX_FIELD_SHOWN : (int)len, f);
+}
+
+static int grow(struct log_reader *r)
+{
+    struct slo_train_log *log = r->log;
+    size_t ncap = r->cap ? 2 * r->cap : 256;
+    double **arrays[N_COLS] = {&log->time_s, &log->global_step, &log->global_samples,
+                               &log->loss};
+
+    for (int c = 0; c < N_COLS; c++) {
+        double *p = realloc(*arrays[c], ncap * sizeof *p);
+        if (!p)
+            return slo_fail(r->err, SLO_ERR_NOMEM, r->path, "out of memory at line %d",
+                            r->line);
+        *arrays[c] = p;
+    }
+    r->cap = ncap;
+    return SLO_OK;
+}
+
+static int read_row(struct log_reader *r, const char *line, size_t len)
+{
+    struct slo_train_log *log = r->log;
+    const char *f[1024];
+    size_t fl[1024];
+    double v[N_COLS];
+    int nf = split_fields(line, len, f, fl, 1024), rv;
+
+    if (nf != r->n_fields)
+        return slo_fail(r->err, SLO_ERR_INVALID, r->path,
+                        "line %d: expected %d fields as in the header, found %d", r->line,
+                        r->n_fields, nf);
+    for (int c = 0; c < N_COLS; c++)
+        if ((rv = parse_value(r, c, f[r->col[c]], fl[r->col[c]], &v[c])))
+            return rv;
+    if (log->n_rows && v[COL_STEP] < log->global_step[log->n_rows - 1])
+        return slo_fail(r->err, SLO_ERR_INVALID, r->path,
+                        "line %d, column global_step: expected a value >= %.17g (the "
+                        "previous row's; global_step must not decrease), found %.17g",
+                        r->line, log->global_step[log->n_rows - 1], v[COL_STEP]);
+    if (log->n_rows == r->cap && (rv = grow(r)))
+        return rv;
+    log->time_s[log->n_rows] = v[COL_TIME];
+    log->global_step[log->n_rows] = v[COL_STEP];
+    log->global_samples[log->n_rows] = v[COL_SAMPLES];
+    log->loss[log->n_rows] = v[COL_LOSS];
+    log->n_rows++;
+    return SLO_OK;
+}
+
+/* Dispatch one line (without its '\n'). */
+static int read_line(struct log_reader *r, const char *line, size_t len)
+{
+    const char *value;
+    size_t vlen, tlen = len;
+    const char *t = trim(line, &tlen);
+
+    if (tlen == 0)
+        return SLO_OK;
+    if (t[0] == '#')
+        return is_cluster_comment(t, tlen, &value, &vlen) ? read_cluster_line(r, value, vlen)
+                                                          : SLO_OK;
+    return r->have_header ? read_row(r, t, tlen) : read_header(r, t, tlen);
+}
+
+static int read_lines(struct log_reader *r, const char *text)
+{
+    const char *p = text;
+    int rv;
+
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        r->line++;
+        if ((rv = read_line(r, p, len)))
+            return rv;
+        p += len + (nl != NULL);
+    }
+    if (!r->have_header)
+        return slo_fail(r->err, SLO_ERR_INVALID, r->path,
+                        "line %d: expected %sa header line with columns time_s, global_step, "
+                        "global_samples, loss, found the end of the file",
+                        r->line + 1, r->log->cluster[0] ? "" : "a \"# cluster: TYPE=N,...\" "
+                                                                "comment and ");
+    return SLO_OK;
+}
+
+/*
+ * slo_train_log_load - read one per-worker CSV training log (format:
+ * doc/formats.md "Training logs"). On success log owns [n_rows] arrays of
+ * time_s (s), global_step (PS updates), global_samples (samples) and loss,
+ * and log->cluster holds the normalized "TYPE=N,..." spec (sorted by type,
+ * no spaces). Errors (source = path, text "line L[, column C]: expected ...,
+ * found ..."): SLO_ERR_IO, SLO_ERR_INVALID, SLO_ERR_NOMEM; log is left empty.
+ */
+int slo_train_log_load(const char *path, struct slo_train_log *log, slo_error_t *err)
+{
+    struct log_reader r;
+    char *text;
+    int rv;
+
+    memset(log, 0, sizeof *log);
+    if ((rv = slo_read_file(path, &text, err)))
+        return rv;
+    memset(&r, 0, sizeof r);
+    r.path = path;
+    r.log = log;
+    r.err = err;
+    snprintf(log->source, sizeof log->source, "%s", path);
+    rv = read_lines(&r, text);
+    free(text);
+    if (rv)
+        slo_train_log_free(log);
+    return rv;
+}
+
+void slo_train_log_free(struct slo_train_log *log)
+{
+    if (!log)
+        return;
+    free(log->time_s);
+    free(log->global_step);
+    free(log->global_samples);
+    free(log->loss);
+    memset(log, 0, sizeof *log);
+}
+
+/* ------------------------------------------------------------------ */
+/* Logs to loss samples                                                */
+/* ------------------------------------------------------------------ */
+
+/* One profiling run: the logs sharing a cluster string. */
+struct run_info {
+    double bw, cc;
+    int n_workers;
+};
+
+/* Index of the setup type named name, or -1. */
+static int setup_find(const struct slo_train_setup *s, const char *name)
+{
+    for (size_t k = 0; k < s->n_types; k++)
+        if (strcmp(s->types[k].name, name) == 0)
+            return (int)k;
+    return -1;
+}
+
+/* R of the cluster (Eq. 5) from the per-worker speeds b^k / T^k (Eqs. 6-8). */
+static int cluster_cc(const struct slo_train_setup *s, const struct cluster_entry *e,
+                      size_t ne, int n, const char *src, double *cc, slo_error_t *err)
+{
+    double *speeds = malloc((size_t)n * sizeof *speeds);
+    size_t w = 0;
+
+    if (!speeds)
+        return slo_fail(err, SLO_ERR_NOMEM, src, "out of memory");
+    for (size_t i = 0; i < ne; i++) {
+        int k = setup_find(s, e[i].type);
+        if (k < 0) {
+            free(speeds);
+            return slo_fail(err, SLO_ERR_INVALID, src,
+                            "cluster: instance type %s is not in the catalog and workload "
+                            "(needed for the convergence coefficient R); expected one of the "
+                            "setup's %zu types",
+                            e[i].type, s->n_types);
+        }
+        double v = s->types[k].batch / slo_train_iteration_time(s, (size_t)k, n);
+        for (int c = 0; c < e[i].count; c++)
+            speeds[w++] = v;
+    }
+    *cc = slo_convergence_coefficient(speeds, w);
+    free(speeds);
+    return SLO_OK;
+}
+
+/* Measured b_w, n and R of the run whose first log is logs[first]. */
+static int run_of(const struct slo_train_log *logs, size_t n_logs, size_t first,
+                  const struct slo_train_setup *s, int need_cc, struct run_info *run,
+                  slo_error_t *err)
+{
+    const struct slo_train_log *lg = &logs[first];
+    struct cluster_entry e[MAX_CLUSTER_TYPES];
+    double max_step = 0, max_samples = 0;
+    char why[160];
+    size_t ne;
+
+    for (size_t i = first; i < n_logs; i++) {
+        if (strcmp(logs[i].cluster, lg->cluster) != 0)
+            continue;
+        for (size_t r = 0; r < logs[i].n_rows; r++) {
+            max_step = fmax(max_step, logs[i].global_step[r]);
+            max_samples = fmax(max_samples, logs[i].global_samples[r]);
+        }
+    }
+    if (!(max_step > 0 && max_samples > 0))
+        return slo_fail(err, SLO_ERR_INVALID, lg->source,
+                        "cluster %s: expected rows with global_step > 0 and global_samples "
+                        "> 0 in its logs, found none",
+                        lg->cluster);
+    if (parse_cluster(lg->cluster, e, &ne, why, sizeof why))
+        return slo_fail(err, SLO_ERR_INVALID, lg->source, "cluster: %s", why);
+    run->bw = max_samples / max_step; /* Eq. 4: samples per PS update */
+    run->n_workers = 0;
+    for (size_t i = 0; i < ne; i++)
+        run->n_workers += e[i].count;
+    run->cc = 0;
+    if (!need_cc)
+        return SLO_OK;
+    if (!s)
+        return slo_fail(err, SLO_ERR_INVALID, lg->source,
+                        "expected a model setup to compute the convergence coefficient R, "
+                        "found none");
+    return cluster_cc(s, e, ne, run->n_workers, lg->source, &run->cc, err);
+}
+
+/* Index of the first log with the same cluster as logs[i]. */
+static size_t first_of_cluster(const struct slo_train_log *logs, size_t i)
+{
+    size_t f = 0;
+    while (strcmp(logs[f].cluster, logs[i].cluster) != 0)
+        f++;
+    return f;
+}
+
+/* Append log's rows with global_samples > 0 as samples of run. */
+static void append_samples(const struct slo_train_log *log, const struct run_info *run,
+                           struct slo_loss_sample *out, size_t *n_out)
+{
+    for (size_t r = 0; r < log->n_rows; r++) {
+        if (log->global_samples[r] == 0)
+            continue;
+        struct slo_loss_sample *p = &out[(*n_out)++];
+        p->iterations = log->global_samples[r] / run->bw;
+        p->wa_batch = run->bw;
+        p->cc = run->cc;
+        p->n_workers = run->n_workers;
+        p->loss = log->loss[r];
+    }
+}
+
+/*
+ * slo_train_logs_to_samples - loss samples from per-worker logs[n_logs].
+ * Logs with the same cluster string form one profiling run: b_w = max
+ * global_samples / max global_step over its logs (samples per PS update,
+ * Eq. 4), n = the sum of the spec's counts, R = Eq. 5 over the per-worker
+ * speeds b^k / T^k(n) of the setup s (Eqs. 6-8) when need_cc, else 0 (s may
+ * then be NULL). Every row with global_samples > 0 becomes a sample with
+ * iterations = global_samples / b_w. *out is malloc'd [*n_out], in log and
+ * row order. Errors: SLO_ERR_INVALID (no logs, a run
+ * with no rows, an unknown type when R is needed), SLO_ERR_NOMEM.
+ */
+int slo_train_logs_to_samples(const struct slo_train_log *logs, size_t n_logs,
+                              const struct slo_train_setup *s, int need_cc,
+                              struct slo_loss_sample **out, size_t *n_out,
+                              slo_error_t *err)
+{
+    struct run_info *runs;
+    size_t total = 0;
+    int rv = SLO_OK;
+
+    *out = NULL;
+    *n_out = 0;
+    if (n_logs == 0)
+        return slo_fail(err, SLO_ERR_INVALID, NULL, "expected at least one training log");
+    runs = malloc(n_logs * sizeof *runs);
+    for (size_t i = 0; runs && i < n_logs; i++)
+        total += logs[i].n_rows;
+    *out = runs ? malloc((total ? total : 1) * sizeof **out) : NULL;
+    if (!*out) {
+        free(runs);
+        return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+    }
+    for (size_t i = 0; i < n_logs && !rv; i++) {
+        size_t f = first_of_cluster(logs, i);
+        if (f == i)
+            rv = run_of(logs, n_logs, i, s, need_cc, &runs[i], err);
+        if (!rv)
+            append_samples(&logs[i], &runs[f], *out, n_out);
+    }
+    free(runs);
+    if (rv) {
+        free(*out);
+        *out = NULL;
+        *n_out = 0;
+    }
+    return rv;
+}

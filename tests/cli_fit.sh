@@ -1,0 +1,82 @@
+#!/bin/sh
+# cli_fit.sh - `slo fit train` on per-worker logs written here from the
+# authors' published ResNet-110 loss coefficients
+# (shared/data/spotdnn/repo_resnet110_scalars.csv: gamma1 876.5, gamma2 -0.2,
+# gamma3 2507.6, gamma5 0.5; form spotdnn-2022): noise-free, three clusters
+# of 2, 4 and 7 workers as in the paper's profiling, so the fit must give
+# the coefficients back; and bad logs give one clear error and exit 2.
+set -u
+: "${SLO:?SLO must name the slo binary (make check sets it)}"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0; passes=0
+ok() { passes=$((passes + 1)); echo "ok - $1"; }
+bad() { fails=$((fails + 1)); echo "not ok - $1"; sed 's/^/#   /' "$tmp/out" "$tmp/err"; }
+
+# write_log FILE CLUSTER N BW: 60 rows, loss = (g2 bw + g3) sqrt(n) / (j + g1) + g5
+write_log() {
+    awk -v cluster="$2" -v n="$3" -v bw="$4" 'BEGIN {
+        printf "# synthetic worker log\n# cluster: %s\n", cluster
+        print "time_s,global_step,global_samples,loss,examples_per_s"
+        for (i = 1; i <= 60; i++) {
+            step = i * 400; samples = step * bw; j = samples / bw
+            loss = (-0.2 * bw + 2507.6) * sqrt(n) / (j + 876.5) + 0.5
+            printf "%d,%d,%.0f,%.10f,1000\n", i * 10, step, samples, loss
+        }
+    }' >"$1"
+}
+write_log "$tmp/a0.csv" "p3.2xlarge=2" 2 1024
+write_log "$tmp/a1.csv" "p3.2xlarge=2" 2 1024
+write_log "$tmp/b0.csv" "g3.8xlarge=2,p3.2xlarge=2" 4 1400
+write_log "$tmp/c0.csv" "g3.16xlarge=3,g4dn.4xlarge=4" 7 1900
+
+"$SLO" fit train "$tmp/a0.csv" "$tmp/a1.csv" "$tmp/b0.csv" "$tmp/c0.csv" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+# gamma_k within 0.1% (noise-free data).
+check=$(awk 'BEGIN { RS = "[,{}]" } /gamma/ {
+        gsub(/[" ]/, ""); split($0, kv, ":"); v[kv[1]] = kv[2] }
+    END {
+        ok = (v["gamma1"] - 876.5) ^ 2 < (0.001 * 876.5) ^ 2 &&
+             (v["gamma2"] + 0.2) ^ 2 < (0.001 * 0.2) ^ 2 &&
+             (v["gamma3"] - 2507.6) ^ 2 < (0.001 * 2507.6) ^ 2 &&
+             (v["gamma5"] - 0.5) ^ 2 < (0.001 * 0.5) ^ 2
+        print ok ? "yes" : "no"
+    }' "$tmp/out")
+if [ "$rc" = 0 ] && [ "$check" = yes ] && grep -q "from 3 clusters" "$tmp/err"; then
+    ok "fit recovers the ResNet-110 coefficients"
+else bad "fit recovers the ResNet-110 coefficients (exit $rc, check $check)"; fi
+
+# With --workload: the whole profile comes back with the fitted loss model,
+# and slo train accepts it.
+"$SLO" fit train --workload resnet110 --form spotdnn-2022 "$tmp/a0.csv" "$tmp/b0.csv" "$tmp/c0.csv" \
+    >"$tmp/profile.json" 2>"$tmp/err"
+rc=$?
+cp "$tmp/profile.json" "$tmp/out"
+if [ "$rc" = 0 ] && grep -q '"name": "resnet110"' "$tmp/out" && grep -q '"form": "spotdnn-2022"' "$tmp/out"; then
+    ok "fit with --workload prints a profile"
+else bad "fit with --workload"; fi
+"$SLO" train --workload "$tmp/profile.json" --slo-loss 0.8 --slo-time 40m --json >"$tmp/out" 2>"$tmp/err"
+if [ $? = 0 ] && grep -q '"p3.2xlarge": 2' "$tmp/out"; then ok "slo train runs on the fitted profile"
+else bad "slo train on the fitted profile"; fi
+
+# Bad logs.
+expect() {
+    name=$1; pattern=$2; shift 2
+    "$SLO" fit train "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ "$rc" = 2 ] && [ ! -s "$tmp/out" ] && grep -Eq -- "$pattern" "$tmp/err"; then ok "$name"
+    else bad "$name (exit $rc)"; fi
+}
+grep -v cluster "$tmp/a0.csv" >"$tmp/nocluster.csv"
+expect "log without cluster line" "nocluster.csv: line [0-9]+: expected a \"# cluster" "$tmp/nocluster.csv" "$tmp/b0.csv"
+sed 's/,loss,/,lss,/' "$tmp/a0.csv" >"$tmp/noloss.csv"
+expect "log without loss column" "noloss.csv: line 3: .*column loss is missing" "$tmp/noloss.csv"
+sed '10s/,1000$/,1000/; 10s/^\([0-9]*,[0-9]*,[0-9]*\),[0-9.]*/\1,nan?/' "$tmp/a0.csv" >"$tmp/nan.csv"
+expect "log with a non-number" 'nan.csv: line 10, column loss: expected a number >= 0, found "nan\?"' "$tmp/nan.csv"
+expect "one cluster only" "expected samples from at least 2 clusters .* found 1 cluster" "$tmp/a0.csv" "$tmp/a1.csv"
+expect "missing file" "$tmp/none.csv: cannot open" "$tmp/none.csv"
+expect "no logs" "expected training log files" 
+expect "bad form" '--form: expected spotdnn-2023 or spotdnn-2022, found "x"' --form x "$tmp/a0.csv"
+
+echo "$passes passed, $fails failed"
+[ "$fails" = 0 ]
