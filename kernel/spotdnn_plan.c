@@ -118,15 +118,12 @@ static int infeasible(const struct slo_train_request *req, slo_error_t *err)
 
 struct slot {
     int type;
-    int onprem;
     double t_s; /* no-contention iteration time */
 };
 
 static int slot_cmp(const void *a, const void *b)
 {
     const struct slot *x = a, *y = b;
-    if (x->onprem != y->onprem)
-        return y->onprem - x->onprem;          /* on-prem first */
     if (x->t_s != y->t_s)
         return x->t_s < y->t_s ? 1 : -1;       /* descending T^i (paper IV-B) */
     return x->type - y->type;                  /* stable: catalog order */
@@ -169,54 +166,58 @@ static int n_lower_bound(const struct slo_train_setup *s, const struct slo_train
     return nl < 1 ? 1 : nl > total ? total : (int)nl;
 }
 
-int slo_plan_window(const struct slo_train_setup *s, const struct slo_train_request *req,
-                    struct slo_train_plan *plan, slo_error_t *err)
+/*
+ * Steps 3-6 of Algorithm 1 for one prefix: prefix[k] instances of each type
+ * in every candidate, avail[k] more in the window list. Keeps the cheapest
+ * feasible candidate in plan (strict '<': the first best wins).
+ */
+static int window_pass(const struct slo_train_setup *s, const struct slo_train_request *req,
+                       const int *prefix, const int *avail, struct slo_train_plan *plan,
+                       slo_error_t *err)
 {
-    struct slot *list = NULL;
-    int *counts = NULL, *avail = NULL, rv, n_exist = 0, len = 0;
+    struct slot *list;
+    int *counts, len = 0, n_prefix = 0, all[512];
     struct slo_train_eval ev;
 
-    if ((rv = check_request(s, req, err)) || (rv = plan_init(s, plan, err)))
-        return rv;
-    counts = calloc(s->n_types, sizeof *counts);
-    avail = calloc(s->n_types, sizeof *avail);
     for (size_t k = 0; k < s->n_types; k++) {
-        avail[k] = max_of(s, req, k) - existing_of(req, k);
         len += avail[k];
-        n_exist += existing_of(req, k);
+        n_prefix += prefix[k];
+        all[k] = prefix[k] + avail[k];
     }
     list = malloc((len ? len : 1) * sizeof *list);
-    if (!counts || !avail || !list) {
-        rv = slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
-        goto out;
+    counts = calloc(s->n_types, sizeof *counts);
+    if (!list || !counts) {
+        free(list);
+        free(counts);
+        return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
     }
     /* Step 3: one entry per purchasable instance, duplicates kept. */
     len = 0;
     for (size_t k = 0; k < s->n_types; k++)
         for (int c = 0; c < avail[k]; c++)
-            list[len++] = (struct slot){(int)k, s->types[k].site == SLO_SITE_ONPREM,
-                                        slo_train_iteration_time(s, k, 1)};
+            list[len++] = (struct slot){(int)k, slo_train_iteration_time(s, k, 1)};
     /* Step 5: sort by iteration time without contention, descending. */
     qsort(list, len, sizeof *list, slot_cmp);
 
-    /* Step 4: bounds on the cluster size, as window sizes after the prefix E. */
-    int total = n_exist + len;
-    int nl = n_lower_bound(s, req, avail, total), nu = n_upper_bound(&s->wl, total);
-    int w_min = n_exist ? 0 : 1;
-    int w_lo = nl - n_exist > w_min ? nl - n_exist : w_min;
-    int w_hi = nu - n_exist < len ? nu - n_exist : len;
+    /* Step 4: bounds on the cluster size, as window sizes after the prefix. */
+    int total = n_prefix + len;
+    int nl = n_lower_bound(s, req, all, total), nu = n_upper_bound(&s->wl, total);
+    int w_min = n_prefix ? 0 : 1;
+    int w_lo = nl - n_prefix > w_min ? nl - n_prefix : w_min;
+    int w_hi = nu - n_prefix < len ? nu - n_prefix : len;
     if (w_hi < w_lo) { /* the heuristic bounds leave nothing: search every size */
         w_lo = w_min;
         w_hi = len;
     }
-    plan->n_lower = n_exist + w_lo;
-    plan->n_upper = n_exist + w_hi;
+    if (!plan->n_upper || n_prefix + w_lo < plan->n_lower)
+        plan->n_lower = n_prefix + w_lo;
+    if (n_prefix + w_hi > plan->n_upper)
+        plan->n_upper = n_prefix + w_hi;
 
-    /* Step 6: every window of every size; strict '<' keeps the first best. */
+    /* Step 6: every window of every size. */
     for (int w = w_lo; w <= w_hi; w++) {
         for (int idx = 0; idx + w <= len; idx++) {
-            for (size_t k = 0; k < s->n_types; k++)
-                counts[k] = existing_of(req, k);
+            memcpy(counts, prefix, s->n_types * sizeof *counts);
             for (int i = idx; i < idx + w; i++)
                 counts[list[i].type]++;
             plan->evaluations++;
@@ -230,12 +231,41 @@ int slo_plan_window(const struct slo_train_setup *s, const struct slo_train_requ
                 break;
         }
     }
-    rv = plan->feasible ? SLO_OK : infeasible(req, err);
-out:
     free(list);
     free(counts);
-    free(avail);
-    return rv;
+    return SLO_OK;
+}
+
+int slo_plan_window(const struct slo_train_setup *s, const struct slo_train_request *req,
+                    struct slo_train_plan *plan, slo_error_t *err)
+{
+    int prefix[512] = {0}, avail[512] = {0}, rv, any_onprem = 0;
+
+    if (s->n_types > 512)
+        return slo_fail(err, SLO_ERR_INVALID, NULL,
+                        "expected at most 512 instance types, found %zu", s->n_types);
+    if ((rv = check_request(s, req, err)) || (rv = plan_init(s, plan, err)))
+        return rv;
+    /* The paper's search: survivors E prefixed, every other instance listed. */
+    for (size_t k = 0; k < s->n_types; k++) {
+        prefix[k] = existing_of(req, k);
+        avail[k] = max_of(s, req, k) - prefix[k];
+        any_onprem |= s->types[k].site == SLO_SITE_ONPREM && avail[k] > 0;
+    }
+    if ((rv = window_pass(s, req, prefix, avail, plan, err)))
+        return rv;
+    /* On-prem first: also every window with all on-prem nodes prefixed like
+     * survivors, so they are used before any cloud instance is bought. */
+    if (any_onprem) {
+        for (size_t k = 0; k < s->n_types; k++)
+            if (s->types[k].site == SLO_SITE_ONPREM) {
+                prefix[k] += avail[k];
+                avail[k] = 0;
+            }
+        if ((rv = window_pass(s, req, prefix, avail, plan, err)))
+            return rv;
+    }
+    return plan->feasible ? SLO_OK : infeasible(req, err);
 }
 
 /* ------------------------------------------------------------------ */
@@ -348,6 +378,54 @@ static double min_price_per_rate(struct bb *b, size_t d, int m, double P0, doubl
     return lambda;
 }
 
+/*
+ * The run cost times 3600 is j P / Rt = (sum w_k a_k)(sum w_k u_k): two
+ * averages with the same weights w_k = x_k r_k / Rt of a_k = p_k / r_k (price
+ * per unit of iteration rate) and u_k = F K (g3 + g2 b_k) - g1 (Eq. 3's
+ * iterations at batch b_k). When every a, u > 0 the product of two positive
+ * linear functions is, on any segment, concave or monotone, so its minimum
+ * over a polytope of weights is at a vertex. The weights of completions lie
+ * in: the fixed part's weight W in [W_lo, W_hi], the rest on the undecided
+ * types; its vertices are W_lo or W_hi with the rest on a single type.
+ * Returns that minimum, or 0 when some u <= 0 (no bound).
+ */
+static double mixture_bound(const struct bb *b, size_t d, int m, double P, double Rt, double V,
+                            double r_rem_hi, double F_lo)
+{
+    const struct slo_loss_model *lm = &b->s->wl.loss;
+    double FK = F_lo * b->k_loss, shift = b->g1_fresh, best = INFINITY;
+
+    if (b->s->wl.compat == SLO_COMPAT_SPOTDNN_CODE)
+        shift += 0.5 + fabs(lm->gamma2) * 0.05 * FK;
+    double a_f = 0, u_f = 0, w_lo = 0, w_hi = 0;
+    if (Rt > 0) {
+        a_f = P / Rt;
+        u_f = FK * (lm->gamma3 + lm->gamma2 * V / Rt) - shift;
+        if (!(u_f > 0))
+            return 0;
+        w_lo = Rt / (Rt + r_rem_hi);
+        w_hi = m > 0 ? Rt / (Rt + greedy_sum(b, d, m, b->rt, 0)) : 1;
+    }
+    if (m == 0)
+        return a_f * u_f;
+    for (size_t i = d; i < b->M; i++) {
+        size_t k = b->order[i];
+        if (!b->cap[k])
+            continue;
+        double a_k = b->pr[k] / b->rt[k];
+        double u_k = FK * (lm->gamma3 + lm->gamma2 * b->s->types[k].batch) - shift;
+        if (!(u_k > 0))
+            return 0;
+        for (int e = 0; e < 2; e++) {
+            double W = e ? w_hi : w_lo;
+            double v = (W * a_f + (1 - W) * a_k) * (W * u_f + (1 - W) * u_k);
+            if (v < best)
+                best = v;
+        }
+    }
+    return isfinite(best) ? best : 0;
+}
+
 /* Lower bounds on time and cost of every completion of the node at depth d. */
 static void node_bounds(struct bb *b, size_t d, int m, double *t_lo, double *c_lo)
 {
@@ -415,7 +493,12 @@ static void node_bounds(struct bb *b, size_t d, int m, double *t_lo, double *c_l
     *t_lo = t_run + b->req->overhead_s - (s->wl.compat == SLO_COMPAT_SPOTDNN_CODE ? 0.01 : 0);
     double c1 = j_lo * slack * min_price_per_rate(b, d, m, P, Rt) / 3600;
     double c2 = t_run * P_lo / 3600;
-    *c_lo = (c1 > c2 ? c1 : c2) + b->req->overhead_s * P_lo / 3600 -
+    double c3 = mixture_bound(b, d, m, P, Rt, V, R_hi - Rt, F_lo) * slack / 3600;
+    if (c2 > c1)
+        c1 = c2;
+    if (c3 > c1)
+        c1 = c3;
+    *c_lo = c1 + b->req->overhead_s * P_lo / 3600 -
             (s->wl.compat == SLO_COMPAT_SPOTDNN_CODE ? 1e-6 + 0.01 * P_lo / 3600 : 0);
 }
 

@@ -1,0 +1,432 @@
+/*
+ * test_planner.c - the spotDNN planners against independent references:
+ *  - the authors' provisioner outputs (shared/data/spotdnn/
+ *    repo_provisioner_reference_outputs.csv, 7 SLOs, two infeasible);
+ *  - exhaustive search (slo_plan_brute_force, and an enumeration written
+ *    here for the fastest plan) on seeded random catalogs and workloads;
+ *  - hand-worked re-planning, budget, on-prem and bad-request cases.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "refdata.h"
+#include "slo.h"
+
+static const char *const count_cols[5] = {"n_p3_2xl", "n_g4dn_4xl", "n_g3_8xl", "n_g3_16xl",
+                                          "n_p2_8xl"};
+
+struct fixture {
+    struct slo_catalog cat;
+    struct slo_workload wl;
+    struct slo_train_setup s;
+};
+
+static int setup(void **state)
+{
+    static struct fixture f;
+    load_embedded("spotdnn-resnet110", "resnet110", &f.cat, &f.wl);
+    if (slo_train_setup_init(&f.s, &f.cat, &f.wl, SLO_PRICING_SPOT, NULL))
+        return -1;
+    *state = &f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fixture *f = *state;
+    slo_train_setup_free(&f->s);
+    slo_catalog_free(&f->cat);
+    slo_workload_free(&f->wl);
+    return 0;
+}
+
+typedef int (*planner_fn)(const struct slo_train_setup *, const struct slo_train_request *,
+                          struct slo_train_plan *, slo_error_t *);
+
+/* Every row: plan, j, time, cost and the sample budget j b_w; infeasible rows
+ * give "no plan meets the SLO" and the fastest time achievable. The embedded
+ * catalog lists the types in the file's index order. */
+static void check_reference(struct fixture *f, planner_fn plan_fn, const char *name)
+{
+    struct csv c;
+    csv_read(refdata_path("spotdnn/repo_provisioner_reference_outputs.csv"), &c);
+    assert_int_equal(c.n_rows, 7);
+    for (size_t r = 0; r < c.n_rows; r++) {
+        struct slo_train_request req = {.target_loss = csv_num(&c, r, "target_loss"),
+                                        .deadline_s = csv_num(&c, r, "target_time_s")};
+        struct slo_train_plan p;
+        slo_error_t err = {0};
+        int rv = plan_fn(&f->s, &req, &p, &err);
+        if (strcmp(csv_str(&c, r, "feasible"), "yes") == 0) {
+            if (rv != SLO_OK)
+                fprintf(stderr, "%s row %zu: %s\n", name, r, err.text);
+            assert_int_equal(rv, SLO_OK);
+            for (int i = 0; i < 5; i++)
+                assert_int_equal(p.counts[i], (int)csv_num(&c, r, count_cols[i]));
+            assert_float_equal(p.eval.wa_batch, csv_num(&c, r, "wa_batch_bw"), 1e-9);
+            assert_float_equal(p.eval.iterations, csv_num(&c, r, "normalized_iters_j"), 0);
+            assert_float_equal(p.eval.time_s, csv_num(&c, r, "train_time_s"), 1e-9);
+            assert_float_equal(p.eval.cost_usd, csv_num(&c, r, "cost_usd"), 1e-9);
+            assert_float_equal(p.eval.samples, csv_num(&c, r, "target_images"), 1e-6);
+        } else {
+            assert_int_equal(rv, SLO_ERR_INFEASIBLE);
+            assert_int_equal(p.feasible, 0);
+            assert_non_null(strstr(err.text, "no plan meets the SLO"));
+            /* The closest feasible point: the fastest plan misses the deadline. */
+            struct slo_train_plan fast;
+            assert_int_equal(slo_plan_fastest(&f->s, &req, &fast, &err), SLO_OK);
+            assert_true(fast.eval.time_s > req.deadline_s);
+            assert_int_equal(fast.feasible, 0);
+            slo_train_plan_free(&fast);
+        }
+        slo_train_plan_free(&p);
+    }
+    csv_free(&c);
+}
+
+static void test_reference_window(void **state) { check_reference(*state, slo_plan_window, "window"); }
+static void test_reference_exact(void **state) { check_reference(*state, slo_plan_exact, "exact"); }
+static void test_reference_brute(void **state)
+{
+    check_reference(*state, slo_plan_brute_force, "brute force");
+}
+
+/* ---------------------------------------------------------------- random cases */
+
+static uint64_t rng_state;
+static double urand(void) /* xorshift64*, uniform in [0, 1) */
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return (double)((rng_state * 2685821657736338717ULL) >> 11) / 9007199254740992.0;
+}
+static double uni(double a, double b) { return a + (b - a) * urand(); }
+static int irand(int a, int b) { return a + (int)(urand() * (b - a + 1)); }
+
+struct random_case {
+    struct slo_instance_type types[6];
+    struct slo_workload_instance inst[6];
+    struct slo_catalog cat;
+    struct slo_workload wl;
+};
+
+static void make_case(struct random_case *rc)
+{
+    int M = irand(2, 5), any = 0;
+    static const int gpus[] = {1, 2, 4, 8};
+    memset(rc, 0, sizeof *rc);
+    snprintf(rc->cat.name, sizeof rc->cat.name, "random");
+    snprintf(rc->wl.name, sizeof rc->wl.name, "random");
+    rc->wl.s_parm_mb = uni(5, 100);
+    rc->wl.b_req_mbps = uni(50, 600);
+    rc->wl.b_ps_mbps = uni(300, 2000);
+    rc->wl.b_pcie_mbps = 10000;
+    rc->wl.alpha1 = uni(0.3, 1.0);
+    rc->wl.beta1 = uni(-2, -0.2);
+    rc->wl.compat = urand() < 0.5 ? SLO_COMPAT_PAPER : SLO_COMPAT_SPOTDNN_CODE;
+    rc->wl.loss.form = urand() < 0.5 ? SLO_LOSS_SPOTDNN_2022 : SLO_LOSS_SPOTDNN_2023;
+    rc->wl.loss.gamma1 = uni(100, 2000);
+    rc->wl.loss.gamma2 = uni(-0.2, 0);
+    rc->wl.loss.gamma3 = uni(1000, 5000);
+    rc->wl.loss.gamma4 = rc->wl.loss.form == SLO_LOSS_SPOTDNN_2023 ? uni(0, 1) : 0;
+    rc->wl.loss.gamma5 = uni(0.1, 1);
+    for (int k = 0; k < M; k++) {
+        struct slo_instance_type *t = &rc->types[k];
+        snprintf(t->name, sizeof t->name, "type%d", k);
+        snprintf(t->gpu_model, sizeof t->gpu_model, "gpu");
+        t->gpus = gpus[irand(0, 3)];
+        t->quota = irand(0, 4);
+        any |= t->quota;
+        t->site = urand() < 0.15 ? SLO_SITE_ONPREM : SLO_SITE_CLOUD;
+        t->spot_usd_per_h = t->gpus * uni(0.05, 1.5);
+        t->on_demand_usd_per_h = t->site == SLO_SITE_ONPREM ? t->spot_usd_per_h
+                                                            : t->spot_usd_per_h * uni(2, 4);
+        if (t->site == SLO_SITE_ONPREM && urand() < 0.5)
+            t->spot_usd_per_h = t->on_demand_usd_per_h = 0;
+        snprintf(rc->inst[k].type, sizeof rc->inst[k].type, "%s", t->name);
+        rc->inst[k].batch_per_gpu = 1 << irand(5, 10);
+        double comm = 2 * rc->wl.s_parm_mb / rc->wl.b_req_mbps +
+                      2 * t->gpus * rc->wl.s_parm_mb / rc->wl.b_pcie_mbps;
+        rc->inst[k].speed = t->gpus * rc->inst[k].batch_per_gpu / (comm + uni(0.05, 3));
+    }
+    if (!any)
+        rc->types[0].quota = 3;
+    rc->cat.n_types = (size_t)M;
+    rc->cat.types = rc->types;
+    rc->wl.n_instances = (size_t)M;
+    rc->wl.instances = rc->inst;
+}
+
+/* Exhaustive minimum time over every count vector (independent of the
+ * library's search code): the oracle for slo_plan_fastest. */
+static double fastest_by_enumeration(const struct slo_train_setup *s,
+                                     const struct slo_train_request *req)
+{
+    int x[6], hi[6], lo[6];
+    double best = INFINITY;
+    for (size_t k = 0; k < s->n_types; k++) {
+        lo[k] = x[k] = req->existing ? req->existing[k] : 0;
+        hi[k] = s->types[k].quota > lo[k] ? s->types[k].quota : lo[k];
+    }
+    for (;;) {
+        struct slo_train_eval ev;
+        if (slo_train_evaluate(s, x, req, &ev, NULL) == SLO_OK && ev.time_s < best)
+            best = ev.time_s;
+        size_t k = 0;
+        while (k < s->n_types && x[k] == hi[k])
+            x[k] = lo[k], k++;
+        if (k == s->n_types)
+            break;
+        x[k]++;
+    }
+    return best;
+}
+
+/* Seeded random catalogs: the exact search equals brute force every time,
+ * the window is never cheaper than the exact plan, and the fastest plan is
+ * the exhaustive minimum time. Prints how often and by how much the window
+ * is worse. */
+static void test_random_exact_equals_brute_force(void **state)
+{
+    int cases = 0, feasible = 0, window_equal = 0, window_worse = 0, window_none = 0;
+    double gaps[2000], gap_sum = 0, gap_max = 0;
+    (void)state;
+    rng_state = 0x5107c0de2026ULL;
+    for (int iter = 0; iter < 600; iter++) {
+        struct random_case rc;
+        struct slo_train_setup s;
+        int existing[6] = {0};
+        make_case(&rc);
+        enum slo_pricing pricing = urand() < 0.7 ? SLO_PRICING_SPOT : SLO_PRICING_ON_DEMAND;
+        assert_int_equal(slo_train_setup_init(&s, &rc.cat, &rc.wl, pricing, NULL), SLO_OK);
+
+        /* A target loss above the asymptote and a deadline around the time of
+         * a random cluster, so that some cases are infeasible. */
+        struct slo_train_request req = {.target_loss = rc.wl.loss.gamma5 + uni(0.05, 2)};
+        int probe[6] = {0}, n = 0;
+        for (size_t k = 0; k < s.n_types; k++)
+            n += probe[k] = irand(0, s.types[k].quota);
+        if (!n)
+            probe[0] = 1;
+        if (urand() < 0.3) { /* re-planning with survivors */
+            for (size_t k = 0; k < s.n_types; k++)
+                existing[k] = urand() < 0.3 ? irand(0, 2) : 0;
+            req.existing = existing;
+            req.loss_now = req.target_loss + uni(0.05, 1);
+            req.overhead_s = uni(0, 60);
+        }
+        struct slo_train_eval pe;
+        req.deadline_s = 1e12;
+        if (slo_train_evaluate(&s, probe, &req, &pe, NULL) != SLO_OK) {
+            slo_train_setup_free(&s);
+            continue;
+        }
+        req.deadline_s = pe.time_s * uni(0.5, 1.5);
+        if (urand() < 0.2)
+            req.budget_usd = pe.cost_usd * uni(0.5, 1.5);
+        cases++;
+
+        struct slo_train_plan brute, exact, window, fast;
+        int rb = slo_plan_brute_force(&s, &req, &brute, NULL);
+        int re = slo_plan_exact(&s, &req, &exact, NULL);
+        int rw = slo_plan_window(&s, &req, &window, NULL);
+        assert_int_equal(re, rb);
+        if (rb == SLO_OK) {
+            feasible++;
+            if (fabs(exact.eval.cost_usd - brute.eval.cost_usd) >
+                1e-9 * (1 + brute.eval.cost_usd)) {
+                fprintf(stderr, "case %d: exact %.9g, brute force %.9g\n", iter,
+                        exact.eval.cost_usd, brute.eval.cost_usd);
+                fail();
+            }
+            assert_true(exact.eval.time_s <= req.deadline_s);
+            for (size_t k = 0; k < s.n_types; k++)
+                assert_true(exact.counts[k] >= existing[k]);
+            if (rw == SLO_OK) {
+                assert_true(window.eval.cost_usd >= exact.eval.cost_usd * (1 - 1e-12));
+                double gap = window.eval.cost_usd / exact.eval.cost_usd - 1;
+                if (gap > 1e-12) {
+                    gaps[window_worse++] = gap;
+                    gap_sum += gap;
+                    if (gap > gap_max)
+                        gap_max = gap;
+                } else {
+                    window_equal++;
+                }
+            } else {
+                window_none++;
+            }
+        } else {
+            assert_int_equal(rb, SLO_ERR_INFEASIBLE);
+            assert_int_equal(rw, SLO_ERR_INFEASIBLE); /* nothing exists to find */
+        }
+        if (slo_plan_fastest(&s, &req, &fast, NULL) == SLO_OK)
+            assert_float_equal(fast.eval.time_s, fastest_by_enumeration(&s, &req),
+                               1e-9 * fast.eval.time_s);
+        slo_train_plan_free(&brute);
+        slo_train_plan_free(&exact);
+        slo_train_plan_free(&window);
+        slo_train_plan_free(&fast);
+        slo_train_setup_free(&s);
+    }
+    /* sort the gaps for the median */
+    for (int i = 1; i < window_worse; i++)
+        for (int j = i; j > 0 && gaps[j - 1] > gaps[j]; j--) {
+            double t = gaps[j];
+            gaps[j] = gaps[j - 1];
+            gaps[j - 1] = t;
+        }
+    printf("# %d random cases, %d feasible: the sliding window found the exact optimum in %d, "
+           "a costlier plan in %d (median +%.1f%%, mean +%.1f%%, max +%.1f%%), no plan in %d\n",
+           cases, feasible, window_equal, window_worse,
+           window_worse ? 100 * gaps[window_worse / 2] : 0,
+           window_worse ? 100 * gap_sum / window_worse : 0, 100 * gap_max, window_none);
+    assert_true(cases >= 400);
+    assert_true(feasible >= 100);
+}
+
+/* ---------------------------------------------------------------- re-planning */
+
+/*
+ * The paper's Fig. 9: ResNet-110, SLO (0.8, 2600 s), started on 3 g3.16xlarge
+ * + 5 g3.8xlarge; at 29.8 min the 5 g3.8xlarge get a revocation notice with
+ * 810 s left and loss 0.9. Re-plan with E = 3 g3.16xlarge.
+ * Hand-worked: under the authors' loss model, j(0.8) - j(0.9) on a cluster
+ * does not depend on gamma1: (g2 bw + g3) sqrt(n) (1/0.3 - 1/0.4).
+ */
+static void test_replan_fig9(void **state)
+{
+    struct fixture *f = *state;
+    int survivors[5] = {0, 0, 0, 3, 0};
+    struct slo_train_request req = {.target_loss = 0.8,
+                                    .deadline_s = 810,
+                                    .loss_now = 0.9,
+                                    .overhead_s = 30,
+                                    .existing = survivors};
+    struct slo_train_plan exact, brute, window;
+    slo_error_t err = {0};
+
+    assert_int_equal(slo_plan_exact(&f->s, &req, &exact, &err), SLO_OK);
+    assert_int_equal(slo_plan_brute_force(&f->s, &req, &brute, &err), SLO_OK);
+    assert_int_equal(slo_plan_window(&f->s, &req, &window, &err), SLO_OK);
+    assert_float_equal(exact.eval.cost_usd, brute.eval.cost_usd, 1e-9);
+    assert_true(window.eval.cost_usd >= exact.eval.cost_usd - 1e-9);
+    assert_true(exact.counts[3] >= 3);
+    assert_true(exact.eval.time_s <= 810);
+
+    /* The iterations to go, by hand, for the plan found. */
+    double bw = exact.eval.wa_batch, n = exact.eval.n_workers;
+    double j_hand = (-0.2 * bw + 2507.6) * sqrt(n) * (1 / 0.3 - 1 / 0.4);
+    assert_float_equal(exact.eval.iterations, nearbyint(j_hand), 0);
+    /* and the time: j T_exp rounded as the code does, plus T_ohd */
+    assert_float_equal(exact.eval.time_s,
+                       nearbyint(bw * exact.eval.iterations / exact.eval.speed * 100) / 100 + 30,
+                       1e-9);
+    slo_train_plan_free(&exact);
+    slo_train_plan_free(&brute);
+    slo_train_plan_free(&window);
+}
+
+/* Budget: the SLO (0.8, 2400 s) costs 2.985872 USD at best (reference row);
+ * a cap just below it leaves no plan, a cap at it keeps the plan. */
+static void test_budget(void **state)
+{
+    struct fixture *f = *state;
+    struct slo_train_request req = {.target_loss = 0.8, .deadline_s = 2400,
+                                    .budget_usd = 2.985871};
+    struct slo_train_plan p;
+    slo_error_t err = {0};
+    assert_int_equal(slo_plan_exact(&f->s, &req, &p, &err), SLO_ERR_INFEASIBLE);
+    assert_non_null(strstr(err.text, "2.99 USD"));
+    slo_train_plan_free(&p);
+    req.budget_usd = 2.985872;
+    assert_int_equal(slo_plan_exact(&f->s, &req, &p, &err), SLO_OK);
+    assert_float_equal(p.eval.cost_usd, 2.985872, 1e-9);
+    slo_train_plan_free(&p);
+}
+
+/* On-prem nodes at zero rate: an on-prem copy of p3.2xlarge (quota 2, free)
+ * makes every cheapest plan use it; hand-worked, the cheapest plan for
+ * (0.9, 1900 s) is then at most the reference cost minus what the two spot
+ * p3.2xlarge cost in it: 1.676947 - 2 x 0.918 x 1884.21 / 3600. */
+static void test_onprem_first(void **state)
+{
+    struct fixture *f = *state;
+    struct slo_instance_type types[6];
+    struct slo_workload_instance inst[6];
+    struct slo_catalog cat = f->cat;
+    struct slo_workload wl = f->wl;
+    struct slo_train_setup s;
+    struct slo_train_plan p;
+
+    memcpy(types, f->cat.types, 5 * sizeof *types);
+    memcpy(inst, f->wl.instances, 5 * sizeof *inst);
+    types[5] = types[0];
+    snprintf(types[5].name, sizeof types[5].name, "onprem-v100");
+    types[5].site = SLO_SITE_ONPREM;
+    types[5].spot_usd_per_h = types[5].on_demand_usd_per_h = 0;
+    inst[5] = inst[0];
+    snprintf(inst[5].type, sizeof inst[5].type, "onprem-v100");
+    cat.types = types;
+    cat.n_types = 6;
+    wl.instances = inst;
+    wl.n_instances = 6;
+    assert_int_equal(slo_train_setup_init(&s, &cat, &wl, SLO_PRICING_SPOT, NULL), SLO_OK);
+    struct slo_train_request req = {.target_loss = 0.9, .deadline_s = 1900};
+    assert_int_equal(slo_plan_exact(&s, &req, &p, NULL), SLO_OK);
+    assert_int_equal(p.counts[5], 2);
+    assert_true(p.eval.cost_usd <= 1.676947 - 2 * 0.918 * 1884.21 / 3600 + 1e-6);
+    slo_train_plan_free(&p);
+    assert_int_equal(slo_plan_window(&s, &req, &p, NULL), SLO_OK);
+    assert_int_equal(p.counts[5], 2);
+    slo_train_plan_free(&p);
+    slo_train_setup_free(&s);
+}
+
+static void test_bad_requests(void **state)
+{
+    struct fixture *f = *state;
+    struct slo_train_plan p;
+    slo_error_t err = {0};
+    struct slo_train_request req = {.target_loss = 0.5, .deadline_s = 2400};
+    /* at the asymptote gamma5 = 0.5 */
+    assert_int_equal(slo_plan_exact(&f->s, &req, &p, &err), SLO_ERR_UNREACHABLE);
+    assert_string_equal(err.source, "--slo-loss");
+    assert_non_null(strstr(err.text, "asymptotic loss 0.5"));
+    req.target_loss = 0.8;
+    req.deadline_s = 0;
+    assert_int_equal(slo_plan_window(&f->s, &req, &p, &err), SLO_ERR_INVALID);
+    req.deadline_s = 2400;
+    req.loss_now = 0.7; /* already below the target */
+    assert_int_equal(slo_plan_exact(&f->s, &req, &p, &err), SLO_ERR_INVALID);
+    assert_string_equal(err.source, "--loss-now");
+    /* an impossible deadline */
+    req.loss_now = 0;
+    req.deadline_s = 60;
+    assert_int_equal(slo_plan_exact(&f->s, &req, &p, &err), SLO_ERR_INFEASIBLE);
+    slo_train_plan_free(&p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_reference_window),
+        cmocka_unit_test(test_reference_exact),
+        cmocka_unit_test(test_reference_brute),
+        cmocka_unit_test(test_random_exact_equals_brute_force),
+        cmocka_unit_test(test_replan_fig9),
+        cmocka_unit_test(test_budget),
+        cmocka_unit_test(test_onprem_first),
+        cmocka_unit_test(test_bad_requests),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
