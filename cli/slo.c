@@ -30,7 +30,7 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        usage(stderr);
+        fprintf(stderr, "slo: expected a command (train, fit), found none; see slo --help\n");
         return SLO_EXIT_USAGE;
     }
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
