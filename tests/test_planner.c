@@ -152,7 +152,7 @@ static void make_case(struct random_case *rc)
                                                             : t->spot_usd_per_h * uni(2, 4);
         if (t->site == SLO_SITE_ONPREM && urand() < 0.5)
             t->spot_usd_per_h = t->on_demand_usd_per_h = 0;
-        snprintf(rc->inst[k].type, sizeof rc->inst[k].type, "%s", t->name);
+        snprintf(rc->inst[k].type, sizeof rc->inst[k].type, "type%d", k);
         rc->inst[k].batch_per_gpu = 1 << irand(5, 10);
         double comm = 2 * rc->wl.s_parm_mb / rc->wl.b_req_mbps +
                       2 * t->gpus * rc->wl.s_parm_mb / rc->wl.b_pcie_mbps;
