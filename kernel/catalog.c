@@ -37,7 +37,7 @@ static int parse_type(const json_t *o, size_t i, const char *src, struct slo_ins
         (rv = slo_json_number(o, "gpu_memory_gb", 0, 0, 1e6, src, path, &t->gpu_memory_gb,
                               err)) ||
         (rv = slo_json_string(o, "site", 0, src, path, site, sizeof site, err)) ||
-        (rv = slo_json_int(o, "quota", 1, 0, 1000000, src, path, &t->quota, err)) ||
+        (rv = slo_json_int(o, "quota", 1, 0, 100000, src, path, &t->quota, err)) ||
         (rv = slo_json_number(o, "network_mbps", 0, 0, 1e9, src, path, &t->network_mbps,
                               err)) ||
         (rv = slo_json_number(o, "pcie_mbps", 0, 0, 1e9, src, path, &t->pcie_mbps, err)))

@@ -579,6 +579,43 @@ static void bb_order(struct bb *b)
     }
 }
 
+/*
+ * Once the PS is saturated (P = 1: B_wk = B_ps / n), every worker's iteration
+ * time exceeds 2 S n / B_ps, so the cluster's iteration rate is below
+ * B_ps / (2 S) whatever n, while the iterations needed grow with sqrt(n)
+ * (Eq. 3). The time bound below is therefore nondecreasing in n: once it
+ * passes the deadline (or the incumbent, when minimizing time), no larger
+ * cluster can do better and the search over n stops.
+ */
+static int beyond_saturation(const struct bb *b, int n)
+{
+    const struct slo_workload *wl = &b->s->wl;
+    const struct slo_loss_model *lm = &wl->loss;
+    double bmin = DBL_MAX, bmax = 0;
+
+    if (n * wl->b_req_mbps <= wl->b_ps_mbps ||
+        slo_contention_probability(wl->alpha1, wl->beta1, wl->contention_margin, n) < 1)
+        return 0;
+    for (size_t k = 0; k < b->M; k++) {
+        if (b->s->types[k].batch < bmin)
+            bmin = b->s->types[k].batch;
+        if (b->s->types[k].batch > bmax)
+            bmax = b->s->types[k].batch;
+    }
+    double num1 = lm->gamma2 * bmin + lm->gamma3, num2 = lm->gamma2 * bmax + lm->gamma3;
+    double num_lo = num1 < num2 ? num1 : num2;
+    double F_lo = lm->form == SLO_LOSS_SPOTDNN_2022 ? sqrt((double)n) : sqrt(lm->gamma4 * n);
+    double j_lo = num_lo * F_lo * b->k_loss - b->g1_fresh - 1 -
+                  fabs(lm->gamma2) * 0.05 * F_lo * b->k_loss;
+    if (!(num_lo > 0) || !(j_lo > 0))
+        return 0;
+    double t_lo = j_lo * 2 * wl->s_parm_mb / wl->b_ps_mbps * (1 - 0.05 / bmin) - 0.01 +
+                  b->req->overhead_s;
+    if (b->check_slo && t_lo > b->req->deadline_s)
+        return 1;
+    return b->obj == MIN_TIME && b->have_best && t_lo >= b->best;
+}
+
 static int run_bb(const struct slo_train_setup *s, const struct slo_train_request *req,
                   enum objective obj, int check_slo, const struct slo_train_plan *seed,
                   struct slo_train_plan *plan, slo_error_t *err)
@@ -627,6 +664,8 @@ static int run_bb(const struct slo_train_setup *s, const struct slo_train_reques
     }
     for (int n = n_min > 0 ? n_min : 1; n <= n_max; n++) {
         b.n = n;
+        if (beyond_saturation(&b, n))
+            break;
         for (size_t k = 0; k < b.M; k++) {
             double T = slo_train_iteration_time(s, k, n);
             b.rt[k] = 1 / T;
