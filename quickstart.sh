@@ -61,4 +61,6 @@ ASAN_OPTIONS=detect_leaks=1 make -C build-asan -s check -j"$jobs" || { cat build
 echo "== make distcheck"
 make -C build -s distcheck >build/distcheck.log 2>&1 || { tail -50 build/distcheck.log; exit 1; }
 tail -4 build/distcheck.log
-echo "quickstart: all tests passed"
+# One closing line for the whole run: the automake harness's counts of both builds.
+count() { awk -v k="# $1:" '$0 ~ "^" k { n += $3 } END { print n + 0 }' build/test-suite.log build-asan/test-suite.log; }
+echo "quickstart: $(count PASS) passed, $(count FAIL) failed, $(count SKIP) skipped"
