@@ -39,4 +39,8 @@ int cli_load_workload(const char *arg, struct slo_workload *wl, slo_error_t *err
 int slo_cmd_train(int argc, char **argv);
 int slo_cmd_fit(int argc, char **argv);
 
+/* `slo infer` and `slo fit infer PROFILE` (cli/cmd_infer.c, issue 3). */
+int slo_cmd_infer(int argc, char **argv);
+int slo_cmd_fit_infer(int argc, char **argv);
+
 #endif

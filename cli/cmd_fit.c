@@ -1,6 +1,7 @@
 /*
  * cmd_fit.c - `slo fit`: fit model coefficients from profiling data.
  *   slo fit train [--workload W] [--catalog C] [--form F] LOG.csv...
+ *   slo fit infer PROFILE (cli/cmd_infer.c)
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <getopt.h>
@@ -16,6 +17,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: slo fit train [--workload NAME|FILE] [--catalog NAME|FILE]\n"
             "                     [--form spotdnn-2023|spotdnn-2022] LOG.csv...\n"
+            "       slo fit infer PROFILE   (iGniter coefficients; slo fit infer --help)\n"
             "\n"
             "Fit the spotDNN loss model (Eq. 3) to per-worker training logs (format:\n"
             "doc/formats.md). Logs with the same \"# cluster:\" line form one profiling\n"
@@ -49,12 +51,14 @@ int slo_cmd_fit(int argc, char **argv)
     size_t n_logs = 0, n_samples = 0;
     int c, status = SLO_EXIT_USAGE;
 
+    if (argc >= 2 && strcmp(argv[1], "infer") == 0)
+        return slo_cmd_fit_infer(argc - 1, argv + 1);
     if (argc < 2 || strcmp(argv[1], "train") != 0) {
         if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
             usage(stdout);
             return SLO_EXIT_OK;
         }
-        return cli_usage_error("fit", "expected a model to fit (train), found %s%s%s",
+        return cli_usage_error("fit", "expected a model to fit (train or infer), found %s%s%s",
                                argc < 2 ? "nothing" : "\"", argc < 2 ? "" : argv[1],
                                argc < 2 ? "" : "\"");
     }

@@ -15,6 +15,7 @@ struct command {
 
 static const struct command commands[] = {
     {"train", slo_cmd_train, "plan a training cluster that meets a loss/time SLO at least cost"},
+    {"infer", slo_cmd_infer, "place inference workloads on shared GPUs (iGniter: MPS shares, batches)"},
     {"fit", slo_cmd_fit, "fit model coefficients from profiling data (slo fit train LOGS...)"},
 };
 
@@ -30,7 +31,10 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "slo: expected a command (train, fit), found none; see slo --help\n");
+        fprintf(stderr, "slo: expected a command (");
+        for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+            fprintf(stderr, "%s%s", i ? ", " : "", commands[i].name);
+        fprintf(stderr, "), found none; see slo --help\n");
         return SLO_EXIT_USAGE;
     }
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||

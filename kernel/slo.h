@@ -448,4 +448,8 @@ int slo_train_logs_to_samples(const struct slo_train_log *logs, size_t n_logs,
 #ifdef __cplusplus
 }
 #endif
+
+/* The other planners, after the shared conventions above. */
+#include "slo_igniter.h"
+
 #endif /* SLO_H */

@@ -22,7 +22,7 @@ expect() {
 }
 T="train --workload resnet110"
 
-expect "no command" "slo: expected a command \\(train, fit\\), found none"
+expect "no command" "slo: expected a command \\(train, .*\\), found none"
 expect "unknown command" 'unknown command "plan"' plan
 expect "unknown option" 'unknown option "--slo-lost"' $T --slo-lost 0.8 --slo-time 40m
 expect "missing workload" "--workload: expected NAME or FILE.*missing" train --slo-loss 0.8 --slo-time 40m

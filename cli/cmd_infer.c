@@ -1,0 +1,805 @@
+/*
+ * cmd_infer.c - `slo infer`: place inference workloads on shared GPUs with
+ * MPS shares and batch sizes after iGniter (libslo's slo_igniter.h), and
+ * `slo infer --predict` / `slo fit infer` (slo_cmd_fit_infer).
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "slo_igniter.h"
+
+#define CMD "infer"
+#define MAX_PROFILES 16
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: slo infer [--profile NAME|FILE]... [--workload MODEL:rate=R:slo=MS]...\n"
+            "                 [--workloads FILE] [--policy igniter|ffd|gslice|gpulets]\n"
+            "                 [--catalog NAME|FILE] [--pricing on-demand|spot]\n"
+            "                 [--instance-type TYPE] [--json]\n"
+            "       slo infer --predict [--profile NAME|FILE] --workload MODEL:share=S:batch=B"
+            "[:rate=R][:slo=MS]... [--json]\n"
+            "       slo infer --coefficients [--profile NAME|FILE]\n"
+            "\n"
+            "Place inference workloads (model, arrival rate req/s, latency SLO ms) on the\n"
+            "fewest, cheapest GPUs so every SLO holds under co-location interference\n"
+            "(iGniter, IEEE TPDS 2023). Each workload gets an MPS share (%% of SMs) and a\n"
+            "batch size; latencies are checked against SLO/2 (the other half is left for\n"
+            "the batch to fill). Format of profiles and workload files: doc/infer.md.\n"
+            "  --profile P       a GPU type: embedded profile (%s) or a file in the\n"
+            "                    upstream JSON-lines or our JSON format; repeat for\n"
+            "                    several GPU types (default: v100)\n"
+            "  --workload W      MODEL:rate=R:slo=MS (repeatable)\n"
+            "  --workloads FILE  JSON {\"workloads\": [{\"model\", \"rate_rps\", \"slo_ms\"}]}\n"
+            "  --policy P        igniter (default), ffd, gslice or gpulets (baselines)\n"
+            "  --catalog C       instance catalog pricing the GPU types (default aws-table3)\n"
+            "  --pricing P       on-demand (default) or spot\n"
+            "  --instance-type T catalog type of every profile that names none\n"
+            "  --predict         predict the given placement on one GPU instead of planning\n"
+            "  --coefficients    print the fitted coefficients of the profile (JSON)\n"
+            "  --json            one JSON object on stdout (schema: doc/infer.md)\n"
+            "Exit status: 0 success, 2 bad input or an SLO no GPU type can meet, 1 internal.\n",
+            slo_embedded_gpu_profile_names()[0]);
+}
+
+static int is_path(const char *arg)
+{
+    size_t n = strlen(arg);
+    return strchr(arg, '/') || (n > 5 && strcmp(arg + n - 5, ".json") == 0) ||
+           (n > 6 && strcmp(arg + n - 6, "config") == 0);
+}
+
+static int load_profile(const char *arg, struct slo_ig_profile *p, slo_error_t *err)
+{
+    const char *text;
+    char src[SLO_ERROR_SOURCE_LENGTH];
+
+    if (is_path(arg))
+        return slo_ig_profile_load(arg, p, err);
+    text = slo_embedded_gpu_profile(arg);
+    if (!text) {
+        char names[256] = "";
+        const char *const *nm = slo_embedded_gpu_profile_names();
+        for (size_t i = 0; nm[i]; i++) {
+            size_t used = strlen(names);
+            snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "", nm[i]);
+        }
+        memset(p, 0, sizeof *p);
+        err->code = SLO_ERR_NOT_FOUND;
+        snprintf(err->source, sizeof err->source, "--profile");
+        snprintf(err->text, sizeof err->text,
+                 "expected an embedded profile (%s) or a file path, found \"%s\"", names, arg);
+        return err->code;
+    }
+    snprintf(src, sizeof src, "embedded profile %s", arg);
+    return slo_ig_profile_parse(text, src, p, err);
+}
+
+/* Price one GPU of profile p from the catalog: gpu.usd_per_h if given, else
+ * the named instance type's price / its GPUs, else the cheapest per-GPU
+ * price among types with the profile's GPU model. */
+static int price_profile(struct slo_ig_profile *p, const struct slo_catalog *cat,
+                         enum slo_pricing pricing, const char *instance_type,
+                         slo_error_t *err)
+{
+    if (p->usd_per_h >= 0.0)
+        return SLO_OK;
+    if (!p->instance_type[0] && instance_type)
+        snprintf(p->instance_type, sizeof p->instance_type, "%s", instance_type);
+    if (p->instance_type[0]) {
+        int k = slo_catalog_find(cat, p->instance_type);
+        if (k < 0) {
+            err->code = SLO_ERR_NOT_FOUND;
+            snprintf(err->source, sizeof err->source, "%s", p->source);
+            snprintf(err->text, sizeof err->text,
+                     "gpu.instance_type: expected an instance type of catalog %s, found \"%s\"",
+                     cat->name, p->instance_type);
+            return err->code;
+        }
+        p->usd_per_h = slo_instance_price(&cat->types[k], pricing) / cat->types[k].gpus;
+        if (!p->gpu_model[0])
+            snprintf(p->gpu_model, sizeof p->gpu_model, "%s", cat->types[k].gpu_model);
+        return SLO_OK;
+    }
+    if (p->gpu_model[0]) {
+        int best = -1;
+        for (size_t k = 0; k < cat->n_types; k++)
+            if (strcmp(cat->types[k].gpu_model, p->gpu_model) == 0 &&
+                (best < 0 || slo_instance_price(&cat->types[k], pricing) / cat->types[k].gpus <
+                                 slo_instance_price(&cat->types[best], pricing) /
+                                     cat->types[best].gpus))
+                best = (int)k;
+        if (best >= 0) {
+            snprintf(p->instance_type, sizeof p->instance_type, "%s", cat->types[best].name);
+            p->usd_per_h =
+                slo_instance_price(&cat->types[best], pricing) / cat->types[best].gpus;
+            return SLO_OK;
+        }
+    }
+    err->code = SLO_ERR_INVALID;
+    snprintf(err->source, sizeof err->source, "%s", p->source);
+    snprintf(err->text, sizeof err->text,
+             "gpu: expected a price for this GPU type (gpu.usd_per_h, gpu.instance_type or a "
+             "gpu.model of catalog %s), found %s; pass --instance-type TYPE",
+             cat->name, p->gpu_model[0] ? "a GPU model the catalog lacks" : "none");
+    return err->code;
+}
+
+/* MODEL:key=value:... ; keys rate, slo, share, batch. */
+struct spec {
+    char model[SLO_IG_NAME_LENGTH];
+    double rate_rps, slo_ms, share_pct;
+    int batch;
+    int has_rate, has_slo, has_share, has_batch;
+};
+
+/* Next ':'-separated field of *cursor (modified in place), or NULL at the end. */
+static char *next_field(char **cursor)
+{
+    char *start = *cursor, *colon;
+    if (!start)
+        return NULL;
+    colon = strchr(start, ':');
+    if (colon) {
+        *colon = '\0';
+        *cursor = colon + 1;
+    } else {
+        *cursor = NULL;
+    }
+    return start;
+}
+
+static int parse_spec(const char *text, struct spec *s)
+{
+    char buf[512], *cursor = buf, *tok;
+    memset(s, 0, sizeof *s);
+    if (strlen(text) >= sizeof buf)
+        return cli_usage_error(CMD, "--workload: expected at most %zu characters, found %zu",
+                               sizeof buf - 1, strlen(text));
+    snprintf(buf, sizeof buf, "%s", text);
+    tok = next_field(&cursor);
+    if (!tok || !*tok || strchr(tok, '=') || strlen(tok) >= sizeof s->model)
+        return cli_usage_error(CMD,
+                               "--workload: expected MODEL:rate=R:slo=MS (or MODEL:share=S:"
+                               "batch=B with --predict), found \"%s\"",
+                               text);
+    snprintf(s->model, sizeof s->model, "%s", tok);
+    while ((tok = next_field(&cursor))) {
+        char *eq = strchr(tok, '='), *end;
+        double v;
+        if (!eq)
+            return cli_usage_error(CMD, "--workload \"%s\": expected KEY=VALUE, found \"%s\"",
+                                   text, tok);
+        *eq = '\0';
+        v = strtod(eq + 1, &end);
+        if (!eq[1] || *end || !isfinite(v))
+            return cli_usage_error(CMD, "--workload \"%s\": %s: expected a number, found \"%s\"",
+                                   text, tok, eq + 1);
+        if (!strcmp(tok, "rate")) {
+            if (!(v > 0))
+                return cli_usage_error(CMD,
+                                       "--workload \"%s\": rate: expected a rate > 0 req/s, "
+                                       "found %g",
+                                       text, v);
+            s->rate_rps = v;
+            s->has_rate = 1;
+        } else if (!strcmp(tok, "slo")) {
+            if (!(v > 0))
+                return cli_usage_error(CMD,
+                                       "--workload \"%s\": slo: expected an SLO > 0 ms, found %g",
+                                       text, v);
+            s->slo_ms = v;
+            s->has_slo = 1;
+        } else if (!strcmp(tok, "share")) {
+            if (!(v > 0 && v <= 100))
+                return cli_usage_error(CMD,
+                                       "--workload \"%s\": share: expected a share in (0, 100] "
+                                       "%%, found %g",
+                                       text, v);
+            s->share_pct = v;
+            s->has_share = 1;
+        } else if (!strcmp(tok, "batch")) {
+            if (!(v >= 1 && v <= 4096 && v == floor(v)))
+                return cli_usage_error(CMD,
+                                       "--workload \"%s\": batch: expected an integer in [1, "
+                                       "4096], found %g",
+                                       text, v);
+            s->batch = (int)v;
+            s->has_batch = 1;
+        } else {
+            return cli_usage_error(CMD,
+                                   "--workload \"%s\": expected a key rate, slo, share or "
+                                   "batch, found \"%s\"",
+                                   text, tok);
+        }
+    }
+    return 0;
+}
+
+static int load_workload_file(const char *path, struct slo_ig_workload **w, size_t *n,
+                              size_t *cap)
+{
+    json_error_t jerr;
+    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr), *arr;
+    char found[96];
+
+    if (!root)
+        return cli_usage_error(CMD, "%s: line %d, column %d: %s", path, jerr.line, jerr.column,
+                               jerr.text);
+    arr = json_is_array(root) ? root : json_object_get(root, "workloads");
+    if (!json_is_array(arr) || json_array_size(arr) == 0) {
+        json_decref(root);
+        return cli_usage_error(CMD, "%s: workloads: expected a non-empty array of {\"model\", "
+                                    "\"rate_rps\", \"slo_ms\"}, found %s",
+                               path, arr ? "an empty or non-array value" : "it missing");
+    }
+    for (size_t i = 0; i < json_array_size(arr); i++) {
+        json_t *o = json_array_get(arr, i), *m, *r, *s;
+        const char *key;
+        json_t *v;
+        if (!json_is_object(o)) {
+            json_decref(root);
+            return cli_usage_error(CMD, "%s: workloads[%zu]: expected an object", path, i);
+        }
+        json_object_foreach(o, key, v)
+            if (strcmp(key, "model") && strcmp(key, "rate_rps") && strcmp(key, "slo_ms") &&
+                key[0] != '_') {
+                json_decref(root);
+                return cli_usage_error(CMD,
+                                       "%s: workloads[%zu]: \"%s\": unknown field; expected "
+                                       "one of: model, rate_rps, slo_ms",
+                                       path, i, key);
+            }
+        m = json_object_get(o, "model");
+        r = json_object_get(o, "rate_rps");
+        s = json_object_get(o, "slo_ms");
+        if (!json_is_string(m) || json_string_length(m) == 0 ||
+            json_string_length(m) >= SLO_IG_NAME_LENGTH) {
+            int rv = cli_usage_error(CMD, "%s: workloads[%zu].model: expected a model name, "
+                                          "found %s",
+                                     path, i, m ? "a non-string" : "it missing");
+            json_decref(root);
+            return rv;
+        }
+        if (!json_is_number(r) || !(json_number_value(r) > 0)) {
+            int rv = cli_usage_error(CMD,
+                                     "%s: workloads[%zu].rate_rps: expected a rate > 0 req/s, "
+                                     "found %s",
+                                     path, i,
+                                     r ? (json_is_number(r) ? (snprintf(found, sizeof found, "%g",
+                                                                        json_number_value(r)),
+                                                               found)
+                                                            : "a non-number")
+                                       : "it missing");
+            json_decref(root);
+            return rv;
+        }
+        if (!json_is_number(s) || !(json_number_value(s) > 0)) {
+            int rv = cli_usage_error(CMD,
+                                     "%s: workloads[%zu].slo_ms: expected an SLO > 0 ms, found "
+                                     "%s",
+                                     path, i,
+                                     s ? (json_is_number(s) ? (snprintf(found, sizeof found, "%g",
+                                                                        json_number_value(s)),
+                                                               found)
+                                                            : "a non-number")
+                                       : "it missing");
+            json_decref(root);
+            return rv;
+        }
+        if (*n == *cap) {
+            size_t ncap = *cap ? *cap * 2 : 16;
+            struct slo_ig_workload *nw = realloc(*w, ncap * sizeof *nw);
+            if (!nw) {
+                json_decref(root);
+                fprintf(stderr, "slo %s: out of memory\n", CMD);
+                return SLO_EXIT_INTERNAL;
+            }
+            *w = nw;
+            *cap = ncap;
+        }
+        memset(&(*w)[*n], 0, sizeof **w);
+        snprintf((*w)[*n].model, SLO_IG_NAME_LENGTH, "%s", json_string_value(m));
+        (*w)[*n].rate_rps = json_number_value(r);
+        (*w)[*n].slo_ms = json_number_value(s);
+        (*n)++;
+    }
+    json_decref(root);
+    return 0;
+}
+
+/* Slurm mapping (doc/infer.md): gres/mps with Count=100 per GPU. The gres
+ * count is the share rounded down so co-located counts never exceed 100; the
+ * MPS limit exported is the share rounded up so the workload keeps at least
+ * its planned SMs (MPS limits are caps, they may sum above 100). */
+static int mps_count(double share) { return (int)floor(share + 1e-9); }
+static int mps_pct(double share) { return (int)ceil(share - 1e-9); }
+
+static const char *gpu_name(const struct slo_ig_profile *p)
+{
+    return p->gpu_model[0] ? p->gpu_model : "GPU";
+}
+
+static int print_plan_json(const struct slo_ig_profile *prof, const struct slo_ig_workload *w,
+                           const struct slo_ig_plan *plan, const char *pricing)
+{
+    json_t *root = json_object(), *gpus = json_array();
+    char *text;
+
+    if (!root || !gpus)
+        goto nomem;
+    json_object_set_new(root, "policy", json_string(slo_ig_policy_name(plan->policy)));
+    json_object_set_new(root, "pricing", json_string(pricing));
+    json_object_set_new(root, "cost_usd_per_h", json_real(plan->cost_usd_per_h));
+    json_object_set_new(root, "n_gpus", json_integer((json_int_t)plan->n_gpus));
+    json_object_set_new(root, "violations", json_integer((json_int_t)plan->n_violations));
+    for (size_t j = 0; j < plan->n_gpus; j++) {
+        const struct slo_ig_plan_gpu *g = &plan->gpus[j];
+        const struct slo_ig_profile *p = &prof[g->type];
+        json_t *go = json_object(), *wa = json_array();
+        if (!go || !wa) {
+            json_decref(go);
+            json_decref(wa);
+            goto nomem;
+        }
+        json_object_set_new(go, "gpu_type", json_string(gpu_name(p)));
+        json_object_set_new(go, "instance_type", json_string(p->instance_type));
+        json_object_set_new(go, "usd_per_h", json_real(g->usd_per_h));
+        json_object_set_new(go, "dedicated", json_boolean(g->dedicated));
+        json_object_set_new(go, "share_pct", json_real(g->share_pct));
+        json_object_set_new(go, "power_w", json_real(g->power_w));
+        json_object_set_new(go, "clock_mhz", json_real(g->clock_mhz));
+        for (size_t i = 0; i < g->count; i++) {
+            const struct slo_ig_placement *pl = &plan->placements[g->first + i];
+            const struct slo_ig_workload *wl = &w[pl->workload];
+            json_t *o = json_object(), *sl = json_object();
+            char gres[32];
+            if (!o || !sl) {
+                json_decref(o);
+                json_decref(sl);
+                json_decref(go);
+                json_decref(wa);
+                goto nomem;
+            }
+            snprintf(gres, sizeof gres, "mps:%d", mps_count(pl->share_pct));
+            json_object_set_new(o, "workload", json_integer((json_int_t)pl->workload + 1));
+            json_object_set_new(o, "model", json_string(wl->model));
+            json_object_set_new(o, "rate_rps", json_real(pl->rate_rps));
+            json_object_set_new(o, "slo_ms", json_real(wl->slo_ms));
+            json_object_set_new(o, "share_pct", json_real(pl->share_pct));
+            json_object_set_new(o, "batch", json_integer(pl->batch));
+            json_object_set_new(o, "latency_ms", json_real(pl->latency_ms));
+            json_object_set_new(o, "throughput_rps", json_real(pl->throughput_rps));
+            json_object_set_new(o, "meets_slo",
+                                json_boolean(pl->latency_ms <= wl->slo_ms / 2.0 * (1 + 1e-12) &&
+                                             pl->throughput_rps >= pl->rate_rps * (1 - 1e-12)));
+            json_object_set_new(sl, "gres", json_string(gres));
+            json_object_set_new(sl, "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE",
+                                json_integer(mps_pct(pl->share_pct)));
+            json_object_set_new(o, "slurm", sl);
+            json_array_append_new(wa, o);
+        }
+        json_object_set_new(go, "workloads", wa);
+        json_array_append_new(gpus, go);
+    }
+    json_object_set_new(root, "gpus", gpus);
+    gpus = NULL;
+    text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+    json_decref(root);
+    if (!text)
+        goto nomem2;
+    printf("%s\n", text);
+    free(text);
+    return SLO_EXIT_OK;
+nomem:
+    json_decref(gpus);
+    json_decref(root);
+nomem2:
+    fprintf(stderr, "slo %s: out of memory\n", CMD);
+    return SLO_EXIT_INTERNAL;
+}
+
+static void print_plan_human(const struct slo_ig_profile *prof, const struct slo_ig_workload *w,
+                             size_t n, const struct slo_ig_plan *plan, const char *pricing,
+                             const char *catalog)
+{
+    printf("%zu workload%s on %zu GPU%s (policy %s): %.4g USD/h (%s, catalog %s)\n", n,
+           n == 1 ? "" : "s", plan->n_gpus, plan->n_gpus == 1 ? "" : "s",
+           slo_ig_policy_name(plan->policy), plan->cost_usd_per_h, pricing, catalog);
+    if (plan->n_violations)
+        printf("WARNING: %zu placement%s miss SLO/2 or the rate under the interference model "
+               "(baseline policy)\n",
+               plan->n_violations, plan->n_violations == 1 ? "" : "s");
+    for (size_t j = 0; j < plan->n_gpus; j++) {
+        const struct slo_ig_plan_gpu *g = &plan->gpus[j];
+        const struct slo_ig_profile *p = &prof[g->type];
+        printf("\nGPU %zu: %s (%s, %.4g USD/h)%s  share %.1f %%  power %.0f W  clock %.0f MHz\n",
+               j + 1, gpu_name(p), p->instance_type[0] ? p->instance_type : "-", g->usd_per_h,
+               g->dedicated ? "  dedicated (split workload)" : "", g->share_pct, g->power_w,
+               g->clock_mhz);
+        printf("  %-3s %-10s %9s %7s %7s %5s %10s %8s %11s  %-4s %s\n", "#", "model", "rate/s",
+               "SLO ms", "share%", "batch", "latency ms", "SLO/2 ms", "throughput/s", "ok",
+               "slurm");
+        for (size_t i = 0; i < g->count; i++) {
+            const struct slo_ig_placement *pl = &plan->placements[g->first + i];
+            const struct slo_ig_workload *wl = &w[pl->workload];
+            int ok = pl->latency_ms <= wl->slo_ms / 2.0 * (1 + 1e-12) &&
+                     pl->throughput_rps >= pl->rate_rps * (1 - 1e-12);
+            printf("  %-3zu %-10s %9.1f %7.1f %7.1f %5d %10.2f %8.2f %11.1f  %-4s "
+                   "--gres=mps:%d CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=%d\n",
+                   pl->workload + 1, wl->model, pl->rate_rps, wl->slo_ms, pl->share_pct,
+                   pl->batch, pl->latency_ms, wl->slo_ms / 2.0, pl->throughput_rps,
+                   ok ? "yes" : "NO", mps_count(pl->share_pct), mps_pct(pl->share_pct));
+        }
+    }
+    printf("\nLatency is predicted per batch (transfer + GPU time under co-location) and held to "
+           "SLO/2; gres/mps assumes Count=100 per GPU (doc/infer.md).\n");
+}
+
+static int run_predict(const struct slo_ig_profile *p, const struct spec *specs, size_t n,
+                       int as_json)
+{
+    struct slo_ig_tenant *t = calloc(n, sizeof *t);
+    struct slo_ig_prediction *o = calloc(n, sizeof *o);
+    struct slo_ig_gpu_state st;
+    slo_error_t err = {0};
+    double total = 0.0;
+    int status = SLO_EXIT_OK;
+
+    if (!t || !o) {
+        free(t);
+        free(o);
+        fprintf(stderr, "slo %s: out of memory\n", CMD);
+        return SLO_EXIT_INTERNAL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!specs[i].has_share || !specs[i].has_batch) {
+            status = cli_usage_error(CMD,
+                                     "--predict: workload %zu (%s): expected share=S and "
+                                     "batch=B, found %s missing",
+                                     i + 1, specs[i].model,
+                                     !specs[i].has_share ? "share" : "batch");
+            goto out;
+        }
+        t[i].model = slo_ig_find_model(p, specs[i].model);
+        if (t[i].model < 0) {
+            char names[256] = "";
+            for (size_t m = 0; m < p->n_models; m++) {
+                size_t used = strlen(names);
+                snprintf(names + used, sizeof names - used, "%s%s", m ? ", " : "",
+                         p->models[m].name);
+            }
+            status = cli_usage_error(CMD,
+                                     "--workload %zu: expected a model of profile %s (%s), "
+                                     "found \"%s\"",
+                                     i + 1, p->source, names, specs[i].model);
+            goto out;
+        }
+        t[i].batch = specs[i].batch;
+        t[i].share_pct = specs[i].share_pct;
+        total += specs[i].share_pct;
+    }
+    if (slo_ig_predict(p, t, n, o, &st, &err)) {
+        status = cli_report(CMD, &err);
+        goto out;
+    }
+    if (as_json) {
+        json_t *root = json_object(), *arr = json_array();
+        char *text;
+        if (!root || !arr) {
+            json_decref(root);
+            json_decref(arr);
+            status = SLO_EXIT_INTERNAL;
+            goto out;
+        }
+        json_object_set_new(root, "gpu_type", json_string(gpu_name(p)));
+        json_object_set_new(root, "share_pct", json_real(total));
+        json_object_set_new(root, "power_w", json_real(st.total_power_w));
+        json_object_set_new(root, "clock_mhz", json_real(st.clock_mhz));
+        json_object_set_new(root, "delta_sch_ms_per_kernel",
+                            json_real(st.delta_sch_ms_per_kernel));
+        for (size_t i = 0; i < n; i++) {
+            json_t *e = json_object();
+            if (!e)
+                continue;
+            json_object_set_new(e, "model", json_string(specs[i].model));
+            json_object_set_new(e, "share_pct", json_real(specs[i].share_pct));
+            json_object_set_new(e, "batch", json_integer(specs[i].batch));
+            json_object_set_new(e, "latency_ms", json_real(o[i].latency_ms));
+            json_object_set_new(e, "throughput_rps", json_real(o[i].throughput_rps));
+            json_object_set_new(e, "t_load_ms", json_real(o[i].t_load_ms));
+            json_object_set_new(e, "t_feedback_ms", json_real(o[i].t_feedback_ms));
+            json_object_set_new(e, "t_sch_ms", json_real(o[i].t_sch_ms));
+            json_object_set_new(e, "t_act_solo_ms", json_real(o[i].t_act_solo_ms));
+            json_object_set_new(e, "t_act_ms", json_real(o[i].t_act_ms));
+            json_object_set_new(e, "t_gpu_ms", json_real(o[i].t_gpu_ms));
+            json_object_set_new(e, "power_w", json_real(o[i].power_w));
+            json_object_set_new(e, "l2_pct", json_real(o[i].l2_pct));
+            if (specs[i].has_rate)
+                json_object_set_new(e, "rate_rps", json_real(specs[i].rate_rps));
+            if (specs[i].has_slo)
+                json_object_set_new(e, "slo_ms", json_real(specs[i].slo_ms));
+            json_array_append_new(arr, e);
+        }
+        json_object_set_new(root, "workloads", arr);
+        text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+        json_decref(root);
+        if (!text) {
+            status = SLO_EXIT_INTERNAL;
+            goto out;
+        }
+        printf("%s\n", text);
+        free(text);
+    } else {
+        printf("%s, %zu co-located workload%s, shares %.1f %%%s: power %.1f W, clock %.1f MHz\n",
+               gpu_name(p), n, n == 1 ? "" : "s", total,
+               total > 100.0 + 1e-9 ? " (over 100: a what-if no planner would choose)" : "",
+               st.total_power_w, st.clock_mhz);
+        printf("  %-10s %7s %5s %10s %11s %9s %9s %9s  %s\n", "model", "share%", "batch",
+               "latency ms", "throughput/s", "load ms", "sched ms", "active ms", "vs SLO/rate");
+        for (size_t i = 0; i < n; i++) {
+            char verdict[96] = "";
+            if (specs[i].has_slo || specs[i].has_rate) {
+                int ok = (!specs[i].has_slo || o[i].latency_ms <= specs[i].slo_ms / 2.0) &&
+                         (!specs[i].has_rate || o[i].throughput_rps >= specs[i].rate_rps);
+                snprintf(verdict, sizeof verdict, "%s", ok ? "meets" : "MISSES");
+                if (specs[i].has_slo) {
+                    size_t used = strlen(verdict);
+                    snprintf(verdict + used, sizeof verdict - used, " SLO/2 %.2f ms",
+                             specs[i].slo_ms / 2.0);
+                }
+                if (specs[i].has_rate) {
+                    size_t used = strlen(verdict);
+                    snprintf(verdict + used, sizeof verdict - used, " rate %.1f/s",
+                             specs[i].rate_rps);
+                }
+            }
+            printf("  %-10s %7.1f %5d %10.3f %12.1f %9.3f %9.3f %9.3f  %s\n", specs[i].model,
+                   specs[i].share_pct, specs[i].batch, o[i].latency_ms, o[i].throughput_rps,
+                   o[i].t_load_ms, o[i].t_sch_ms, o[i].t_act_ms, verdict);
+        }
+    }
+out:
+    free(t);
+    free(o);
+    return status;
+}
+
+int slo_cmd_infer(int argc, char **argv)
+{
+    enum {
+        O_PROFILE = 256, O_WORKLOAD, O_WORKLOADS, O_POLICY, O_CATALOG, O_PRICING, O_INSTANCE,
+        O_PREDICT, O_COEF, O_JSON, O_HELP
+    };
+    static const struct option longopts[] = {
+        {"profile", required_argument, NULL, O_PROFILE},
+        {"workload", required_argument, NULL, O_WORKLOAD},
+        {"workloads", required_argument, NULL, O_WORKLOADS},
+        {"policy", required_argument, NULL, O_POLICY},
+        {"catalog", required_argument, NULL, O_CATALOG},
+        {"pricing", required_argument, NULL, O_PRICING},
+        {"instance-type", required_argument, NULL, O_INSTANCE},
+        {"predict", no_argument, NULL, O_PREDICT},
+        {"coefficients", no_argument, NULL, O_COEF},
+        {"json", no_argument, NULL, O_JSON},
+        {"help", no_argument, NULL, O_HELP},
+        {NULL, 0, NULL, 0}};
+    const char *profile_args[MAX_PROFILES], *catalog = "aws-table3", *instance = NULL;
+    const char *workload_file = NULL;
+    size_t n_profile_args = 0, n_specs = 0, n_w = 0, cap_w = 0;
+    struct spec *specs = NULL;
+    struct slo_ig_profile prof[MAX_PROFILES];
+    size_t n_prof = 0;
+    struct slo_ig_workload *w = NULL;
+    struct slo_catalog cat = {0};
+    struct slo_ig_plan plan = {0};
+    enum slo_pricing pricing = SLO_PRICING_ON_DEMAND;
+    int policy = SLO_IG_POLICY_IGNITER, predict = 0, coef = 0, as_json = 0, c;
+    int status = SLO_EXIT_USAGE;
+    slo_error_t err = {0};
+
+    memset(prof, 0, sizeof prof);
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_PROFILE:
+            if (n_profile_args == MAX_PROFILES) {
+                status = cli_usage_error(CMD, "--profile: expected at most %d GPU types",
+                                         MAX_PROFILES);
+                goto out;
+            }
+            profile_args[n_profile_args++] = optarg;
+            break;
+        case O_WORKLOAD: {
+            struct spec *ns = realloc(specs, (n_specs + 1) * sizeof *ns);
+            if (!ns) {
+                status = SLO_EXIT_INTERNAL;
+                goto out;
+            }
+            specs = ns;
+            if (parse_spec(optarg, &specs[n_specs]))
+                goto out;
+            n_specs++;
+            break;
+        }
+        case O_WORKLOADS: workload_file = optarg; break;
+        case O_POLICY:
+            policy = slo_ig_policy_from_name(optarg);
+            if (policy < 0) {
+                status = cli_usage_error(CMD,
+                                         "--policy: expected igniter, ffd, gslice or gpulets, "
+                                         "found \"%s\"",
+                                         optarg);
+                goto out;
+            }
+            break;
+        case O_CATALOG: catalog = optarg; break;
+        case O_PRICING:
+            if (!strcmp(optarg, "on-demand"))
+                pricing = SLO_PRICING_ON_DEMAND;
+            else if (!strcmp(optarg, "spot"))
+                pricing = SLO_PRICING_SPOT;
+            else {
+                status = cli_usage_error(CMD, "--pricing: expected on-demand or spot, found \"%s\"",
+                                         optarg);
+                goto out;
+            }
+            break;
+        case O_INSTANCE: instance = optarg; break;
+        case O_PREDICT: predict = 1; break;
+        case O_COEF: coef = 1; break;
+        case O_JSON: as_json = 1; break;
+        case O_HELP:
+            usage(stdout);
+            status = SLO_EXIT_OK;
+            goto out;
+        case ':':
+            status = cli_usage_error(CMD, "%s: expected a value, found none", argv[optind - 1]);
+            goto out;
+        default:
+            status = cli_usage_error(CMD, "unknown option \"%s\" (slo infer --help)",
+                                     argv[optind - 1]);
+            goto out;
+        }
+    }
+    if (optind < argc) {
+        status = cli_usage_error(CMD, "unexpected argument \"%s\" (slo infer --help)",
+                                 argv[optind]);
+        goto out;
+    }
+    if (n_profile_args == 0)
+        profile_args[n_profile_args++] = slo_embedded_gpu_profile_names()[0];
+    if ((predict || coef) && n_profile_args > 1) {
+        status = cli_usage_error(CMD, "--%s: expected one --profile, found %zu",
+                                 predict ? "predict" : "coefficients", n_profile_args);
+        goto out;
+    }
+    for (size_t i = 0; i < n_profile_args; i++) {
+        if (load_profile(profile_args[i], &prof[i], &err)) {
+            status = cli_report(CMD, &err);
+            goto out;
+        }
+        n_prof++;
+    }
+    if (coef) {
+        char *text = slo_ig_profile_coefficients_json(&prof[0]);
+        if (!text) {
+            status = SLO_EXIT_INTERNAL;
+            goto out;
+        }
+        printf("%s\n", text);
+        free(text);
+        status = SLO_EXIT_OK;
+        goto out;
+    }
+    if (predict) {
+        if (n_specs == 0 || workload_file) {
+            status = cli_usage_error(CMD, "--predict: expected --workload MODEL:share=S:batch=B "
+                                          "(repeatable), found %s",
+                                     workload_file ? "--workloads" : "none");
+            goto out;
+        }
+        status = run_predict(&prof[0], specs, n_specs, as_json);
+        goto out;
+    }
+    for (size_t i = 0; i < n_specs; i++) {
+        if (!specs[i].has_rate || !specs[i].has_slo || specs[i].has_share || specs[i].has_batch) {
+            status = cli_usage_error(CMD,
+                                     "--workload %s: expected MODEL:rate=R:slo=MS (share and "
+                                     "batch only with --predict), found %s",
+                                     specs[i].model,
+                                     !specs[i].has_rate ? "no rate"
+                                     : !specs[i].has_slo ? "no slo"
+                                                         : "share or batch");
+            goto out;
+        }
+        if (n_w == cap_w) {
+            size_t ncap = cap_w ? cap_w * 2 : 16;
+            struct slo_ig_workload *nw = realloc(w, ncap * sizeof *nw);
+            if (!nw) {
+                status = SLO_EXIT_INTERNAL;
+                goto out;
+            }
+            w = nw;
+            cap_w = ncap;
+        }
+        memset(&w[n_w], 0, sizeof *w);
+        snprintf(w[n_w].model, sizeof w[n_w].model, "%s", specs[i].model);
+        w[n_w].rate_rps = specs[i].rate_rps;
+        w[n_w].slo_ms = specs[i].slo_ms;
+        n_w++;
+    }
+    if (workload_file && (status = load_workload_file(workload_file, &w, &n_w, &cap_w)))
+        goto out;
+    status = SLO_EXIT_USAGE;
+    if (n_w == 0) {
+        status = cli_usage_error(CMD, "expected workloads (--workload MODEL:rate=R:slo=MS or "
+                                      "--workloads FILE), found none (slo infer --help)");
+        goto out;
+    }
+    if (cli_load_catalog(catalog, &cat, &err)) {
+        status = cli_report(CMD, &err);
+        goto out;
+    }
+    for (size_t i = 0; i < n_prof; i++)
+        if (price_profile(&prof[i], &cat, pricing, instance, &err)) {
+            status = cli_report(CMD, &err);
+            goto out;
+        }
+    if (slo_ig_plan(prof, n_prof, w, n_w, policy, &plan, &err)) {
+        status = cli_report(CMD, &err);
+        goto out;
+    }
+    if (as_json)
+        status = print_plan_json(prof, w, &plan,
+                                 pricing == SLO_PRICING_SPOT ? "spot" : "on-demand");
+    else {
+        print_plan_human(prof, w, n_w, &plan,
+                         pricing == SLO_PRICING_SPOT ? "spot" : "on-demand", cat.name);
+        status = SLO_EXIT_OK;
+    }
+out:
+    slo_ig_plan_free(&plan);
+    for (size_t i = 0; i < n_prof; i++)
+        slo_ig_profile_free(&prof[i]);
+    slo_catalog_free(&cat);
+    free(specs);
+    free(w);
+    return status;
+}
+
+/* `slo fit infer PROFILE`: fit and print the coefficients of a profile. */
+int slo_cmd_fit_infer(int argc, char **argv)
+{
+    struct slo_ig_profile p;
+    slo_error_t err = {0};
+    char *text;
+
+    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        printf("usage: slo fit infer PROFILE\n\nFit the iGniter coefficients (doc/infer.md) from "
+               "a raw GPU profile (upstream JSON-lines or our JSON) and print them as JSON\n"
+               "in the \"coefficients\" form that --profile reads back.\n");
+        return SLO_EXIT_OK;
+    }
+    if (argc != 2)
+        return cli_usage_error("fit infer", "expected one PROFILE file, found %d arguments",
+                               argc - 1);
+    if (load_profile(argv[1], &p, &err))
+        return cli_report("fit infer", &err);
+    text = slo_ig_profile_coefficients_json(&p);
+    slo_ig_profile_free(&p);
+    if (!text) {
+        fprintf(stderr, "slo fit infer: out of memory\n");
+        return SLO_EXIT_INTERNAL;
+    }
+    printf("%s\n", text);
+    free(text);
+    return SLO_EXIT_OK;
+}

@@ -1,0 +1,996 @@
+/*
+ * igniter_plan.c - iGniter's interference-aware greedy placement (notes 2.2;
+ * HEAD algorithm() + alloc_gpus()) with the upstream defects of notes 5.2
+ * fixed, GPU types with prices, the FFD / GSLICE-like / gpu-lets-like
+ * baselines (notes 2.5) and an independent plan verifier.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "slo_private.h"
+#include "slo_igniter.h"
+
+#define SHARE_EPS 1e-9 /* shares are multiples of u; sums of 2.5 are exact */
+
+/* A unit to place on one GPU type: a workload, or the residual of a split one. */
+struct item {
+    size_t w;          /* workload index */
+    int model;         /* model index in the type's profile */
+    double rate_rps;
+    double slo_half_ms;
+    int batch;
+    double r_low_pct;  /* sort key and share it is added with (notes 2.2 step 3) */
+    double r_new_pct;  /* share when it opens a GPU: r_low raised until its solo
+                          latency holds (upstream used r_low unchecked) */
+    double transfer_ms; /* (d_in + d_out) b / B */
+};
+
+struct slot {
+    size_t item;
+    double share_pct;
+    double t_act0_ms, power_w, l2_pct; /* solo terms at share_pct (notes 1.2.2-1.2.6) */
+};
+
+struct gpu {
+    int dedicated;
+    double total_pct;
+    size_t n;
+    struct slot *s; /* [cap] */
+};
+
+struct ctx {
+    const struct slo_ig_profile *p;
+    size_t type;
+    struct item *items;
+    size_t n_items, cap_items;
+    struct gpu *gpus;
+    size_t n_gpus, cap_gpus;
+    /* Dedicated GPUs of split workloads: (workload, model, batch, rate). */
+    struct slot *ded;       /* item field = workload; share 100 */
+    int *ded_batch;
+    int *ded_model;
+    double *ded_rate;
+    size_t n_ded, cap_ded;
+    size_t slot_cap;        /* max tenants per GPU: floor(100/u) + 1 */
+    struct slot *work;      /* [slot_cap + 1] scratch */
+};
+
+static void solo_terms(const struct slo_ig_profile *p, const struct slo_ig_model *m, int batch,
+                       struct slot *s)
+{
+    double t = slo_ig_active_solo_ms(m, batch, s->share_pct);
+    double h0 = 1000.0 * batch / t;
+    s->t_act0_ms = t;
+    s->power_w = m->kp_w_per_rps * h0 + m->bp_w;
+    s->l2_pct = m->kc_pct_per_rps * h0 + m->bc_pct;
+    (void)p;
+}
+
+/*
+ * One round of notes 1.2 on slots[n] (cached solo terms); raise every
+ * violator by u (HEAD alloc_gpus() inner loop). Returns the number raised,
+ * or -1 when a modelled term is not positive (outside the fitted range).
+ */
+static int raise_round(const struct ctx *c, struct slot *s, size_t n)
+{
+    const struct slo_ig_profile *p = c->p;
+    double power = p->idle_power_w, l2 = 0.0, clock = p->max_clock_mhz, delta;
+    int raised = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        if (!(s[i].t_act0_ms > 0.0))
+            return -1;
+        power += s[i].power_w;
+        l2 += s[i].l2_pct;
+    }
+    if (power > p->power_cap_w)
+        clock = p->clock_slope_mhz_per_w * (power - p->power_cap_w) + p->max_clock_mhz;
+    if (!(clock > 0.0))
+        return -1;
+    delta = slo_ig_delta_sch_ms(p, n);
+    for (size_t i = 0; i < n; i++) {
+        const struct item *it = &c->items[s[i].item];
+        const struct slo_ig_model *m = &p->models[it->model];
+        double t_sch = m->n_kernels * delta + m->t_sch_solo_ms;
+        double t_act = s[i].t_act0_ms * (1.0 + m->alpha_cache_per_pct * (l2 - s[i].l2_pct));
+        double lat = (t_sch + t_act) / (clock / p->max_clock_mhz) + it->transfer_ms;
+        if (lat > it->slo_half_ms) {
+            s[i].share_pct += p->unit_pct;
+            if (s[i].share_pct <= 100.0 + SHARE_EPS)
+                solo_terms(p, m, it->batch, &s[i]);
+            raised++;
+        }
+    }
+    return raised;
+}
+
+/*
+ * Try item x on GPU g (g may be an empty GPU): add at share r, raise
+ * violators until all hold or the total exceeds 100 (notes 2.2 step 7).
+ * On success c->work[0..g->n] holds the adjusted slots and *after the total.
+ */
+static int try_gpu(struct ctx *c, const struct gpu *g, size_t x, double r, int raise,
+                   double *after)
+{
+    struct slot *w = c->work;
+    size_t n = g->n + 1;
+    double total;
+
+    if (g->n >= c->slot_cap || g->total_pct + r > 100.0 + SHARE_EPS)
+        return 0;
+    if (g->n)
+        memcpy(w, g->s, g->n * sizeof *w);
+    w[g->n].item = x;
+    w[g->n].share_pct = r;
+    solo_terms(c->p, &c->p->models[c->items[x].model], c->items[x].batch, &w[g->n]);
+    total = g->total_pct + r;
+    if (raise) {
+        for (;;) {
+            int k = raise_round(c, w, n);
+            if (k < 0)
+                return 0;
+            total = 0.0;
+            for (size_t i = 0; i < n; i++)
+                total += w[i].share_pct;
+            if (k == 0)
+                break;
+            if (total > 100.0 + SHARE_EPS)
+                return 0;
+        }
+    }
+    *after = total;
+    return 1;
+}
+
+static int push_item(struct ctx *c, const struct item *it)
+{
+    if (c->n_items == c->cap_items) {
+        size_t ncap = c->cap_items ? 2 * c->cap_items : 16;
+        struct item *ni = realloc(c->items, ncap * sizeof *ni);
+        if (!ni)
+            return SLO_ERR_NOMEM;
+        c->items = ni;
+        c->cap_items = ncap;
+    }
+    c->items[c->n_items++] = *it;
+    return SLO_OK;
+}
+
+static int push_dedicated(struct ctx *c, size_t w, int model, int batch, double rate)
+{
+    if (c->n_ded == c->cap_ded) {
+        size_t ncap = c->cap_ded ? 2 * c->cap_ded : 8;
+        int *nb = realloc(c->ded_batch, ncap * sizeof *nb);
+        if (nb)
+            c->ded_batch = nb;
+        int *nm = realloc(c->ded_model, ncap * sizeof *nm);
+        if (nm)
+            c->ded_model = nm;
+        double *nr = realloc(c->ded_rate, ncap * sizeof *nr);
+        if (nr)
+            c->ded_rate = nr;
+        struct slot *ns = realloc(c->ded, ncap * sizeof *ns);
+        if (ns)
+            c->ded = ns;
+        if (!nb || !nm || !nr || !ns)
+            return SLO_ERR_NOMEM;
+        c->cap_ded = ncap;
+    }
+    c->ded[c->n_ded].item = w;
+    c->ded[c->n_ded].share_pct = 100.0;
+    c->ded_batch[c->n_ded] = batch;
+    c->ded_model[c->n_ded] = model;
+    c->ded_rate[c->n_ded] = rate;
+    c->n_ded++;
+    return SLO_OK;
+}
+
+static struct gpu *new_gpu(struct ctx *c)
+{
+    if (c->n_gpus == c->cap_gpus) {
+        size_t ncap = c->cap_gpus ? 2 * c->cap_gpus : 16;
+        struct gpu *ng = realloc(c->gpus, ncap * sizeof *ng);
+        if (!ng)
+            return NULL;
+        c->gpus = ng;
+        c->cap_gpus = ncap;
+    }
+    struct gpu *g = &c->gpus[c->n_gpus];
+    memset(g, 0, sizeof *g);
+    g->s = malloc(c->slot_cap * sizeof *g->s);
+    if (!g->s)
+        return NULL;
+    c->n_gpus++;
+    return g;
+}
+
+static void ctx_free(struct ctx *c)
+{
+    for (size_t i = 0; i < c->n_gpus; i++)
+        free(c->gpus[i].s);
+    free(c->gpus);
+    free(c->items);
+    free(c->ded);
+    free(c->ded_batch);
+    free(c->ded_model);
+    free(c->ded_rate);
+    free(c->work);
+    memset(c, 0, sizeof *c);
+}
+
+static int ctx_init(struct ctx *c, const struct slo_ig_profile *p, size_t type)
+{
+    memset(c, 0, sizeof *c);
+    c->p = p;
+    c->type = type;
+    c->slot_cap = (size_t)floor(100.0 / p->unit_pct + 1e-9) + 1;
+    c->work = malloc((c->slot_cap + 1) * sizeof *c->work);
+    return c->work ? SLO_OK : SLO_ERR_NOMEM;
+}
+
+/* Solo prediction at batch b, share r on an otherwise empty GPU. */
+static int solo_predict(const struct slo_ig_profile *p, int model, int batch, double r,
+                        struct slo_ig_prediction *o)
+{
+    struct slo_ig_tenant t = {model, batch, r};
+    return slo_ig_predict(p, &t, 1, o, NULL, NULL);
+}
+
+/* Smallest share (multiple of u, from r) at which the workload alone meets T'. */
+static double solo_share(struct ctx *c, size_t x, double r)
+{
+    struct gpu empty = {0, 0.0, 0, NULL};
+    double after;
+    if (r > 100.0 + SHARE_EPS)
+        return INFINITY;
+    if (!try_gpu(c, &empty, x, r, 1, &after))
+        return INFINITY;
+    return after;
+}
+
+/*
+ * notes 2.2 steps 2-5 for workload w on this type: batch and r_low from the
+ * rate; oversized workloads (r_low > 100, delta <= 0 or a solo latency that
+ * needs more than 100 %) get dedicated GPUs at 100 % with the largest batch
+ * b* whose solo latency < T' (stopping at the first failure, as upstream),
+ * capacity ceil(0.9 h(b*)); the residual is an item again unless it also
+ * needs more than 100 %, then it gets one more dedicated GPU with b*
+ * (upstream placed it at its r_low > 100: the 127.5 % GPU). Returns
+ * SLO_ERR_INFEASIBLE when no batch fits at 100 %.
+ */
+static int prepare_workload(struct ctx *c, const struct slo_ig_workload *wl, size_t w,
+                            int model, int gslice)
+{
+    const struct slo_ig_profile *p = c->p;
+    const struct slo_ig_model *m = &p->models[model];
+    struct item it;
+    struct slo_ig_bounds bd;
+    double rate = wl->rate_rps;
+    int rv;
+
+    memset(&it, 0, sizeof it);
+    it.w = w;
+    it.model = model;
+    it.slo_half_ms = wl->slo_ms / 2.0; /* notes 5.1.2: half the SLO */
+    for (int pass = 0; pass < 2; pass++) {
+        it.rate_rps = rate;
+        it.batch = slo_ig_batch_for(p, m, rate, it.slo_half_ms);
+        slo_ig_bounds_for(p, m, it.batch, it.slo_half_ms, &bd);
+        it.r_low_pct = bd.r_low_pct;
+        it.transfer_ms = (m->input_bytes + m->output_bytes) * it.batch / p->bandwidth_bytes_per_ms;
+        if (gslice && it.r_low_pct <= 100.0) {
+            /* GSLICE-like (notes 2.5): reactive tuning of (b, r) from b = 1,
+             * r = 30 % with its SLAB and resource rules, the model standing in
+             * for measurements of the workload alone. */
+            double b = 1, r = 30;
+            for (int round = 0; round < 25; round++) {
+                struct slo_ig_prediction o;
+                double lat, thr, ls, ts;
+                if (solo_predict(p, model, (int)b, r, &o))
+                    break;
+                lat = o.latency_ms;
+                thr = o.throughput_rps;
+                ls = (it.slo_half_ms - lat) / lat;
+                ts = (thr - rate) / thr;
+                if (round % 2 == 0) {
+                    if (!(ls > 0.0 && ls < 0.1))
+                        b = ceil(b * (1.0 + ls));
+                    b = b < 1 ? 1 : b > SLO_IG_MAX_BATCH ? SLO_IG_MAX_BATCH : b;
+                } else {
+                    double g = fabs(ls) > fabs(ts) ? fabs(ls) : fabs(ts);
+                    if (ls < 0.0 || ts < 0.0)
+                        r = r * (1.0 + g);
+                    else if (!(ls < 0.1 && ts < 0.1))
+                        r = r * (1.0 - g);
+                    r = r < 1 ? 1 : r > 100 ? 100 : r;
+                }
+            }
+            it.batch = (int)b;
+            it.r_low_pct = ceil(r / p->unit_pct - 1e-9) * p->unit_pct;
+            if (it.r_low_pct > 100.0)
+                it.r_low_pct = 100.0;
+            it.transfer_ms =
+                (m->input_bytes + m->output_bytes) * it.batch / p->bandwidth_bytes_per_ms;
+            /* GSLICE never sees co-location; its tuned point may still miss the
+             * SLO or the rate alone: fall back to the iGniter bound then. */
+            {
+                struct slo_ig_prediction o;
+                if (solo_predict(p, model, it.batch, it.r_low_pct, &o) ||
+                    o.latency_ms > it.slo_half_ms || o.throughput_rps < rate) {
+                    it.batch = slo_ig_batch_for(p, m, rate, it.slo_half_ms);
+                    it.r_low_pct = bd.r_low_pct;
+                    it.transfer_ms = (m->input_bytes + m->output_bytes) * it.batch /
+                                     p->bandwidth_bytes_per_ms;
+                }
+            }
+        }
+        if ((rv = push_item(c, &it)))
+            return rv;
+        it.r_new_pct = solo_share(c, c->n_items - 1, it.r_low_pct);
+        c->items[c->n_items - 1].r_new_pct = it.r_new_pct;
+        if (it.r_new_pct <= 100.0 + SHARE_EPS)
+            return SLO_OK;
+        c->n_items--; /* oversized: split */
+        {
+            int b_star = -1;
+            double h = 0.0, hcap;
+            for (int b = 1; b <= SLO_IG_MAX_BATCH; b++) {
+                struct slo_ig_prediction o;
+                if (solo_predict(p, model, b, 100.0, &o) || !(o.latency_ms < it.slo_half_ms))
+                    break;
+                b_star = b;
+                h = o.throughput_rps;
+            }
+            if (b_star < 0) {
+                double base = m->t_sch_solo_ms + (m->input_bytes + m->output_bytes) /
+                                                     p->bandwidth_bytes_per_ms;
+                return slo_fail(NULL, SLO_ERR_INFEASIBLE, NULL, "%g", base);
+            }
+            if (pass == 1) {
+                /* the residual still needs more than one GPU's worth of share */
+                return push_dedicated(c, w, model, b_star, rate);
+            }
+            hcap = ceil(0.9 * h);
+            if (hcap > h)
+                hcap = floor(h);
+            if (hcap < 1.0)
+                hcap = h;
+            if (rate / hcap > 1e6)
+                return slo_fail(NULL, SLO_ERR_INFEASIBLE, NULL, "too many GPUs");
+            while (rate > hcap) {
+                if ((rv = push_dedicated(c, w, model, b_star, hcap)))
+                    return rv;
+                rate -= hcap;
+            }
+        }
+    }
+    return SLO_OK;
+}
+
+/* Stable sort of item indices by r_low descending (Python's sort is stable). */
+static void sort_items(const struct item *items, size_t *idx, size_t n)
+{
+    /* insertion sort on runs is too slow for 1000s; merge sort instead */
+    size_t *tmp = malloc(n * sizeof *tmp);
+    if (!tmp) { /* fall back to insertion sort (stable) */
+        for (size_t i = 1; i < n; i++) {
+            size_t v = idx[i], j = i;
+            while (j > 0 && items[idx[j - 1]].r_low_pct < items[v].r_low_pct) {
+                idx[j] = idx[j - 1];
+                j--;
+            }
+            idx[j] = v;
+        }
+        return;
+    }
+    for (size_t width = 1; width < n; width *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * width) {
+            size_t mid = lo + width < n ? lo + width : n;
+            size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+            size_t a = lo, b = mid, k = lo;
+            while (a < mid && b < hi)
+                tmp[k++] = items[idx[b]].r_low_pct > items[idx[a]].r_low_pct ? idx[b++] : idx[a++];
+            while (a < mid)
+                tmp[k++] = idx[a++];
+            while (b < hi)
+                tmp[k++] = idx[b++];
+        }
+        memcpy(idx, tmp, n * sizeof *idx);
+    }
+    free(tmp);
+}
+
+static int place_on_new(struct ctx *c, size_t x, double share)
+{
+    struct gpu *g = new_gpu(c);
+    if (!g)
+        return SLO_ERR_NOMEM;
+    g->s[0].item = x;
+    g->s[0].share_pct = share;
+    solo_terms(c->p, &c->p->models[c->items[x].model], c->items[x].batch, &g->s[0]);
+    g->n = 1;
+    g->total_pct = share;
+    return SLO_OK;
+}
+
+/* notes 2.2 steps 6-7 (interference-aware) or FFD (notes 2.5, no raising). */
+static int greedy(struct ctx *c, int interference_aware)
+{
+    size_t *idx = malloc((c->n_items ? c->n_items : 1) * sizeof *idx);
+    int rv = SLO_OK;
+
+    if (!idx)
+        return SLO_ERR_NOMEM;
+    for (size_t i = 0; i < c->n_items; i++)
+        idx[i] = i;
+    sort_items(c->items, idx, c->n_items);
+    for (size_t k = 0; k < c->n_items; k++) {
+        size_t x = idx[k];
+        const struct item *it = &c->items[x];
+        long best = -1;
+        double best_inter = 101.0, after;
+        for (size_t j = 0; j < c->n_gpus; j++) {
+            struct gpu *g = &c->gpus[j];
+            if (!try_gpu(c, g, x, it->r_low_pct, interference_aware, &after))
+                continue;
+            if (!interference_aware) { /* first fit */
+                best = (long)j;
+                break;
+            }
+            if (after - g->total_pct < best_inter) { /* strict: lowest index wins ties */
+                best_inter = after - g->total_pct;
+                best = (long)j;
+            }
+        }
+        if (best < 0) {
+            if ((rv = place_on_new(c, x, interference_aware ? it->r_new_pct : it->r_low_pct)))
+                break;
+        } else {
+            struct gpu *g = &c->gpus[best];
+            try_gpu(c, g, x, it->r_low_pct, interference_aware, &after); /* recompute into work */
+            memcpy(g->s, c->work, (g->n + 1) * sizeof *g->s);
+            g->n++;
+            g->total_pct = after;
+        }
+    }
+    free(idx);
+    return rv;
+}
+
+/* gpu-lets-like (notes 2.5): a GPU splits into at most two gpu-lets of sizes
+ * {20, 40, 50, 60, 80, 100} %; each workload takes the smallest size at which
+ * it meets T' and its rate alone (largest batch with latency < T'); workloads
+ * in descending rate order; best fit into the smaller free remainder of a
+ * half-used GPU, checked with the interference model (in place of gpu-lets'
+ * own linear regression); otherwise a new GPU. */
+static int gpulets(struct ctx *c)
+{
+    static const double sizes[] = {20, 40, 50, 60, 80, 100};
+    size_t *idx = malloc((c->n_items ? c->n_items : 1) * sizeof *idx);
+    int rv = SLO_OK;
+
+    if (!idx)
+        return SLO_ERR_NOMEM;
+    for (size_t i = 0; i < c->n_items; i++) {
+        struct item *it = &c->items[i];
+        const struct slo_ig_model *m = &c->p->models[it->model];
+        int found = 0;
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0] && !found; s++) {
+            int best_b = -1;
+            for (int b = 1; b <= SLO_IG_MAX_BATCH; b++) {
+                struct slo_ig_prediction o;
+                if (solo_predict(c->p, it->model, b, sizes[s], &o) ||
+                    !(o.latency_ms < it->slo_half_ms))
+                    break;
+                if (o.throughput_rps >= it->rate_rps)
+                    best_b = b;
+            }
+            if (best_b > 0) {
+                it->batch = best_b;
+                it->r_low_pct = sizes[s];
+                it->r_new_pct = sizes[s];
+                it->transfer_ms =
+                    (m->input_bytes + m->output_bytes) * best_b / c->p->bandwidth_bytes_per_ms;
+                found = 1;
+            }
+        }
+        if (!found) { /* keep iGniter's point (needs <= 100 % alone) rounded up to a size */
+            for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+                if (sizes[s] >= it->r_new_pct - SHARE_EPS) {
+                    it->r_low_pct = it->r_new_pct = sizes[s];
+                    break;
+                }
+        }
+        idx[i] = i;
+    }
+    /* descending rate, stable */
+    for (size_t i = 1; i < c->n_items; i++) {
+        size_t v = idx[i], j = i;
+        while (j > 0 && c->items[idx[j - 1]].rate_rps < c->items[v].rate_rps) {
+            idx[j] = idx[j - 1];
+            j--;
+        }
+        idx[j] = v;
+    }
+    for (size_t k = 0; k < c->n_items; k++) {
+        size_t x = idx[k];
+        long best = -1;
+        double best_free = 1e9, after;
+        for (size_t j = 0; j < c->n_gpus; j++) {
+            struct gpu *g = &c->gpus[j];
+            double free_pct = 100.0 - g->total_pct;
+            if (g->n != 1 || free_pct + SHARE_EPS < c->items[x].r_low_pct)
+                continue;
+            /* the workload gets the whole remainder as its gpu-let */
+            if (!try_gpu(c, g, x, free_pct, 0, &after))
+                continue;
+            if (raise_round(c, c->work, 2) != 0)
+                continue;
+            if (free_pct < best_free) {
+                best_free = free_pct;
+                best = (long)j;
+            }
+        }
+        if (best < 0) {
+            if ((rv = place_on_new(c, x, c->items[x].r_low_pct)))
+                break;
+        } else {
+            struct gpu *g = &c->gpus[best];
+            try_gpu(c, g, x, 100.0 - g->total_pct, 0, &after);
+            memcpy(g->s, c->work, 2 * sizeof *g->s);
+            g->n = 2;
+            g->total_pct = after;
+        }
+    }
+    free(idx);
+    return rv;
+}
+
+/* Plan the workloads sel[n_sel] on one type; on infeasibility *bad = workload. */
+static int plan_type(struct ctx *c, const struct slo_ig_workload *wl, const size_t *sel,
+                     size_t n_sel, int policy, size_t *bad)
+{
+    int rv;
+    for (size_t i = 0; i < n_sel; i++) {
+        int model = slo_ig_find_model(c->p, wl[sel[i]].model);
+        if (model < 0) {
+            *bad = sel[i];
+            return SLO_ERR_NOT_FOUND;
+        }
+        rv = prepare_workload(c, &wl[sel[i]], sel[i], model, policy == SLO_IG_POLICY_GSLICE);
+        if (rv) {
+            *bad = sel[i];
+            return rv;
+        }
+    }
+    switch (policy) {
+    case SLO_IG_POLICY_IGNITER: return greedy(c, 1);
+    case SLO_IG_POLICY_GPULETS: return gpulets(c);
+    default: return greedy(c, 0); /* FFD, and GSLICE-like packs its tuned shares by FFD */
+    }
+}
+
+/* Append the GPUs of c to plan (shared GPUs first, then dedicated ones). */
+static int append_plan(struct slo_ig_plan *plan, const struct ctx *c, double usd_per_h)
+{
+    size_t add_g = c->n_gpus + c->n_ded, add_p = c->n_ded;
+    struct slo_ig_plan_gpu *ng;
+    struct slo_ig_placement *np;
+
+    for (size_t j = 0; j < c->n_gpus; j++)
+        add_p += c->gpus[j].n;
+    ng = realloc(plan->gpus, (plan->n_gpus + add_g + 1) * sizeof *ng);
+    if (!ng)
+        return SLO_ERR_NOMEM;
+    plan->gpus = ng;
+    np = realloc(plan->placements, (plan->n_placements + add_p + 1) * sizeof *np);
+    if (!np)
+        return SLO_ERR_NOMEM;
+    plan->placements = np;
+    for (size_t j = 0; j < c->n_gpus + c->n_ded; j++) {
+        struct slo_ig_plan_gpu *g = &plan->gpus[plan->n_gpus++];
+        memset(g, 0, sizeof *g);
+        g->type = c->type;
+        g->usd_per_h = usd_per_h;
+        g->first = plan->n_placements;
+        if (j < c->n_gpus) {
+            const struct gpu *cg = &c->gpus[j];
+            for (size_t i = 0; i < cg->n; i++) {
+                const struct item *it = &c->items[cg->s[i].item];
+                struct slo_ig_placement *pl = &plan->placements[plan->n_placements++];
+                memset(pl, 0, sizeof *pl);
+                pl->workload = it->w;
+                pl->rate_rps = it->rate_rps;
+                pl->batch = it->batch;
+                pl->share_pct = cg->s[i].share_pct;
+            }
+            g->count = cg->n;
+            g->share_pct = cg->total_pct;
+        } else {
+            size_t d = j - c->n_gpus;
+            struct slo_ig_placement *pl = &plan->placements[plan->n_placements++];
+            memset(pl, 0, sizeof *pl);
+            pl->workload = c->ded[d].item;
+            pl->rate_rps = c->ded_rate[d];
+            pl->batch = c->ded_batch[d];
+            pl->share_pct = 100.0;
+            g->count = 1;
+            g->share_pct = 100.0;
+            g->dedicated = 1;
+        }
+        plan->cost_usd_per_h += usd_per_h;
+    }
+    return SLO_OK;
+}
+
+/* Predict every GPU of the plan with the public model; count violations. */
+static int evaluate_plan(const struct slo_ig_profile *profiles,
+                         const struct slo_ig_workload *wl, struct slo_ig_plan *plan,
+                         slo_error_t *err)
+{
+    struct slo_ig_tenant *t = NULL;
+    struct slo_ig_prediction *o = NULL;
+    size_t cap = 0;
+    int rv = SLO_OK;
+
+    plan->n_violations = 0;
+    for (size_t j = 0; j < plan->n_gpus; j++) {
+        struct slo_ig_plan_gpu *g = &plan->gpus[j];
+        const struct slo_ig_profile *p = &profiles[g->type];
+        struct slo_ig_gpu_state st;
+        if (g->count > cap) {
+            cap = g->count * 2;
+            free(t);
+            free(o);
+            t = malloc(cap * sizeof *t);
+            o = malloc(cap * sizeof *o);
+            if (!t || !o) {
+                rv = slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+                goto out;
+            }
+        }
+        for (size_t i = 0; i < g->count; i++) {
+            const struct slo_ig_placement *pl = &plan->placements[g->first + i];
+            t[i].model = slo_ig_find_model(p, wl[pl->workload].model);
+            t[i].batch = pl->batch;
+            t[i].share_pct = pl->share_pct;
+        }
+        if ((rv = slo_ig_predict(p, t, g->count, o, &st, err)))
+            goto out;
+        g->power_w = st.total_power_w;
+        g->clock_mhz = st.clock_mhz;
+        for (size_t i = 0; i < g->count; i++) {
+            struct slo_ig_placement *pl = &plan->placements[g->first + i];
+            pl->latency_ms = o[i].latency_ms;
+            pl->throughput_rps = o[i].throughput_rps;
+            if (pl->latency_ms > wl[pl->workload].slo_ms / 2.0 * (1 + 1e-12) ||
+                pl->throughput_rps < pl->rate_rps * (1 - 1e-12) ||
+                g->share_pct > 100.0 + SHARE_EPS)
+                plan->n_violations++;
+        }
+    }
+out:
+    free(t);
+    free(o);
+    return rv;
+}
+
+int slo_ig_policy_from_name(const char *name)
+{
+    if (!strcmp(name, "igniter"))
+        return SLO_IG_POLICY_IGNITER;
+    if (!strcmp(name, "ffd"))
+        return SLO_IG_POLICY_FFD;
+    if (!strcmp(name, "gslice"))
+        return SLO_IG_POLICY_GSLICE;
+    if (!strcmp(name, "gpulets") || !strcmp(name, "gpu-lets"))
+        return SLO_IG_POLICY_GPULETS;
+    return -1;
+}
+
+const char *slo_ig_policy_name(int policy)
+{
+    switch (policy) {
+    case SLO_IG_POLICY_IGNITER: return "igniter";
+    case SLO_IG_POLICY_FFD: return "ffd";
+    case SLO_IG_POLICY_GSLICE: return "gslice";
+    case SLO_IG_POLICY_GPULETS: return "gpulets";
+    default: return "unknown";
+    }
+}
+
+void slo_ig_plan_free(struct slo_ig_plan *plan)
+{
+    if (!plan)
+        return;
+    free(plan->gpus);
+    free(plan->placements);
+    memset(plan, 0, sizeof *plan);
+}
+
+static int infeasible_error(const struct slo_ig_profile *profiles, size_t n_types,
+                            const struct slo_ig_workload *w, size_t wi, slo_error_t *err)
+{
+    /* Explain with the first type that knows the model: T/2 against the time
+     * a batch of 1 needs at 100 % alone. */
+    for (size_t t = 0; t < n_types; t++) {
+        const struct slo_ig_profile *p = &profiles[t];
+        int mi = slo_ig_find_model(p, w->model);
+        struct slo_ig_prediction o;
+        if (mi < 0)
+            continue;
+        const struct slo_ig_model *m = &p->models[mi];
+        double transfer = (m->input_bytes + m->output_bytes) / p->bandwidth_bytes_per_ms;
+        if (solo_predict(p, mi, 1, 100.0, &o) == SLO_OK && o.latency_ms < w->slo_ms / 2.0)
+            return slo_fail(err, SLO_ERR_INFEASIBLE, NULL,
+                            "workload %zu (%s, %g req/s, SLO %g ms): expected a rate that at "
+                            "most a million dedicated GPUs can serve, found %g req/s",
+                            wi + 1, w->model, w->rate_rps, w->slo_ms, w->rate_rps);
+        if (w->slo_ms / 2.0 <= transfer)
+            return slo_fail(err, SLO_ERR_INFEASIBLE, NULL,
+                            "workload %zu (%s, %g req/s, SLO %g ms): no GPU type can serve it: "
+                            "iGniter checks SLO/2 = %g ms, shorter than moving one request "
+                            "over PCIe on a %s (%g ms in + out, delta <= 0)",
+                            wi + 1, w->model, w->rate_rps, w->slo_ms, w->slo_ms / 2.0,
+                            p->gpu_model[0] ? p->gpu_model : "GPU", transfer);
+        if (solo_predict(p, mi, 1, 100.0, &o) == SLO_OK)
+            return slo_fail(err, SLO_ERR_INFEASIBLE, NULL,
+                            "workload %zu (%s, %g req/s, SLO %g ms): no GPU type can serve it: "
+                            "iGniter checks SLO/2 = %g ms, but batch 1 alone on a whole %s "
+                            "takes %g ms (transfer %g ms + scheduling %g ms + kernels %g ms)",
+                            wi + 1, w->model, w->rate_rps, w->slo_ms, w->slo_ms / 2.0,
+                            p->gpu_model[0] ? p->gpu_model : "GPU", o.latency_ms, transfer,
+                            o.t_sch_ms, o.t_act_ms);
+    }
+    return slo_fail(err, SLO_ERR_INFEASIBLE, NULL,
+                    "workload %zu (%s, SLO %g ms): no GPU type can serve it", wi + 1, w->model,
+                    w->slo_ms);
+}
+
+static int check_request(const struct slo_ig_profile *profiles, size_t n_types,
+                         const struct slo_ig_workload *wl, size_t n, slo_error_t *err)
+{
+    if (n_types == 0)
+        return slo_fail(err, SLO_ERR_INVALID, NULL, "expected at least one GPU profile, found none");
+    if (n == 0)
+        return slo_fail(err, SLO_ERR_INVALID, NULL, "expected at least one workload, found none");
+    for (size_t t = 0; t < n_types; t++)
+        if (!(profiles[t].usd_per_h >= 0.0))
+            return slo_fail(err, SLO_ERR_INVALID, profiles[t].source,
+                            "expected a price (usd_per_h >= 0) for GPU type %zu, found none "
+                            "(give gpu.usd_per_h or price it from a catalog)",
+                            t);
+    for (size_t i = 0; i < n; i++) {
+        int known = 0;
+        if (!(wl[i].rate_rps > 0.0) || !isfinite(wl[i].rate_rps))
+            return slo_fail(err, SLO_ERR_INVALID, NULL,
+                            "workload %zu (%s): expected a rate > 0 req/s, found %g", i + 1,
+                            wl[i].model, wl[i].rate_rps);
+        if (!(wl[i].slo_ms > 0.0) || !isfinite(wl[i].slo_ms))
+            return slo_fail(err, SLO_ERR_INVALID, NULL,
+                            "workload %zu (%s): expected an SLO > 0 ms, found %g", i + 1,
+                            wl[i].model, wl[i].slo_ms);
+        for (size_t t = 0; t < n_types; t++)
+            known |= slo_ig_find_model(&profiles[t], wl[i].model) >= 0;
+        if (!known) {
+            char names[256] = "";
+            for (size_t m = 0; m < profiles[0].n_models; m++) {
+                size_t used = strlen(names);
+                snprintf(names + used, sizeof names - used, "%s%s", m ? ", " : "",
+                         profiles[0].models[m].name);
+            }
+            return slo_fail(err, SLO_ERR_NOT_FOUND, NULL,
+                            "workload %zu: expected a profiled model (%s), found \"%s\"", i + 1,
+                            names, wl[i].model);
+        }
+    }
+    return SLO_OK;
+}
+
+/* Plan the subset sel of workloads, each on its assigned type; into *out. */
+static int plan_assignment(const struct slo_ig_profile *profiles, size_t n_types,
+                           const struct slo_ig_workload *wl, size_t n, const size_t *type_of,
+                           int policy, struct slo_ig_plan *out, size_t *bad)
+{
+    size_t *sel = malloc(n * sizeof *sel);
+    int rv = SLO_OK;
+
+    memset(out, 0, sizeof *out);
+    out->policy = policy;
+    if (!sel)
+        return SLO_ERR_NOMEM;
+    for (size_t t = 0; t < n_types && rv == SLO_OK; t++) {
+        struct ctx c;
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            if (type_of[i] == t)
+                sel[k++] = i;
+        if (k == 0)
+            continue;
+        if ((rv = ctx_init(&c, &profiles[t], t)) == SLO_OK &&
+            (rv = plan_type(&c, wl, sel, k, policy, bad)) == SLO_OK)
+            rv = append_plan(out, &c, profiles[t].usd_per_h);
+        ctx_free(&c);
+    }
+    free(sel);
+    if (rv)
+        slo_ig_plan_free(out);
+    return rv;
+}
+
+int slo_ig_plan(const struct slo_ig_profile *profiles, size_t n_types,
+                const struct slo_ig_workload *wl, size_t n, int policy,
+                struct slo_ig_plan *plan, slo_error_t *err)
+{
+    size_t *type_of = NULL, bad = 0;
+    double *best_cost = NULL;
+    int rv, have = 0;
+
+    memset(plan, 0, sizeof *plan);
+    if (policy < SLO_IG_POLICY_IGNITER || policy > SLO_IG_POLICY_GPULETS)
+        return slo_fail(err, SLO_ERR_INVALID, NULL,
+                        "policy: expected igniter, ffd, gslice or gpulets, found %d", policy);
+    if ((rv = check_request(profiles, n_types, wl, n, err)))
+        return rv;
+    type_of = malloc(n * sizeof *type_of);
+    best_cost = malloc(n * sizeof *best_cost);
+    if (!type_of || !best_cost) {
+        rv = slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+        goto out;
+    }
+    /* Mixed assignment: each workload to the type where serving it alone
+     * costs least (price x share / 100, or x dedicated GPUs + residual). */
+    for (size_t i = 0; i < n; i++) {
+        best_cost[i] = INFINITY;
+        type_of[i] = n_types;
+        for (size_t t = 0; t < n_types; t++) {
+            struct ctx c;
+            int model = slo_ig_find_model(&profiles[t], wl[i].model);
+            double cost = 0.0;
+            if (model < 0)
+                continue;
+            if ((rv = ctx_init(&c, &profiles[t], t))) {
+                ctx_free(&c);
+                rv = slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+                goto out;
+            }
+            rv = prepare_workload(&c, &wl[i], i, model, 0);
+            if (rv == SLO_ERR_NOMEM) {
+                ctx_free(&c);
+                rv = slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+                goto out;
+            }
+            if (rv == SLO_OK) {
+                cost = profiles[t].usd_per_h * (double)c.n_ded;
+                for (size_t k = 0; k < c.n_items; k++)
+                    cost += profiles[t].usd_per_h * c.items[k].r_new_pct / 100.0;
+                if (cost < best_cost[i]) {
+                    best_cost[i] = cost;
+                    type_of[i] = t;
+                }
+            }
+            ctx_free(&c);
+        }
+        if (type_of[i] == n_types) {
+            rv = infeasible_error(profiles, n_types, &wl[i], i, err);
+            goto out;
+        }
+    }
+    rv = plan_assignment(profiles, n_types, wl, n, type_of, policy, plan, &bad);
+    if (rv == SLO_ERR_NOMEM) {
+        rv = slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+        goto out;
+    }
+    if (rv) {
+        rv = infeasible_error(profiles, n_types, &wl[bad], bad, err);
+        goto out;
+    }
+    have = 1;
+    /* Compare with every single-type plan (only meaningful with several types). */
+    for (size_t t = 0; n_types > 1 && t < n_types; t++) {
+        struct slo_ig_plan alt;
+        for (size_t i = 0; i < n; i++)
+            type_of[i] = t;
+        rv = plan_assignment(profiles, n_types, wl, n, type_of, policy, &alt, &bad);
+        if (rv == SLO_ERR_NOMEM) {
+            rv = slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+            goto out;
+        }
+        if (rv)
+            continue; /* some workload cannot run on this type */
+        if (alt.cost_usd_per_h < plan->cost_usd_per_h - 1e-9 ||
+            (fabs(alt.cost_usd_per_h - plan->cost_usd_per_h) <= 1e-9 &&
+             alt.n_gpus < plan->n_gpus)) {
+            slo_ig_plan_free(plan);
+            *plan = alt;
+        } else {
+            slo_ig_plan_free(&alt);
+        }
+    }
+    rv = evaluate_plan(profiles, wl, plan, err);
+out:
+    free(type_of);
+    free(best_cost);
+    if (rv && have)
+        slo_ig_plan_free(plan);
+    return rv;
+}
+
+int slo_ig_plan_verify(const struct slo_ig_profile *profiles, size_t n_types,
+                       const struct slo_ig_workload *wl, size_t n,
+                       const struct slo_ig_plan *plan, slo_error_t *err)
+{
+    double *served = calloc(n ? n : 1, sizeof *served);
+    size_t cap = plan->n_placements ? plan->n_placements : 1;
+    struct slo_ig_tenant *t = malloc(cap * sizeof *t);
+    struct slo_ig_prediction *o = malloc(cap * sizeof *o);
+    int rv = SLO_OK;
+
+    if (!served || !t || !o) {
+        free(served);
+        free(t);
+        free(o);
+        return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+    }
+    for (size_t j = 0; j < plan->n_gpus && rv == SLO_OK; j++) {
+        const struct slo_ig_plan_gpu *g = &plan->gpus[j];
+        double total = 0.0;
+        if (g->type >= n_types || g->count == 0 || g->first > plan->n_placements ||
+            g->count > plan->n_placements - g->first) {
+            rv = slo_fail(err, SLO_ERR_INFEASIBLE, NULL, "GPU %zu: malformed entry", j + 1);
+            break;
+        }
+        for (size_t i = 0; i < g->count; i++) {
+            const struct slo_ig_placement *pl = &plan->placements[g->first + i];
+            if (pl->workload >= n) {
+                rv = slo_fail(err, SLO_ERR_INFEASIBLE, NULL, "GPU %zu: unknown workload", j + 1);
+                break;
+            }
+            t[i].model = slo_ig_find_model(&profiles[g->type], wl[pl->workload].model);
+            t[i].batch = pl->batch;
+            t[i].share_pct = pl->share_pct;
+            total += pl->share_pct;
+            served[pl->workload] += pl->rate_rps;
+        }
+        if (rv)
+            break;
+        if (total > 100.0 + 1e-9) {
+            rv = slo_fail(err, SLO_ERR_INFEASIBLE, NULL,
+                          "GPU %zu: shares sum to %g %%, expected at most 100", j + 1, total);
+            break;
+        }
+        if ((rv = slo_ig_predict(&profiles[g->type], t, g->count, o, NULL, err)))
+            break;
+        for (size_t i = 0; i < g->count; i++) {
+            const struct slo_ig_placement *pl = &plan->placements[g->first + i];
+            const struct slo_ig_workload *w = &wl[pl->workload];
+            if (o[i].latency_ms > w->slo_ms / 2.0 * (1 + 1e-12)) {
+                rv = slo_fail(err, SLO_ERR_INFEASIBLE, NULL,
+                              "GPU %zu: workload %zu (%s): predicted latency %g ms, expected "
+                              "at most SLO/2 = %g ms",
+                              j + 1, pl->workload + 1, w->model, o[i].latency_ms,
+                              w->slo_ms / 2.0);
+                break;
+            }
+            if (o[i].throughput_rps < pl->rate_rps * (1 - 1e-12)) {
+                rv = slo_fail(err, SLO_ERR_INFEASIBLE, NULL,
+                              "GPU %zu: workload %zu (%s): predicted throughput %g req/s, "
+                              "expected at least its rate %g",
+                              j + 1, pl->workload + 1, w->model, o[i].throughput_rps,
+                              pl->rate_rps);
+                break;
+            }
+        }
+    }
+    for (size_t i = 0; i < n && rv == SLO_OK; i++)
+        if (fabs(served[i] - wl[i].rate_rps) > 1e-6 * wl[i].rate_rps)
+            rv = slo_fail(err, SLO_ERR_INFEASIBLE, NULL,
+                          "workload %zu (%s): placements serve %g req/s, expected its rate %g",
+                          i + 1, wl[i].model, served[i], wl[i].rate_rps);
+    free(served);
+    free(t);
+    free(o);
+    return rv;
+}

@@ -1,0 +1,359 @@
+/*
+ * slo_igniter.h - inference planner of libslo: interference-aware GPU sharing
+ * after iGniter (included by slo.h; can also be included on its own).
+ *
+ * Copyright (C) 2026 the slo-kernel authors
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Source: F. Xu, J. Xu, J. Chen, L. Chen, R. Shang, Z. Zhou, F. Liu,
+ * "iGniter: Interference-Aware GPU Resource Provisioning for Predictable DNN
+ * Inference in the Cloud", IEEE TPDS 34(3):812-827, 2023 ("iGniter"). The
+ * paper text was not available; equations are cited as in the authors'
+ * README ("README eq.") and in their code, i-Gniter/Algorithm/
+ * igniter-algorithm.py at commit b1ff2ab ("HEAD predict()", "HEAD
+ * algorithm()"); the research notes shared/research/igniter.md number them
+ * 1.2.1 .. 1.2.11 ("notes 1.2.N"), which is the numbering used below.
+ *
+ * Conventions are those of slo.h: no globals, no printing, no exit; int
+ * status (enum slo_code) and a caller-owned slo_error_t. Units are in the
+ * names: _ms milliseconds, _rps requests per second, _pct percent (of the
+ * GPU's SMs for shares, of the L2 peak sector throughput for L2), _w watts,
+ * _mhz megahertz, _bytes, _bytes_per_ms, _usd_per_h US dollars per GPU-hour.
+ */
+#ifndef SLO_IGNITER_H
+#define SLO_IGNITER_H
+
+#include <stddef.h>
+
+#include "slo.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Profiles                                                            */
+/* ------------------------------------------------------------------ */
+
+#define SLO_IG_NAME_LENGTH 64
+#define SLO_IG_MAX_CONCURRENCY 8 /* entries of hardware.power/frequency/idletime */
+#define SLO_IG_MAX_BATCH 32      /* batch sizes searched (TensorRT engines 1..32) */
+
+/* Raw hardware measurements (upstream "hardware" section; notes 1.3). */
+struct slo_ig_hw_raw {
+    size_t n_concurrent;                          /* 1..5 VGG-19 instances: 5 */
+    double power_w[SLO_IG_MAX_CONCURRENCY];       /* board power with c+1 co-runners */
+    double clock_mhz[SLO_IG_MAX_CONCURRENCY];     /* SM clock, same runs */
+    double idle_gap_ms[SLO_IG_MAX_CONCURRENCY];   /* per-kernel idle gap, c+1 co-runners */
+};
+
+/* Raw per-model measurements (upstream model section; notes 1.3). The solo
+ * grid is batch {1, 16, 32} (rows) x share {10, 50, 100} % (columns). */
+struct slo_ig_model_raw {
+    double gpu_latency_ms[3][3]; /* trtexec computeMs, one batch */
+    double power_w[3][3];
+    double clock_mhz[3][3];
+    double l2_diag_pct[3];       /* L2 at (1,10%), (16,50%), (32,100%) */
+    double l2_pct;               /* L2 at b=1, 20% ("l2cache") */
+    double active_solo_ms;       /* activetime_1: kernel-busy time, solo, b=1, 20% */
+    double active_pair_ms;       /* activetime_2: same with two identical instances */
+    double pair_clock_mhz;       /* frequency_2 */
+};
+
+/* The model of one DNN on one GPU type: the fitted coefficients. */
+struct slo_ig_model {
+    char name[SLO_IG_NAME_LENGTH]; /* "alexnet" */
+    double input_bytes;            /* d_in per request (host -> device) */
+    double output_bytes;           /* d_out per request (device -> host) */
+    int n_kernels;                 /* kernels per inference */
+    double t_sch_solo_ms;          /* solo scheduling delay per inference (idletime_1) */
+    double k[5];                   /* notes 1.2.2: t_act0 = (k1 b^2 + k2 b + k3)/(r + k4) + k5, ms */
+    double kp_w_per_rps, bp_w;     /* notes 1.2.4: P = kp h0 + bp, W */
+    double kc_pct_per_rps, bc_pct; /* notes 1.2.6: c = kc h0 + bc, % of L2 peak */
+    double alpha_cache_per_pct;    /* notes 1.2.7: slow-down per % of co-runners' L2 */
+    int has_raw;                   /* raw measurements below are valid */
+    struct slo_ig_model_raw raw;
+};
+
+/* One GPU type: hardware constants, fitted GPU coefficients, models. */
+struct slo_ig_profile {
+    char source[SLO_ERROR_SOURCE_LENGTH];   /* file or "embedded:NAME" */
+    char gpu_model[SLO_IG_NAME_LENGTH];     /* "V100"; "" when the profile does not say */
+    char instance_type[SLO_IG_NAME_LENGTH]; /* catalog type to price it, "" if unknown */
+    double usd_per_h;            /* price of one GPU of this type per hour; < 0: not set
+                                    (the caller prices it, e.g. from a catalog) */
+    double idle_power_w;         /* P_idle */
+    double max_clock_mhz;        /* F, the locked SM clock */
+    double power_cap_w;          /* P_max (TDP) */
+    double unit_pct;             /* u: MPS share granularity, % (100 / (SMs/2)) */
+    double bandwidth_bytes_per_ms; /* B: PCIe host <-> device */
+    double clock_slope_mhz_per_w;  /* a < 0: clock drop per W above the cap (notes 1.2.5) */
+    double sched_alpha_ms;       /* Delta_sch(p) = alpha p + beta for p >= 2 (notes 1.2.8), */
+    double sched_beta_ms;        /*   ms per kernel */
+    int has_raw;
+    struct slo_ig_hw_raw raw;
+    size_t n_models;
+    struct slo_ig_model *models; /* [n_models], owned */
+};
+
+/*
+ * Parse a GPU profile. Two forms are read (doc/infer.md, "Profiles"):
+ *  - the upstream JSON-lines file (i-Gniter/Algorithm/config): one object per
+ *    line, {section: {key: value}}, sections merged key by key, later lines
+ *    winning; sections "hardware" and one per model;
+ *  - our single JSON document holding the merged sections, with an optional
+ *    "gpu" section {"model", "instance_type", "usd_per_h"}, and models or
+ *    hardware given either by raw measurements (then fitted here) or by the
+ *    fitted coefficients ("coefficients" object; doc/infer.md).
+ * Raw measurements are fitted with slo_ig_fit_hardware/slo_ig_fit_model.
+ * Errors: SLO_ERR_INVALID naming source, line (JSON-lines) and field with
+ * what was expected and found (malformed JSON, a missing "hardware" section,
+ * a missing or out-of-range key, no model); SLO_ERR_NUMERIC when a fit fails;
+ * SLO_ERR_NOMEM. On failure *p is left empty (slo_ig_profile_free is safe).
+ */
+int slo_ig_profile_parse(const char *text, const char *source, struct slo_ig_profile *p,
+                         slo_error_t *err);
+/* As slo_ig_profile_parse, reading the file at path (SLO_ERR_IO if unreadable). */
+int slo_ig_profile_load(const char *path, struct slo_ig_profile *p, slo_error_t *err);
+void slo_ig_profile_free(struct slo_ig_profile *p);
+/* Index of the model named name in p, or -1. */
+int slo_ig_find_model(const struct slo_ig_profile *p, const char *name);
+/* JSON text of the embedded default profile ("v100": the upstream V100
+ * profile with a gpu section), or NULL; names: NULL-terminated list. */
+const char *slo_embedded_gpu_profile(const char *name);
+const char *const *slo_embedded_gpu_profile_names(void);
+/* Serialize the fitted coefficients of p as one JSON object (the
+ * "coefficients" form slo_ig_profile_parse reads). Caller frees; NULL on
+ * allocation failure. */
+char *slo_ig_profile_coefficients_json(const struct slo_ig_profile *p);
+
+/* ------------------------------------------------------------------ */
+/* Fitting (notes 1.3; HEAD power_frequency/idletime/activetime/...)   */
+/* ------------------------------------------------------------------ */
+
+/*
+ * GPU coefficients from raw: clock slope a (HEAD power_frequency(): mean
+ * power step over un-throttled points, capped points replaced by that linear
+ * extrapolation, least squares of (f - F) = a (P - P_max) through the origin;
+ * a = 0 when no point is throttled) and scheduling delay alpha, beta (HEAD
+ * idletime(): v_c = gap_c f_c / F, least squares of v_c - v_1 = alpha c + beta
+ * over c = 2..n). Uses LAPACKE_dgels. Errors: SLO_ERR_INVALID (fewer than 3
+ * concurrency levels), SLO_ERR_NUMERIC.
+ */
+int slo_ig_fit_hardware(struct slo_ig_profile *p, slo_error_t *err);
+
+/*
+ * Model coefficients from m->raw on GPU p:
+ *  - k1..k5: Levenberg-Marquardt (analytic Jacobian, damped steps solved with
+ *    LAPACKE_dgels, start at all ones as HEAD activetime()/curve_fit) of
+ *    notes 1.2.2 to y = gpu_latency (x f/F when throttled) - t_sch_solo over
+ *    the 9 grid points;
+ *  - kp, bp: least squares of power - P_idle on x = 1000 b/(gpu_latency -
+ *    t_sch_solo) over the un-throttled points (f > F - 1), raw latency;
+ *  - kc, bc: least squares of l2_diag on x at the three diagonal points;
+ *  - alpha_cache = ((active_pair f_2 / F) / active_solo - 1) / l2_pct.
+ * Errors: SLO_ERR_NUMERIC (LM did not converge, singular fit), SLO_ERR_INVALID
+ * (fewer than 2 un-throttled power points, l2_pct <= 0).
+ */
+int slo_ig_fit_model(const struct slo_ig_profile *p, struct slo_ig_model *m,
+                     slo_error_t *err);
+
+/* ------------------------------------------------------------------ */
+/* Performance model (notes 1.2; HEAD predict(); README "Model the      */
+/* Inference Performance")                                             */
+/* ------------------------------------------------------------------ */
+
+/* One co-located workload: model index in the profile, batch, share. */
+struct slo_ig_tenant {
+    int model;        /* index into profile->models */
+    int batch;        /* b >= 1, requests per batch */
+    double share_pct; /* r in (0, 100], MPS active thread percentage */
+};
+
+/* Prediction for one tenant, with the intermediates of notes 1.2. */
+struct slo_ig_prediction {
+    double t_load_ms;        /* 1.2.1: d_in b / B */
+    double t_feedback_ms;    /* 1.2.1: d_out b / B */
+    double t_act_solo_ms;    /* 1.2.2 */
+    double solo_capability_rps; /* 1.2.3: h0 = 1000 b / t_act0 */
+    double power_w;          /* 1.2.4: kp h0 + bp */
+    double l2_pct;           /* 1.2.6: kc h0 + bc */
+    double t_act_ms;         /* 1.2.7: t_act0 (1 + alpha_cache sum of others' c) */
+    double t_sch_ms;         /* 1.2.8: t_sch0 + n_k Delta_sch(p) */
+    double t_gpu_ms;         /* 1.2.9: (t_sch + t_act) F / f */
+    double latency_ms;       /* 1.2.10: t_load + t_gpu + t_feedback */
+    double throughput_rps;   /* 1.2.11: 1000 b / (t_gpu + t_feedback) */
+};
+
+/* GPU-wide intermediates of one prediction. */
+struct slo_ig_gpu_state {
+    double total_power_w;          /* 1.2.4: P_idle + sum P_i */
+    double clock_mhz;              /* 1.2.5: F, or F + a (P - P_max) above the cap */
+    double delta_sch_ms_per_kernel; /* 1.2.8: alpha p + beta for p >= 2, else 0 */
+};
+
+/*
+ * Predict latency and throughput of n co-located tenants on one GPU of
+ * profile p (notes 1.2.1-1.2.11). out: [n] (required); gpu may be NULL.
+ * Errors: SLO_ERR_INVALID for n = 0, an unknown model index, batch < 1, a
+ * share outside (0, 100], or a share at which the fitted solo active time is
+ * not positive (text names the tenant). The shares are not required to sum
+ * to at most 100 ("what if" questions); planners enforce that.
+ */
+int slo_ig_predict(const struct slo_ig_profile *p, const struct slo_ig_tenant *t, size_t n,
+                   struct slo_ig_prediction *out, struct slo_ig_gpu_state *gpu,
+                   slo_error_t *err);
+
+/* notes 1.2.2: solo active time (ms) of model m at batch b, share r %, clock F. */
+double slo_ig_active_solo_ms(const struct slo_ig_model *m, int batch, double share_pct);
+/* notes 1.2.8: per-kernel scheduling delay increase (ms) with n co-located
+ * workloads: alpha n + beta for n >= 2, else 0. */
+double slo_ig_delta_sch_ms(const struct slo_ig_profile *p, size_t n_colocated);
+
+/* ------------------------------------------------------------------ */
+/* Planner                                                             */
+/* ------------------------------------------------------------------ */
+
+/* What a workload asks for. */
+struct slo_ig_workload {
+    char model[SLO_IG_NAME_LENGTH];
+    double rate_rps; /* R > 0, arrival rate */
+    double slo_ms;   /* T > 0, latency SLO; every check uses T/2 (notes 5.1.2) */
+};
+
+enum slo_ig_policy {
+    SLO_IG_POLICY_IGNITER = 0, /* interference-aware greedy (HEAD algorithm(), fixed) */
+    SLO_IG_POLICY_FFD = 1,     /* first-fit decreasing on solo shares (HEAD predict.py algorithm2) */
+    SLO_IG_POLICY_GSLICE = 2,  /* GSLICE-like: per-workload reactive tuning, then FFD */
+    SLO_IG_POLICY_GPULETS = 3  /* gpu-lets-like: at most two partitions per GPU */
+};
+
+/* Parse "igniter", "ffd", "gslice", "gpulets"; -1 if unknown. */
+int slo_ig_policy_from_name(const char *name);
+const char *slo_ig_policy_name(int policy);
+
+/* One workload (or one part of a split workload) placed on a GPU. */
+struct slo_ig_placement {
+    size_t workload;     /* index into the request's workloads */
+    double rate_rps;     /* the part of the workload's rate served here */
+    int batch;
+    double share_pct;
+    double latency_ms;   /* predicted with this GPU's co-runners */
+    double throughput_rps;
+};
+
+struct slo_ig_plan_gpu {
+    size_t type;         /* index into the profiles given to the planner */
+    int dedicated;       /* 1: a split workload's dedicated GPU at 100 % */
+    double share_pct;    /* sum of the shares */
+    double usd_per_h;
+    size_t first, count; /* placements [first, first + count) of the plan */
+    double power_w, clock_mhz; /* predicted GPU state */
+};
+
+struct slo_ig_plan {
+    int policy;
+    size_t n_gpus;
+    struct slo_ig_plan_gpu *gpus;        /* [n_gpus], owned */
+    size_t n_placements;
+    struct slo_ig_placement *placements; /* [n_placements], owned, grouped by GPU */
+    double cost_usd_per_h;
+    size_t n_violations;                 /* placements whose predicted latency
+                                            exceeds T/2 or throughput < rate
+                                            (baselines may have some; igniter: 0) */
+};
+
+void slo_ig_plan_free(struct slo_ig_plan *plan);
+
+/*
+ * Plan workloads[n] on GPU types profiles[n_types] (each priced by its
+ * usd_per_h, which must be >= 0) with the given policy.
+ *
+ * igniter (HEAD algorithm(), notes 2.2, with the upstream defects of notes
+ * 5.2 fixed): per type, T' = T/2; batch b = ceil(T' rho / (1 + d_in rho / B))
+ * with rho in req/ms; r_low = u ceil((gamma/delta - k4)/u) with gamma = k1 b^2
+ * + k2 b + k3, delta = T' - t_sch0 - b (d_in + d_out)/B - k5 (at least u);
+ * a workload with r_low > 100 (or delta <= 0) gets dedicated GPUs at 100 % with
+ * the largest batch b* whose solo latency < T' (capacity ceil(0.9 h(b*)), as
+ * upstream) and its residual rate is planned like the others, on a dedicated
+ * GPU again if it still needs more than 100 %; then stable sort by r_low
+ * descending and greedy placement: try every open GPU in order, add the
+ * workload at r_low, raise every tenant whose predicted latency exceeds T' by u
+ * until all hold or the GPU exceeds 100 %; pick the GPU with the smallest
+ * share increase (ties: lowest index) and commit all raised shares; otherwise
+ * open a new GPU (also checked, shares raised if its solo latency is throttled).
+ * With several GPU types: each workload goes to the type where its solo share
+ * costs least (usd_per_h r_low / 100, split workloads by their dedicated-GPU
+ * count), iGniter runs per type, and the result is compared with every
+ * single-type plan; the cheapest wins (ties: fewer GPUs, then the first).
+ *
+ * Errors: SLO_ERR_INVALID (n = 0, rate or SLO <= 0 or not finite, no type),
+ * SLO_ERR_NOT_FOUND (a model no profile has; text names the workload and the
+ * models known), SLO_ERR_INFEASIBLE (a workload that no GPU type can serve even
+ * alone at 100 % with batch 1 - text gives T/2 against the PCIe transfer of one
+ * request, or against batch 1's latency alone - or whose rate would need more
+ * than a million dedicated GPUs), SLO_ERR_NOMEM. On failure *plan is empty.
+ * Baseline plans (ffd, gslice, gpulets) are returned even when the model
+ * predicts violations; plan->n_violations counts them.
+ */
+int slo_ig_plan(const struct slo_ig_profile *profiles, size_t n_types,
+                const struct slo_ig_workload *workloads, size_t n, int policy,
+                struct slo_ig_plan *plan, slo_error_t *err);
+
+/*
+ * Independent check of a plan against the model: every GPU at most 100 %
+ * (to 1e-9), every placement's latency re-predicted from scratch with its
+ * co-runners <= T/2 and throughput >= its rate, and the rates of each
+ * workload's placements summing to its rate. Returns SLO_OK, or
+ * SLO_ERR_INFEASIBLE naming the first GPU/placement that fails.
+ */
+int slo_ig_plan_verify(const struct slo_ig_profile *profiles, size_t n_types,
+                       const struct slo_ig_workload *workloads, size_t n,
+                       const struct slo_ig_plan *plan, slo_error_t *err);
+
+/*
+ * Per-type quantities the planner uses for workload w (exposed for tests and
+ * the CLI): batch, solo lower-bound share (may exceed 100; +inf when
+ * delta <= 0), and gamma, delta of notes 2.2 step 3.
+ */
+struct slo_ig_bounds {
+    int batch;
+    double gamma;
+    double delta_ms;
+    double r_low_pct;
+};
+int slo_ig_workload_bounds(const struct slo_ig_profile *p, const struct slo_ig_workload *w,
+                           struct slo_ig_bounds *out, slo_error_t *err);
+/* notes 2.2 step 2: batch for rate_rps under the halved SLO slo_half_ms
+ * (ceil(T' rho B / (B + d_in rho)), rho = rate/1000 req/ms), at least 1. */
+int slo_ig_batch_for(const struct slo_ig_profile *p, const struct slo_ig_model *m,
+                     double rate_rps, double slo_half_ms);
+/* notes 2.2 step 3 at a given batch: gamma, delta and r_low (rounded up to
+ * the unit, at least one unit; +inf when delta <= 0 or gamma <= 0 with
+ * delta <= 0). */
+void slo_ig_bounds_for(const struct slo_ig_profile *p, const struct slo_ig_model *m,
+                       int batch, double slo_half_ms, struct slo_ig_bounds *out);
+
+/* ------------------------------------------------------------------ */
+/* Accuracy against measured co-locations                              */
+/* ------------------------------------------------------------------ */
+
+/* Absolute percentage errors of the model on pair measurements in the
+ * upstream interference format: JSON-lines with section "interference",
+ * key "latency" = rows [m1, m2, b1, b2, r1, lat1_ms, lat2_ms] (m2 at 100 - r1).
+ * *ape: malloc'd [2 * rows] errors in percent (|measured - predicted| /
+ * measured x 100), in row order (m1 then m2). Errors name the file and row. */
+int slo_ig_colocation_errors(const struct slo_ig_profile *p, const char *text,
+                             const char *source, double **ape, size_t *n,
+                             slo_error_t *err);
+
+/* Mean, median (numpy.median: mean of the two middle values for even n),
+ * p90 (the sorted value at index floor(0.9 n), as the research notes and
+ * golden_vectors.json compute it) and max of v[n]; v is sorted in place. */
+void slo_ig_error_summary(double *v, size_t n, double *mean, double *median, double *p90,
+                          double *max);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SLO_IGNITER_H */

@@ -1,0 +1,140 @@
+#!/bin/sh
+# cli_infer.sh - `slo infer`: the README example of iGniter planned from the
+# embedded V100 profile (expected plan: upstream config_gpu1.json, history
+# e4b3c76: one GPU, vgg19 b6 37.5 %, resnet50 b8 30 %, alexnet b4 10 %), its
+# --json schema, --predict on Figure 11's setting (paper prints 28.04963 /
+# 13.64733 ms), `slo fit infer`, and bad input: one clear message on stderr,
+# exit 2, nothing on stdout.
+set -u
+: "${SLO:?SLO must name the slo binary (make check sets it)}"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0; passes=0
+
+ok() { passes=$((passes + 1)); echo "ok - $1"; }
+notok() { fails=$((fails + 1)); echo "not ok - $1"; sed 's/^/#   /' "$tmp/out" "$tmp/err"; }
+
+# run NAME PATTERN... ARGS after --: exit 0 and stdout matching every pattern
+run() {
+    name=$1; shift
+    pats=""
+    while [ "$1" != "--" ]; do pats="$pats
+$1"; shift; done
+    shift
+    "$SLO" "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ "$rc" != 0 ]; then notok "$name (exit $rc)"; return; fi
+    echo "$pats" | while IFS= read -r p; do
+        [ -z "$p" ] && continue
+        grep -Eq -- "$p" "$tmp/out" || { echo "missing: $p" >>"$tmp/err"; echo x >"$tmp/miss"; }
+    done
+    if [ -e "$tmp/miss" ]; then rm -f "$tmp/miss"; notok "$name"; else ok "$name"; fi
+}
+
+# expect NAME PATTERN ARGS... : exit 2, empty stdout, stderr matching PATTERN
+expect() {
+    name=$1; pattern=$2; shift 2
+    "$SLO" "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ "$rc" = 2 ] && [ ! -s "$tmp/out" ] && grep -Eq -- "$pattern" "$tmp/err" &&
+       [ "$(wc -l <"$tmp/err")" -le 2 ]; then
+        ok "$name"
+    else
+        notok "$name (exit $rc)"
+    fi
+}
+
+README="--workload alexnet:rate=500:slo=15 --workload resnet50:rate=400:slo=40 --workload vgg19:rate=200:slo=60"
+run "README example, human" \
+    "^3 workloads on 1 GPU \\(policy igniter\\): 3.06 USD/h \\(on-demand, catalog aws-table3\\)" \
+    "^GPU 1: V100 \\(p3.2xlarge, 3.06 USD/h\\)  share 77.5 %" \
+    "^  3 +vgg19 +200.0 +60.0 +37.5 +6 +28.73 +30.00 .* yes +--gres=mps:37 CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=38" \
+    "^  2 +resnet50 +400.0 +40.0 +30.0 +8 +18.91 +20.00 .* yes +--gres=mps:30 CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=30" \
+    "^  1 +alexnet +500.0 +15.0 +10.0 +4 +6.92 +7.50 .* yes +--gres=mps:10 CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=10" \
+    -- infer $README
+run "README example, --json" \
+    '"cost_usd_per_h": 3.06' '"n_gpus": 1' '"violations": 0' '"gpu_type": "V100"' \
+    '"instance_type": "p3.2xlarge"' '"model": "vgg19"' '"share_pct": 37.5' '"batch": 6' \
+    '"latency_ms": 28.73' '"throughput_rps": ' '"rate_rps": 200' '"slo_ms": 60' \
+    '"gres": "mps:37"' '"CUDA_MPS_ACTIVE_THREAD_PERCENTAGE": 38' \
+    -- infer $README --json
+run "spot pricing" '1 GPU \(policy igniter\): 1.25 USD/h \(spot' -- infer $README --pricing spot
+printf '{"workloads": [{"model": "ssd", "rate_rps": 150, "slo_ms": 25}, {"model": "vgg19", "rate_rps": 200, "slo_ms": 40}]}\n' >"$tmp/exp4.json"
+run "workloads file (README Experiment 4 = Figure 16: SSD batch 2 at 60 %)" \
+    "^  1 +ssd +150.0 +25.0 +60.0 +2 " "^  2 +vgg19 +200.0 +40.0 +37.5 +4 " \
+    -- infer --workloads "$tmp/exp4.json"
+run "FFD baseline warns" "^WARNING: 2 placements miss SLO/2" "share 72.5 %" -- infer $README --policy ffd
+run "gslice baseline" "policy gslice" -- infer $README --policy gslice
+run "gpulets baseline" "policy gpulets" -- infer $README --policy gpulets
+run "split workload gets dedicated GPUs" "dedicated \\(split workload\\)" \
+    -- infer --workload ssd:rate=600:slo=25
+run "predict Figure 11" "^  vgg19 +20.0 +3 +28.050 " "^  ssd +80.0 +3 +13.647 " \
+    -- infer --predict --workload vgg19:share=20:batch=3 --workload ssd:share=80:batch=3
+run "predict --json" '"latency_ms": 28.04962[0-9]*,' '"clock_mhz": 1530' \
+    -- infer --predict --json --workload vgg19:share=20:batch=3 --workload ssd:share=80:batch=3
+run "predict with SLO verdict" "MISSES SLO/2 5.00 ms" \
+    -- infer --predict --workload vgg19:share=20:batch=3:slo=10
+run "coefficients" '"k": \[' '"clock_slope_mhz_per_w": -1.025413' -- infer --coefficients
+"$SLO" infer --coefficients >"$tmp/coef.json" 2>"$tmp/err"
+run "coefficients read back" "^3 workloads on 1 GPU" "37.5 +6 +28.73" \
+    -- infer --profile "$tmp/coef.json" $README
+
+# bad input
+expect "unknown model" 'workload 2: expected a profiled model \(alexnet, resnet50, vgg19, ssd\), found "bert"' \
+    infer --workload vgg19:rate=10:slo=50 --workload bert:rate=10:slo=50
+expect "zero rate" '--workload "vgg19:rate=0:slo=50": rate: expected a rate > 0 req/s, found 0' \
+    infer --workload vgg19:rate=0:slo=50
+expect "negative rate" 'rate: expected a rate > 0 req/s, found -5' infer --workload vgg19:rate=-5:slo=50
+expect "missing slo" '--workload vgg19: expected MODEL:rate=R:slo=MS .* found no slo' infer --workload vgg19:rate=5
+expect "bad key" 'expected a key rate, slo, share or batch, found "latency"' infer --workload vgg19:latency=5
+expect "SLO shorter than the transfer" \
+    'workload 1 \(ssd, 100 req/s, SLO 0.5 ms\): no GPU type can serve it: iGniter checks SLO/2 = 0.25 ms, shorter than moving one request over PCIe on a V100 \(0.404888 ms' \
+    infer --workload ssd:rate=100:slo=0.5
+expect "SLO too short for the kernels" \
+    'workload 1 \(ssd, 100 req/s, SLO 12 ms\): no GPU type can serve it: iGniter checks SLO/2 = 6 ms, but batch 1 alone on a whole V100 takes 6.15' \
+    infer --workload ssd:rate=100:slo=12
+expect "absurd rate" 'expected a rate that at most a million dedicated GPUs can serve, found 1e\+12' \
+    infer --workload alexnet:rate=1e12:slo=20
+expect "no workloads" 'expected workloads .* found none' infer
+expect "unknown policy" '--policy: expected igniter, ffd, gslice or gpulets, found "best"' infer $README --policy best
+expect "unknown profile" '--profile: expected an embedded profile \(v100\) or a file path, found "a100"' infer --profile a100 $README
+expect "missing profile file" "$tmp/none.json: cannot open" infer --profile "$tmp/none.json" $README
+printf '{"hardware": {"idlepower": 53.5}}\n{"alexnet": {"inputdata": 602112,}}\n' >"$tmp/malformed"
+expect "malformed profile line" "malformed: line 2, column [0-9]+: malformed JSON line" infer --profile "$tmp/malformed" $README
+printf '{"alexnet": {"inputdata": 602112}}\n' >"$tmp/nohw.json"
+expect "missing hardware section" 'nohw.json: hardware: expected a section .* found it missing' infer --profile "$tmp/nohw.json" $README
+sed 's/"unit": 2.5/"unit": -1/' "$SLO_SRCDIR/etc/slo/gpus/v100.json" >"$tmp/badunit.json"
+expect "out-of-range unit" 'badunit.json: hardware.unit: expected a number in \[0.01, 100\], found -1' infer --profile "$tmp/badunit.json" $README
+grep -v '"instance_type"' "$SLO_SRCDIR/etc/slo/gpus/v100.json" | sed 's/"model": "V100",/"model": "V100"/' | sed 's/"V100"/"H100"/' >"$tmp/unpriced.json"
+expect "unpriced GPU type" 'unpriced.json: gpu: expected a price for this GPU type .* pass --instance-type TYPE' \
+    infer --profile "$tmp/unpriced.json" $README
+expect "predict without share" '--predict: workload 1 \(vgg19\): expected share=S and batch=B, found share missing' \
+    infer --predict --workload vgg19:batch=3
+expect "predict unknown model" 'expected a model of profile .* found "bert"' infer --predict --workload bert:share=10:batch=1
+printf '{"workloads": [{"model": "vgg19", "rate_rps": 0, "slo_ms": 40}]}\n' >"$tmp/zero.json"
+expect "workloads file zero rate" 'zero.json: workloads\[0\].rate_rps: expected a rate > 0 req/s, found 0' \
+    infer --workloads "$tmp/zero.json"
+# `slo fit infer` is routed by cmd_fit.c (slo_cmd_fit_infer); check it when wired.
+if "$SLO" fit infer --help >/dev/null 2>&1; then
+    have_fit_infer=1
+    expect "fit infer without profile" 'slo fit infer: expected one PROFILE file' fit infer
+else
+    have_fit_infer=0
+    echo "# skipped slo fit infer: cmd_fit.c does not route it to slo_cmd_fit_infer yet"
+fi
+
+# The upstream JSON-lines profile itself, when the reference data is there.
+if [ -n "${SLO_REFERENCE_DATA:-}" ] && [ "$SLO_REFERENCE_DATA" != no ]; then
+    up="$SLO_REFERENCE_DATA/igniter/upstream-HEAD/i-Gniter/Algorithm/config"
+    run "upstream JSON-lines profile + --instance-type" "^3 workloads on 1 GPU .*3.06 USD/h" \
+        "37.5 +6 +28.73" -- infer --profile "$up" --instance-type p3.2xlarge $README
+    expect "upstream profile is unpriced" 'gpu: expected a price .* found none; pass --instance-type TYPE' \
+        infer --profile "$up" $README
+    [ "$have_fit_infer" = 1 ] &&
+        run "slo fit infer upstream config" '"k": \[' '"alpha_cache_per_pct": 0.0023763' -- fit infer "$up"
+else
+    echo "# skipped the upstream-profile checks: SLO_REFERENCE_DATA is unset or empty"
+fi
+
+echo "# $passes passed, $fails failed"
+[ "$fails" = 0 ]

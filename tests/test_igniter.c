@@ -1,0 +1,890 @@
+/*
+ * test_igniter.c - the iGniter inference model, fits and planner against the
+ * reference data in $SLO_REFERENCE_DATA/igniter/:
+ *   upstream-HEAD/i-Gniter/Algorithm/config   (the V100 profile, JSON-lines)
+ *   derived/golden_vectors.json               (upstream Python's outputs on it)
+ *   upstream-history/9901e6b/.../testcon.log  (measured pair co-locations)
+ *   upstream-HEAD/.../Profile/tools/gpulet.config (interference block)
+ *   upstream-history/e4b3c76/.../config_gpu1.json (upstream plan, README case)
+ * Exit 77 (skipped) when SLO_REFERENCE_DATA is unset or empty.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "slo.h"
+#include "slo_igniter.h"
+
+#define PROFILE "igniter/upstream-HEAD/i-Gniter/Algorithm/config"
+#define GOLDEN "igniter/derived/golden_vectors.json"
+#define TESTCON "igniter/upstream-history/9901e6b/i-Gniter/Profile/tools/testcon.log"
+#define GPULET "igniter/upstream-HEAD/i-Gniter/Profile/tools/gpulet.config"
+#define CONFIG_GPU1 "igniter/upstream-history/e4b3c76/i-Gniter/Algorithm/config_gpu1.json"
+#define LAUNCH_CONFIG "igniter/upstream-history/31a7909/i-Gniter/Launch/config.json"
+
+struct fixture {
+    struct slo_ig_profile fitted;  /* fitted by us from PROFILE */
+    struct slo_ig_profile golden;  /* same constants, golden coefficients */
+    json_t *gv;
+};
+
+static char ref_dir[4096];
+
+static void path_of(char *buf, size_t len, const char *rel)
+{
+    snprintf(buf, len, "%s/%s", ref_dir, rel);
+}
+
+static char *slurp(const char *rel)
+{
+    char path[4200];
+    FILE *f;
+    long n;
+    char *buf;
+    path_of(path, sizeof path, rel);
+    f = fopen(path, "rb");
+    if (!f)
+        fail_msg("cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    buf = malloc((size_t)n + 1);
+    assert_non_null(buf);
+    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static double rel_err(double got, double want)
+{
+    double d = fabs(got - want);
+    return want != 0.0 ? d / fabs(want) : d;
+}
+
+static double num(const json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    if (!json_is_number(v))
+        fail_msg("golden vectors: %s is not a number", key);
+    return json_number_value(v);
+}
+
+static int setup(void **state)
+{
+    struct fixture *fx = calloc(1, sizeof *fx);
+    slo_error_t err;
+    char path[4200];
+    json_error_t jerr;
+    json_t *models, *hw;
+
+    assert_non_null(fx);
+    path_of(path, sizeof path, PROFILE);
+    if (slo_ig_profile_load(path, &fx->fitted, &err))
+        fail_msg("%s: %s", err.source, err.text);
+    if (slo_ig_profile_load(path, &fx->golden, &err))
+        fail_msg("%s: %s", err.source, err.text);
+    path_of(path, sizeof path, GOLDEN);
+    fx->gv = json_load_file(path, 0, &jerr);
+    if (!fx->gv)
+        fail_msg("%s: %s", path, jerr.text);
+    /* The golden profile: upstream's own fitted coefficients. */
+    hw = json_object_get(fx->gv, "hardware");
+    fx->golden.clock_slope_mhz_per_w = num(hw, "freq_slope_a_MHz_per_W");
+    fx->golden.sched_alpha_ms = num(hw, "sched_alpha_ms_per_kernel_per_workload");
+    fx->golden.sched_beta_ms = num(hw, "sched_beta_ms_per_kernel");
+    models = json_object_get(fx->gv, "models");
+    for (size_t i = 0; i < fx->golden.n_models; i++) {
+        struct slo_ig_model *m = &fx->golden.models[i];
+        json_t *g = json_object_get(models, m->name);
+        assert_non_null(g);
+        for (size_t k = 0; k < 5; k++)
+            m->k[k] = json_number_value(json_array_get(json_object_get(g, "act_k1_k5"), k));
+        m->kp_w_per_rps = json_number_value(json_array_get(json_object_get(g, "power_kp_bp"), 0));
+        m->bp_w = json_number_value(json_array_get(json_object_get(g, "power_kp_bp"), 1));
+        m->kc_pct_per_rps = json_number_value(json_array_get(json_object_get(g, "l2_kc_bc"), 0));
+        m->bc_pct = json_number_value(json_array_get(json_object_get(g, "l2_kc_bc"), 1));
+        m->alpha_cache_per_pct = num(g, "alpha_cache_per_pct");
+    }
+    fx->fitted.usd_per_h = fx->golden.usd_per_h = 3.06; /* p3.2xlarge on demand */
+    *state = fx;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fixture *fx = *state;
+    slo_ig_profile_free(&fx->fitted);
+    slo_ig_profile_free(&fx->golden);
+    json_decref(fx->gv);
+    free(fx);
+    return 0;
+}
+
+/* The hardware constants of golden_vectors.json "hardware" against the
+ * upstream config, and the fitted clock slope and scheduling coefficients. */
+static void test_fit_hardware(void **state)
+{
+    struct fixture *fx = *state;
+    json_t *hw = json_object_get(fx->gv, "hardware");
+    const struct slo_ig_profile *p = &fx->fitted;
+    double e1, e2, e3;
+
+    assert_true(p->max_clock_mhz == num(hw, "F_max_MHz"));
+    assert_true(p->power_cap_w == num(hw, "P_max_W"));
+    assert_true(p->idle_power_w == num(hw, "P_idle_W"));
+    assert_true(p->unit_pct == num(hw, "unit_pct"));
+    assert_true(p->bandwidth_bytes_per_ms == num(hw, "B_pcie_bytes_per_ms"));
+    e1 = rel_err(p->clock_slope_mhz_per_w, num(hw, "freq_slope_a_MHz_per_W"));
+    e2 = rel_err(p->sched_alpha_ms, num(hw, "sched_alpha_ms_per_kernel_per_workload"));
+    e3 = rel_err(p->sched_beta_ms, num(hw, "sched_beta_ms_per_kernel"));
+    print_message("hardware fit vs golden: a %.2e, alpha_sch %.2e, beta_sch %.2e (relative)\n",
+                  e1, e2, e3);
+    assert_true(e1 < 1e-6 && e2 < 1e-6 && e3 < 1e-6);
+}
+
+/*
+ * golden_vectors.json "models": k1..k5 (LM), (kp, bp), (kc, bc), alpha_cache.
+ * All within 1e-3 relative, except ResNet-50's k3: the research notes (1.4)
+ * found the surface flat in that direction (k3 = -0.0104 from scipy, -0.0113
+ * from an independent LM); k3/(r + k4) is at most 0.0011 ms next to >= 2 ms of
+ * active time. For it we check instead that the fitted surface agrees with
+ * scipy's at the 9 profiled grid points to 1e-4, and that our sum of squared
+ * residuals is no larger than scipy's (both minimise the same objective).
+ */
+static void test_fit_models(void **state)
+{
+    struct fixture *fx = *state;
+    double worst = 0.0;
+    static const int grid_b[3] = {1, 16, 32};
+    static const double grid_r[3] = {10, 50, 100};
+
+    for (size_t i = 0; i < fx->fitted.n_models; i++) {
+        const struct slo_ig_model *m = &fx->fitted.models[i], *g = &fx->golden.models[i];
+        double e[10];
+        e[0] = rel_err(m->k[0], g->k[0]);
+        e[1] = rel_err(m->k[1], g->k[1]);
+        e[2] = strcmp(m->name, "resnet50") ? rel_err(m->k[2], g->k[2]) : 0.0;
+        e[3] = rel_err(m->k[3], g->k[3]);
+        e[4] = rel_err(m->k[4], g->k[4]);
+        e[5] = rel_err(m->kp_w_per_rps, g->kp_w_per_rps);
+        e[6] = rel_err(m->bp_w, g->bp_w);
+        e[7] = rel_err(m->kc_pct_per_rps, g->kc_pct_per_rps);
+        e[8] = rel_err(m->bc_pct, g->bc_pct);
+        e[9] = rel_err(m->alpha_cache_per_pct, g->alpha_cache_per_pct);
+        for (int k = 0; k < 10; k++) {
+            if (e[k] > worst)
+                worst = e[k];
+            if (e[k] > 1e-3)
+                fail_msg("%s coefficient %d: relative error %g > 1e-3", m->name, k, e[k]);
+        }
+        if (!strcmp(m->name, "resnet50")) {
+            double sse_us = 0.0, sse_ref = 0.0, surf = 0.0;
+            for (int a = 0; a < 3; a++)
+                for (int b = 0; b < 3; b++) {
+                    double y = m->raw.gpu_latency_ms[a][b];
+                    double us = slo_ig_active_solo_ms(m, grid_b[a], grid_r[b]);
+                    double ref = slo_ig_active_solo_ms(g, grid_b[a], grid_r[b]);
+                    if (m->raw.clock_mhz[a][b] < fx->fitted.max_clock_mhz)
+                        y *= m->raw.clock_mhz[a][b] / fx->fitted.max_clock_mhz;
+                    y -= m->t_sch_solo_ms;
+                    sse_us += (us - y) * (us - y);
+                    sse_ref += (ref - y) * (ref - y);
+                    if (rel_err(us, ref) > surf)
+                        surf = rel_err(us, ref);
+                }
+            print_message("resnet50 k3: ours %.6g, scipy %.6g; surface max rel diff %.2e; "
+                          "SSE ours %.10g scipy %.10g\n",
+                          m->k[2], g->k[2], surf, sse_us, sse_ref);
+            assert_true(surf < 1e-4);
+            assert_true(sse_us <= sse_ref * (1 + 1e-9));
+        }
+    }
+    print_message("model fits vs golden: max relative error %.2e (ResNet-50 k3 aside)\n", worst);
+}
+
+/* Run the 13 golden_vectors.json "predict_cases" on profile p; returns the
+ * largest relative error over every intermediate and output. */
+static double predict_cases(const struct fixture *fx, const struct slo_ig_profile *p)
+{
+    json_t *cases = json_object_get(fx->gv, "predict_cases");
+    double worst = 0.0;
+
+    assert_int_equal(json_array_size(cases), 13);
+    for (size_t c = 0; c < json_array_size(cases); c++) {
+        json_t *cs = json_array_get(cases, c);
+        json_t *models = json_object_get(cs, "models"), *per = json_object_get(cs, "per_workload");
+        size_t n = json_array_size(models);
+        struct slo_ig_tenant t[8];
+        struct slo_ig_prediction o[8];
+        struct slo_ig_gpu_state st;
+        slo_error_t err;
+        double e;
+
+        assert_true(n <= 8);
+        for (size_t i = 0; i < n; i++) {
+            t[i].model = slo_ig_find_model(p, json_string_value(json_array_get(models, i)));
+            assert_true(t[i].model >= 0);
+            t[i].batch = (int)json_integer_value(json_array_get(json_object_get(cs, "batch"), i));
+            t[i].share_pct =
+                json_number_value(json_array_get(json_object_get(cs, "resource_pct"), i));
+        }
+        if (slo_ig_predict(p, t, n, o, &st, &err))
+            fail_msg("case %zu: %s", c, err.text);
+#define CHECK(got, want)                                                                      \
+    do {                                                                                      \
+        e = rel_err((got), (want));                                                           \
+        if (e > worst)                                                                        \
+            worst = e;                                                                        \
+    } while (0)
+        CHECK(st.total_power_w, num(cs, "P_total_W"));
+        CHECK(st.clock_mhz, num(cs, "freq_MHz"));
+        CHECK(st.delta_sch_ms_per_kernel + 1.0, num(cs, "delta_sch_ms_per_kernel") + 1.0);
+        for (size_t i = 0; i < n; i++) {
+            json_t *w = json_array_get(per, i);
+            CHECK(o[i].t_act_solo_ms, num(w, "t_act_solo_ms"));
+            CHECK(o[i].solo_capability_rps, num(w, "solo_capability_req_per_s"));
+            CHECK(o[i].power_w, num(w, "power_W"));
+            CHECK(o[i].l2_pct, num(w, "l2_pct"));
+            CHECK(o[i].latency_ms,
+                  json_number_value(json_array_get(json_object_get(cs, "latency_ms"), i)));
+            CHECK(o[i].throughput_rps,
+                  json_number_value(
+                      json_array_get(json_object_get(cs, "throughput_req_per_s"), i)));
+        }
+#undef CHECK
+    }
+    return worst;
+}
+
+/* The model itself: with upstream's coefficients the 13 cases (Figures
+ * 11-13, power-capped, solo) match to rounding. */
+static void test_predict_golden_coefficients(void **state)
+{
+    struct fixture *fx = *state;
+    double worst = predict_cases(fx, &fx->golden);
+    print_message("13 predict cases, golden coefficients: max relative error %.2e\n", worst);
+    assert_true(worst < 1e-12);
+}
+
+/* End to end: fitted by us from the upstream config, the same 13 cases. */
+static void test_predict_fitted(void **state)
+{
+    struct fixture *fx = *state;
+    double worst = predict_cases(fx, &fx->fitted);
+    print_message("13 predict cases, our fit: max relative error %.2e\n", worst);
+    assert_true(worst < 1e-3);
+}
+
+/* Paper Figure 11 as printed (research notes 1.4): 28.04963 and 13.64733 ms. */
+static void test_predict_figure11_printed(void **state)
+{
+    struct fixture *fx = *state;
+    struct slo_ig_tenant t[2] = {{slo_ig_find_model(&fx->fitted, "vgg19"), 3, 20},
+                                 {slo_ig_find_model(&fx->fitted, "ssd"), 3, 80}};
+    struct slo_ig_prediction o[2];
+    assert_int_equal(slo_ig_predict(&fx->fitted, t, 2, o, NULL, NULL), SLO_OK);
+    assert_true(fabs(o[0].latency_ms - 28.04963) < 5e-4);
+    assert_true(fabs(o[1].latency_ms - 13.64733) < 5e-4);
+}
+
+static size_t load_workloads(json_t *input, struct slo_ig_workload *w, size_t cap)
+{
+    size_t n = json_array_size(input);
+    assert_true(n <= cap);
+    for (size_t i = 0; i < n; i++) {
+        json_t *o = json_array_get(input, i);
+        memset(&w[i], 0, sizeof w[i]);
+        snprintf(w[i].model, sizeof w[i].model, "%s",
+                 json_string_value(json_object_get(o, "model")));
+        w[i].slo_ms = num(o, "slo_ms");
+        w[i].rate_rps = num(o, "rate_req_per_s");
+    }
+    return n;
+}
+
+static void verify_or_fail(const struct slo_ig_profile *p, const struct slo_ig_workload *w,
+                           size_t n, const struct slo_ig_plan *plan)
+{
+    slo_error_t err;
+    if (slo_ig_plan_verify(p, 1, w, n, plan, &err))
+        fail_msg("verifier: %s", err.text);
+}
+
+/*
+ * golden_vectors.json "algorithm_cases" 0-2 (README motivation example =
+ * upstream config_gpu1.json; Experiment 4 = Figure 16; Experiment 5): the
+ * per-workload (batch, r_low) and the plan exactly: GPU count, tenant order,
+ * shares, batches. Run on our fitted profile.
+ */
+static void test_algorithm_readme_cases(void **state)
+{
+    struct fixture *fx = *state;
+    json_t *cases = json_object_get(fx->gv, "algorithm_cases");
+
+    for (size_t c = 0; c < 3; c++) {
+        json_t *cs = json_array_get(cases, c);
+        json_t *lb = json_object_get(cs, "per_workload_lower_bounds_from_full_rate");
+        json_t *gpus = json_object_get(cs, "output_gpus");
+        struct slo_ig_workload w[16];
+        struct slo_ig_plan plan;
+        slo_error_t err;
+        size_t n = load_workloads(json_object_get(cs, "input"), w, 16);
+
+        for (size_t i = 0; i < n; i++) {
+            struct slo_ig_bounds b;
+            json_t *g = json_array_get(lb, i);
+            assert_int_equal(slo_ig_workload_bounds(&fx->fitted, &w[i], &b, NULL), SLO_OK);
+            assert_int_equal(b.batch, json_integer_value(json_object_get(g, "batch")));
+            assert_true(b.r_low_pct == num(g, "r_lower_pct"));
+            assert_true(rel_err(b.gamma, num(g, "gamma")) < 1e-3);
+            assert_true(rel_err(b.delta_ms, num(g, "delta_ms")) < 1e-3);
+        }
+        if (slo_ig_plan(&fx->fitted, 1, w, n, SLO_IG_POLICY_IGNITER, &plan, &err))
+            fail_msg("case %zu: %s", c, err.text);
+        assert_int_equal(plan.n_gpus, json_array_size(gpus));
+        for (size_t j = 0; j < plan.n_gpus; j++) {
+            json_t *g = json_array_get(gpus, j);
+            json_t *models = json_object_get(g, "models");
+            assert_int_equal(plan.gpus[j].count, json_array_size(models));
+            for (size_t i = 0; i < plan.gpus[j].count; i++) {
+                const struct slo_ig_placement *pl = &plan.placements[plan.gpus[j].first + i];
+                assert_string_equal(w[pl->workload].model,
+                                    json_string_value(json_array_get(models, i)));
+                assert_true(pl->share_pct ==
+                            json_number_value(json_array_get(json_object_get(g, "resources"), i)));
+                assert_int_equal(pl->batch, json_integer_value(json_array_get(
+                                                json_object_get(g, "batches"), i)));
+            }
+        }
+        assert_int_equal(plan.n_violations, 0);
+        assert_true(fabs(plan.cost_usd_per_h - 3.06 * (double)plan.n_gpus) < 1e-12);
+        verify_or_fail(&fx->fitted, w, n, &plan);
+        slo_ig_plan_free(&plan);
+    }
+}
+
+/* The README plan against the upstream file it produced, config_gpu1.json
+ * (history e4b3c76): shares 37.5/30/10 %, batches 6/8/4; and research notes
+ * 2.4's predicted latencies 28.73 / 18.91 / 6.92 ms against T' 30/20/7.5. */
+static void test_algorithm_config_gpu1(void **state)
+{
+    struct fixture *fx = *state;
+    char *text = slurp(CONFIG_GPU1);
+    json_error_t jerr;
+    json_t *cfg = json_loads(text, 0, &jerr);
+    struct slo_ig_workload w[3] = {{"alexnet", 500, 15}, {"resnet50", 400, 40}, {"vgg19", 200, 60}};
+    static const double lat[3] = {28.73, 18.91, 6.92};
+    struct slo_ig_plan plan;
+
+    assert_non_null(cfg);
+    assert_int_equal(slo_ig_plan(&fx->fitted, 1, w, 3, SLO_IG_POLICY_IGNITER, &plan, NULL), SLO_OK);
+    assert_int_equal(plan.n_gpus, 1);
+    for (size_t i = 0; i < 3; i++) {
+        const struct slo_ig_placement *pl = &plan.placements[i];
+        assert_true(pl->share_pct ==
+                    json_number_value(json_array_get(json_object_get(cfg, "resources"), i)));
+        assert_int_equal(pl->batch,
+                         json_integer_value(json_array_get(json_object_get(cfg, "batches"), i)));
+        assert_true(fabs(pl->latency_ms - lat[i]) < 0.005);
+    }
+    slo_ig_plan_free(&plan);
+    json_decref(cfg);
+    free(text);
+}
+
+/*
+ * golden_vectors.json "algorithm_cases"[3]: the 12 workloads of upstream
+ * predict.py. Upstream emits 9 GPUs, and two defects (notes 5.2) show:
+ *  - resnet50:5:400 gets r_low = 127.5 % (delta = 0.456 ms) and no batch
+ *    meets T' = 2.5 ms even on a whole GPU (batch 1 alone takes 2.62 ms), yet
+ *    upstream places it alone at 127.5 %, a GPU above 100 %;
+ *  - the dedicated GPUs of ssd:15:200 and ssd:25:300 carry batch[b*] (the
+ *    batch of whichever workload has index b*) instead of b* itself: upstream
+ *    writes batch 2 (= batch[1], alexnet:7.5:500's) for ssd:15:200 whose b* is
+ *    1 at T' = 7.5 ms, and batch 1 (= batch[3], resnet50's) for ssd:25:300
+ *    whose b* is 3 at T' = 12.5 ms.
+ * With the defects fixed, the request as a whole is infeasible: we report
+ * resnet50 (workload 4) as unservable and name the numbers. Without it, the
+ * other 11 are planned: the dedicated SSD GPUs carry b* (1 and 3), rates
+ * 149 and 238 req/s as upstream (ceil(0.9 h(b*))), the residuals 51 and 62
+ * req/s are placed like any workload, no GPU exceeds 100 % and the verifier
+ * passes.
+ */
+static void test_algorithm_twelve_fixed(void **state)
+{
+    struct fixture *fx = *state;
+    json_t *cs = json_array_get(json_object_get(fx->gv, "algorithm_cases"), 3);
+    struct slo_ig_workload w[16], w11[16];
+    struct slo_ig_plan plan;
+    slo_error_t err;
+    size_t n = load_workloads(json_object_get(cs, "input"), w, 16), k = 0, n_ded = 0;
+    double ssd_rates[2] = {0, 0};
+    int ssd_batches[2] = {0, 0};
+
+    assert_int_equal(n, 12);
+    assert_int_equal(slo_ig_plan(&fx->fitted, 1, w, n, SLO_IG_POLICY_IGNITER, &plan, &err),
+                     SLO_ERR_INFEASIBLE);
+    assert_non_null(strstr(err.text, "workload 4 (resnet50"));
+    assert_int_equal(plan.n_gpus, 0);
+    for (size_t i = 0; i < n; i++)
+        if (i != 3)
+            w11[k++] = w[i];
+    assert_int_equal(slo_ig_plan(&fx->fitted, 1, w11, k, SLO_IG_POLICY_IGNITER, &plan, &err),
+                     SLO_OK);
+    verify_or_fail(&fx->fitted, w11, k, &plan);
+    for (size_t j = 0; j < plan.n_gpus; j++) {
+        const struct slo_ig_plan_gpu *g = &plan.gpus[j];
+        assert_true(g->share_pct <= 100.0);
+        if (g->dedicated) {
+            const struct slo_ig_placement *pl = &plan.placements[g->first];
+            assert_string_equal(w11[pl->workload].model, "ssd");
+            ssd_batches[n_ded < 2 ? n_ded : 1] = pl->batch;
+            ssd_rates[n_ded < 2 ? n_ded : 1] = pl->rate_rps;
+            n_ded++;
+        }
+    }
+    assert_int_equal(n_ded, 2);
+    assert_true(ssd_rates[0] == 149.0 && ssd_rates[1] == 238.0);
+    assert_int_equal(ssd_batches[0], 1);
+    assert_int_equal(ssd_batches[1], 3);
+    print_message("12-workload case without resnet50:5:400: %zu GPUs (upstream 9 incl. the "
+                  "127.5 %% one), %.2f USD/h\n",
+                  plan.n_gpus, plan.cost_usd_per_h);
+    slo_ig_plan_free(&plan);
+}
+
+/* Experiment 5 against the launcher's config (history 31a7909): resnet50 45 %
+ * b9, ssd 15 % b1; alexnet 30 % there = our 20 % + the 10 % shadow (notes 2.4). */
+static void test_algorithm_launch_config(void **state)
+{
+    struct fixture *fx = *state;
+    char *text = slurp(LAUNCH_CONFIG);
+    json_t *cfg = json_loads(text, 0, NULL);
+    struct slo_ig_workload w[3] = {{"alexnet", 1200, 10}, {"resnet50", 600, 30}, {"ssd", 50, 40}};
+    struct slo_ig_plan plan;
+    json_t *models, *res, *bat;
+
+    assert_non_null(cfg);
+    models = json_object_get(cfg, "models");
+    res = json_object_get(cfg, "resources");
+    bat = json_object_get(cfg, "batches");
+    assert_int_equal(slo_ig_plan(&fx->fitted, 1, w, 3, SLO_IG_POLICY_IGNITER, &plan, NULL), SLO_OK);
+    assert_int_equal(plan.n_gpus, 1);
+    for (size_t i = 0; i < json_array_size(models); i++) {
+        const char *name = json_string_value(json_array_get(models, i));
+        for (size_t k = 0; k < plan.n_placements; k++) {
+            const struct slo_ig_placement *pl = &plan.placements[k];
+            double want = json_number_value(json_array_get(res, i));
+            if (strncmp(w[pl->workload].model, name, strlen(w[pl->workload].model)))
+                continue;
+            assert_int_equal(pl->batch, json_integer_value(json_array_get(bat, i)));
+            assert_true(pl->share_pct == (strstr(name, "alexnet") ? want - 10.0 : want));
+        }
+    }
+    slo_ig_plan_free(&plan);
+    json_decref(cfg);
+    free(text);
+}
+
+/* Independent verifier on random requests, every policy's igniter plan. */
+static void test_verifier_random(void **state)
+{
+    struct fixture *fx = *state;
+    static const char *const names[4] = {"alexnet", "resnet50", "vgg19", "ssd"};
+    static const double min_slo[4] = {8, 20, 30, 30};
+    uint64_t s = 42;
+    size_t plans = 0, gpus = 0;
+
+    for (int trial = 0; trial < 60; trial++) {
+        struct slo_ig_workload w[40];
+        struct slo_ig_plan plan;
+        slo_error_t err;
+        size_t n = 1 + (size_t)(trial % 40);
+        for (size_t i = 0; i < n; i++) {
+            s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+            int m = (int)((s >> 33) % 4);
+            snprintf(w[i].model, sizeof w[i].model, "%s", names[m]);
+            w[i].slo_ms = min_slo[m] + (double)((s >> 20) % 60);
+            w[i].rate_rps = 20.0 + (double)((s >> 40) % 1500);
+        }
+        if (slo_ig_plan(&fx->fitted, 1, w, n, SLO_IG_POLICY_IGNITER, &plan, &err))
+            fail_msg("trial %d: %s", trial, err.text);
+        verify_or_fail(&fx->fitted, w, n, &plan);
+        assert_int_equal(plan.n_violations, 0);
+        plans++;
+        gpus += plan.n_gpus;
+        /* The verifier is not a rubber stamp: overfill one GPU, or cut a share. */
+        if (plan.gpus[0].count >= 1) {
+            struct slo_ig_placement *pl = &plan.placements[plan.gpus[0].first];
+            double keep = pl->share_pct;
+            pl->share_pct = keep + 100.0;
+            assert_int_equal(slo_ig_plan_verify(&fx->fitted, 1, w, n, &plan, NULL),
+                             SLO_ERR_INFEASIBLE);
+            pl->share_pct = 2.5;
+            if (keep > 2.5)
+                assert_int_equal(slo_ig_plan_verify(&fx->fitted, 1, w, n, &plan, NULL),
+                                 SLO_ERR_INFEASIBLE);
+            pl->share_pct = keep;
+            pl->rate_rps += 1.0;
+            assert_int_equal(slo_ig_plan_verify(&fx->fitted, 1, w, n, &plan, NULL),
+                             SLO_ERR_INFEASIBLE);
+        }
+        slo_ig_plan_free(&plan);
+    }
+    print_message("verifier: %zu random plans, %zu GPUs, all feasible\n", plans, gpus);
+}
+
+/* Baselines: FFD on solo shares packs at least as tightly but the model
+ * predicts SLO violations on the README example (research notes 2.5);
+ * every baseline plan serves every rate and keeps GPUs <= 100 %. */
+static void test_baselines(void **state)
+{
+    struct fixture *fx = *state;
+    struct slo_ig_workload w[3] = {{"alexnet", 500, 15}, {"resnet50", 400, 40}, {"vgg19", 200, 60}};
+    struct slo_ig_plan plan;
+
+    assert_int_equal(slo_ig_plan(&fx->fitted, 1, w, 3, SLO_IG_POLICY_FFD, &plan, NULL), SLO_OK);
+    assert_int_equal(plan.n_gpus, 1);
+    /* FFD keeps the solo lower bounds 35 + 27.5 + 10 = 72.5 % */
+    assert_true(plan.gpus[0].share_pct == 72.5);
+    assert_true(plan.n_violations > 0);
+    slo_ig_plan_free(&plan);
+    for (int pol = SLO_IG_POLICY_GSLICE; pol <= SLO_IG_POLICY_GPULETS; pol++) {
+        assert_int_equal(slo_ig_plan(&fx->fitted, 1, w, 3, pol, &plan, NULL), SLO_OK);
+        for (size_t j = 0; j < plan.n_gpus; j++)
+            assert_true(plan.gpus[j].share_pct <= 100.0);
+        print_message("%s: %zu GPUs, %zu predicted violations\n", slo_ig_policy_name(pol),
+                      plan.n_gpus, plan.n_violations);
+        slo_ig_plan_free(&plan);
+    }
+    /* The same 60 random requests as test_verifier_random under every policy:
+     * the interference-blind baselines pack about as tightly but the model
+     * predicts SLO violations on their plans; iGniter's have none. */
+    {
+        static const char *const names[4] = {"alexnet", "resnet50", "vgg19", "ssd"};
+        static const double min_slo[4] = {8, 20, 30, 30};
+        size_t gpus[4] = {0, 0, 0, 0}, viol[4] = {0, 0, 0, 0}, placements[4] = {0, 0, 0, 0};
+        uint64_t s = 42;
+        for (int trial = 0; trial < 60; trial++) {
+            struct slo_ig_workload wr[40];
+            size_t n = 1 + (size_t)(trial % 40);
+            for (size_t i = 0; i < n; i++) {
+                s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+                int m = (int)((s >> 33) % 4);
+                snprintf(wr[i].model, sizeof wr[i].model, "%s", names[m]);
+                wr[i].slo_ms = min_slo[m] + (double)((s >> 20) % 60);
+                wr[i].rate_rps = 20.0 + (double)((s >> 40) % 1500);
+            }
+            for (int pol = 0; pol < 4; pol++) {
+                assert_int_equal(slo_ig_plan(&fx->fitted, 1, wr, n, pol, &plan, NULL), SLO_OK);
+                gpus[pol] += plan.n_gpus;
+                viol[pol] += plan.n_violations;
+                placements[pol] += plan.n_placements;
+                for (size_t j = 0; j < plan.n_gpus; j++)
+                    assert_true(plan.gpus[j].share_pct <= 100.0);
+                slo_ig_plan_free(&plan);
+            }
+        }
+        for (int pol = 0; pol < 4; pol++)
+            print_message("60 random requests, %-7s: %4zu GPUs, %3zu of %4zu placements "
+                          "predicted to miss SLO/2 or their rate\n",
+                          slo_ig_policy_name(pol), gpus[pol], viol[pol], placements[pol]);
+        assert_int_equal(viol[SLO_IG_POLICY_IGNITER], 0);
+        assert_true(viol[SLO_IG_POLICY_FFD] > 0);
+        assert_true(gpus[SLO_IG_POLICY_FFD] <= gpus[SLO_IG_POLICY_IGNITER]);
+    }
+}
+
+/*
+ * Accuracy on measured co-locations, with our fitted coefficients:
+ * testcon.log (540 latencies) and the gpulet.config interference block
+ * (1500). The upstream model's figure is MAPE 3.64 % / 3.66 % (notes 1.5,
+ * golden "model_accuracy_my_computation"); the issue asks for <= 3.7 %.
+ */
+static void accuracy_on(void **state, const char *rel, const char *golden_key, size_t n_want)
+{
+    struct fixture *fx = *state;
+    char *text = slurp(rel);
+    double *ape, mean, median, p90, max;
+    size_t n;
+    slo_error_t err;
+    json_t *acc = json_object_get(fx->gv, "model_accuracy_my_computation"), *g = NULL;
+    const char *key;
+    json_t *v;
+
+    if (slo_ig_colocation_errors(&fx->fitted, text, rel, &ape, &n, &err))
+        fail_msg("%s: %s", err.source, err.text);
+    slo_ig_error_summary(ape, n, &mean, &median, &p90, &max);
+    json_object_foreach(acc, key, v)
+        if (strstr(key, golden_key))
+            g = v;
+    assert_non_null(g);
+    print_message("%s: n %zu, MAPE %.3f %%, median %.3f %%, p90 %.3f %%, max %.2f %% "
+                  "(upstream model: %.3f / %.3f / %.3f / %.2f)\n",
+                  rel, n, mean, median, p90, max, num(g, "mean_abs_pct_err"), num(g, "median"),
+                  num(g, "p90"), num(g, "max"));
+    assert_int_equal(n, n_want);
+    assert_true(mean <= 3.7);
+    assert_true(fabs(mean - num(g, "mean_abs_pct_err")) < 0.005);
+    assert_true(fabs(median - num(g, "median")) < 0.005);
+    assert_true(fabs(p90 - num(g, "p90")) < 0.005);
+    free(ape);
+    free(text);
+}
+
+static void test_accuracy_testcon(void **state)
+{
+    accuracy_on(state, TESTCON, "testcon.log", 540);
+}
+
+static void test_accuracy_gpulet(void **state)
+{
+    accuracy_on(state, GPULET, "gpulet.config", 1500);
+}
+
+/* Bad input: each must fail with a message naming the problem, nothing partial. */
+static void expect_profile_error(const char *text, const char *needle)
+{
+    struct slo_ig_profile p;
+    slo_error_t err;
+    int rv = slo_ig_profile_parse(text, "bad.json", &p, &err);
+    assert_int_not_equal(rv, SLO_OK);
+    assert_int_equal(p.n_models, 0);
+    assert_null(p.models);
+    if (!strstr(err.text, needle))
+        fail_msg("expected \"%s\" in \"%s\"", needle, err.text);
+    slo_ig_profile_free(&p);
+}
+
+static void test_bad_profiles(void **state)
+{
+    struct fixture *fx = *state;
+    char *good = slurp(PROFILE), *bad;
+    size_t len = strlen(good);
+    (void)fx;
+    expect_profile_error("{\"alexnet\": {\"inputdata\": 1}}\n", "hardware: expected a section");
+    expect_profile_error("{\"hardware\": {\"idlepower\": 53.5}}\n{\"hardware\": [1]}\n",
+                         "line 2: section \"hardware\": expected an object");
+    expect_profile_error("{\"hardware\": {\"idlepower\": 53.5}}\n{\"hardware\": {\"unit\": \n",
+                         "line 2");
+    /* the upstream profile with one key broken, one missing */
+    bad = malloc(len + 64);
+    assert_non_null(bad);
+    memcpy(bad, good, len + 1);
+    memcpy(strstr(bad, "\"unit\": 2.5"), "\"unit\": \"x\"", 11);
+    expect_profile_error(bad, "hardware.unit: expected a number in [0.01, 100], found the string");
+    memcpy(bad, good, len + 1);
+    {
+        char *line = strstr(bad, "{\"ssd\": {\"l2caches\""), *eol = strchr(line, '\n');
+        memmove(line, eol + 1, strlen(eol + 1) + 1); /* drop the line */
+    }
+    expect_profile_error(bad, "ssd.l2caches: expected an array of 3 numbers, found it missing");
+    memcpy(bad, good, len + 1);
+    memcpy(strstr(bad, "{\"ssd\": {\"l2caches\""), "{\"ssd\": {\"l2cache_\"", 19);
+    expect_profile_error(bad, "ssd: \"l2cache_\": unknown field; expected one of:");
+    free(bad);
+    free(good);
+}
+
+/* HEAD loadprofile(): keys merge per section, later lines win. Appending
+ * {"hardware": {"unit": 5}} to the upstream config (the T4's 40-SM unit)
+ * makes every planned share a multiple of 5 %, the rest unchanged. */
+static void test_jsonlines_later_lines_win(void **state)
+{
+    struct fixture *fx = *state;
+    char *good = slurp(PROFILE), *text = malloc(strlen(good) + 64);
+    struct slo_ig_profile p;
+    struct slo_ig_workload w[3] = {{"alexnet", 500, 15}, {"resnet50", 400, 40}, {"vgg19", 200, 60}};
+    struct slo_ig_plan plan;
+
+    assert_non_null(text);
+    /* the upstream file has no final newline */
+    sprintf(text, "%s\n{\"hardware\": {\"unit\": 5}}\n", good);
+    assert_int_equal(slo_ig_profile_parse(text, "merged", &p, NULL), SLO_OK);
+    assert_true(p.unit_pct == 5.0);
+    assert_true(p.idle_power_w == fx->fitted.idle_power_w);
+    assert_true(p.models[3].k[1] == fx->fitted.models[3].k[1]);
+    p.usd_per_h = 1.0;
+    assert_int_equal(slo_ig_plan(&p, 1, w, 3, SLO_IG_POLICY_IGNITER, &plan, NULL), SLO_OK);
+    for (size_t i = 0; i < plan.n_placements; i++)
+        assert_true(fmod(plan.placements[i].share_pct, 5.0) == 0.0);
+    assert_int_equal(slo_ig_plan_verify(&p, 1, w, 3, &plan, NULL), SLO_OK);
+    slo_ig_plan_free(&plan);
+    slo_ig_profile_free(&p);
+    free(text);
+    free(good);
+}
+
+static void test_bad_requests(void **state)
+{
+    struct fixture *fx = *state;
+    struct slo_ig_plan plan;
+    slo_error_t err;
+    struct slo_ig_workload unknown = {"bert", 100, 50}, zero = {"vgg19", 0, 50},
+                           neg = {"vgg19", 100, -1}, tight = {"ssd", 100, 0.5};
+
+    assert_int_equal(slo_ig_plan(&fx->fitted, 1, &unknown, 1, 0, &plan, &err), SLO_ERR_NOT_FOUND);
+    assert_non_null(strstr(err.text, "found \"bert\""));
+    assert_int_equal(slo_ig_plan(&fx->fitted, 1, &zero, 1, 0, &plan, &err), SLO_ERR_INVALID);
+    assert_non_null(strstr(err.text, "expected a rate > 0"));
+    assert_int_equal(slo_ig_plan(&fx->fitted, 1, &neg, 1, 0, &plan, &err), SLO_ERR_INVALID);
+    assert_non_null(strstr(err.text, "expected an SLO > 0"));
+    /* SLO/2 = 0.25 ms is shorter than SSD's transfers (0.405 ms per request) */
+    assert_int_equal(slo_ig_plan(&fx->fitted, 1, &tight, 1, 0, &plan, &err), SLO_ERR_INFEASIBLE);
+    assert_non_null(strstr(err.text, "no GPU type can serve it"));
+    assert_int_equal(plan.n_gpus, 0);
+    assert_null(plan.gpus);
+}
+
+/* Our own JSON: the coefficients the fit printed, read back, predict the same. */
+static void test_coefficients_roundtrip(void **state)
+{
+    struct fixture *fx = *state;
+    char *text = slo_ig_profile_coefficients_json(&fx->fitted);
+    struct slo_ig_profile p;
+    slo_error_t err;
+    double worst;
+
+    assert_non_null(text);
+    if (slo_ig_profile_parse(text, "roundtrip", &p, &err))
+        fail_msg("%s", err.text);
+    worst = predict_cases(fx, &p);
+    assert_true(worst < 1e-3);
+    assert_int_equal(p.has_raw, 0);
+    slo_ig_profile_free(&p);
+    free(text);
+}
+
+/*
+ * GPU types with prices. Synthetic second types (made here, not data): the
+ * same V100 model priced at the p3.2xlarge spot price 1.25 USD/h, and a
+ * "SLOW" type whose kernels take 1.6x as long (k1..k5 x 1.6) at 1.00 USD/h.
+ *  - V100 at 3.06 vs the same GPU at 1.25: everything goes to the cheaper one,
+ *    with exactly the plan of the single-type run.
+ *  - V100 vs SLOW on a mix of tight and loose SLOs: the tight ones can only
+ *    run on the V100 (SLOW alone is infeasible), the plan uses both types, is
+ *    no dearer than the V100-only plan, and passes the verifier.
+ */
+static void test_gpu_types_with_prices(void **state)
+{
+    struct fixture *fx = *state;
+    char *text = slo_ig_profile_coefficients_json(&fx->fitted);
+    struct slo_ig_profile types[2];
+    struct slo_ig_workload w[3] = {{"alexnet", 500, 15}, {"resnet50", 400, 40}, {"vgg19", 200, 60}};
+    struct slo_ig_workload mix[12];
+    struct slo_ig_plan plan, only;
+    slo_error_t err;
+    size_t n_slow = 0, n_fast = 0;
+
+    assert_non_null(text);
+    types[0] = fx->fitted; /* borrowed: not freed here */
+    assert_int_equal(slo_ig_profile_parse(text, "cheap", &types[1], NULL), SLO_OK);
+    types[1].usd_per_h = 1.25;
+    assert_int_equal(slo_ig_plan(types, 2, w, 3, SLO_IG_POLICY_IGNITER, &plan, &err), SLO_OK);
+    assert_int_equal(plan.n_gpus, 1);
+    assert_int_equal(plan.gpus[0].type, 1);
+    assert_true(plan.cost_usd_per_h == 1.25);
+    assert_true(plan.placements[0].share_pct == 37.5);
+    slo_ig_plan_free(&plan);
+
+    for (size_t i = 0; i < types[1].n_models; i++)
+        for (int k = 0; k < 5; k++)
+            if (k != 3) /* k4 shifts the share; scale the time terms only */
+                types[1].models[i].k[k] *= 1.6;
+    snprintf(types[1].gpu_model, sizeof types[1].gpu_model, "SLOW");
+    types[1].usd_per_h = 1.0;
+    for (size_t i = 0; i < 12; i++) {
+        static const char *const names[4] = {"alexnet", "resnet50", "vgg19", "ssd"};
+        snprintf(mix[i].model, sizeof mix[i].model, "%s", names[i % 4]);
+        /* the first four only fit on the V100 (batch 1 alone on SLOW is too
+         * slow for SLO/2), the rest fit on both */
+        static const double tight[4] = {2, 6, 8, 14};
+        mix[i].slo_ms = i < 4 ? tight[i] : 150;
+        mix[i].rate_rps = i < 4 ? 20.0 : 50.0 + 25.0 * (double)i;
+    }
+    if (slo_ig_plan(types, 2, mix, 12, SLO_IG_POLICY_IGNITER, &plan, &err))
+        fail_msg("%s", err.text);
+    if (slo_ig_plan_verify(types, 2, mix, 12, &plan, &err))
+        fail_msg("verifier: %s", err.text);
+    for (size_t j = 0; j < plan.n_gpus; j++) {
+        n_slow += plan.gpus[j].type == 1;
+        n_fast += plan.gpus[j].type == 0;
+    }
+    assert_true(n_slow > 0 && n_fast > 0);
+    /* SLOW alone cannot serve the tight four: a clear infeasibility */
+    assert_int_equal(slo_ig_plan(&types[1], 1, mix, 12, SLO_IG_POLICY_IGNITER, &only, &err),
+                     SLO_ERR_INFEASIBLE);
+    assert_int_equal(slo_ig_plan(&types[0], 1, mix, 12, SLO_IG_POLICY_IGNITER, &only, NULL),
+                     SLO_OK);
+    print_message("V100 + SLOW: %zu GPUs (%zu SLOW), %.2f USD/h; V100 only: %zu GPUs, "
+                  "%.2f USD/h\n",
+                  plan.n_gpus, n_slow, plan.cost_usd_per_h, only.n_gpus, only.cost_usd_per_h);
+    assert_true(plan.cost_usd_per_h <= only.cost_usd_per_h + 1e-9);
+    slo_ig_plan_free(&only);
+    slo_ig_plan_free(&plan);
+    slo_ig_profile_free(&types[1]);
+    free(text);
+}
+
+/* The embedded default is the upstream V100 profile plus a gpu section. */
+static void test_embedded_profile(void **state)
+{
+    struct fixture *fx = *state;
+    struct slo_ig_profile p;
+    slo_error_t err;
+    const char *text = slo_embedded_gpu_profile("v100");
+    assert_non_null(text);
+    if (slo_ig_profile_parse(text, "embedded:v100", &p, &err))
+        fail_msg("%s", err.text);
+    assert_string_equal(p.gpu_model, "V100");
+    assert_string_equal(p.instance_type, "p3.2xlarge");
+    assert_int_equal(p.n_models, fx->fitted.n_models);
+    for (size_t i = 0; i < p.n_models; i++)
+        for (int k = 0; k < 5; k++)
+            assert_true(p.models[i].k[k] == fx->fitted.models[i].k[k]);
+    slo_ig_profile_free(&p);
+}
+
+int main(void)
+{
+    const char *dir = getenv("SLO_REFERENCE_DATA");
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fit_hardware),
+        cmocka_unit_test(test_fit_models),
+        cmocka_unit_test(test_predict_golden_coefficients),
+        cmocka_unit_test(test_predict_fitted),
+        cmocka_unit_test(test_predict_figure11_printed),
+        cmocka_unit_test(test_algorithm_readme_cases),
+        cmocka_unit_test(test_algorithm_config_gpu1),
+        cmocka_unit_test(test_algorithm_twelve_fixed),
+        cmocka_unit_test(test_algorithm_launch_config),
+        cmocka_unit_test(test_verifier_random),
+        cmocka_unit_test(test_baselines),
+        cmocka_unit_test(test_accuracy_testcon),
+        cmocka_unit_test(test_accuracy_gpulet),
+        cmocka_unit_test(test_bad_profiles),
+        cmocka_unit_test(test_jsonlines_later_lines_win),
+        cmocka_unit_test(test_bad_requests),
+        cmocka_unit_test(test_coefficients_roundtrip),
+        cmocka_unit_test(test_embedded_profile),
+        cmocka_unit_test(test_gpu_types_with_prices),
+    };
+
+    if (!dir || !*dir || strcmp(dir, "no") == 0) {
+        printf("test_igniter: skipped: SLO_REFERENCE_DATA is unset or empty (configure "
+               "--with-reference-data=DIR pointing at shared/data)\n");
+        return 77;
+    }
+    snprintf(ref_dir, sizeof ref_dir, "%s", dir);
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
