@@ -48,55 +48,46 @@ static int is_path(const char *arg)
     return strchr(arg, '/') || (n > 5 && strcmp(arg + n - 5, ".json") == 0);
 }
 
-static void list_names(char *buf, size_t len, const char *const *names)
+/* The error for a NAME that is neither embedded nor a path. */
+static int not_embedded(slo_error_t *err, const char *opt, const char *what,
+                        const char *const *names, const char *arg)
 {
-    buf[0] = '\0';
+    char list[256] = "";
     for (size_t i = 0; names[i]; i++) {
-        size_t used = strlen(buf);
-        snprintf(buf + used, len - used, "%s%s", i ? ", " : "", names[i]);
+        size_t used = strlen(list);
+        snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", names[i]);
     }
+    err->code = SLO_ERR_NOT_FOUND;
+    snprintf(err->source, sizeof err->source, "%s", opt);
+    snprintf(err->text, sizeof err->text,
+             "expected an embedded %s (%s) or a JSON file path, found \"%s\"", what, list, arg);
+    return err->code;
 }
 
 int cli_load_catalog(const char *arg, struct slo_catalog *cat, slo_error_t *err)
 {
-    char src[SLO_ERROR_SOURCE_LENGTH], names[256];
-    const char *text;
+    char src[SLO_ERROR_SOURCE_LENGTH];
+    const char *text = is_path(arg) ? NULL : slo_embedded_catalog(arg);
 
+    memset(cat, 0, sizeof *cat);
     if (is_path(arg))
         return slo_catalog_load(arg, cat, err);
-    text = slo_embedded_catalog(arg);
-    if (!text) {
-        list_names(names, sizeof names, slo_embedded_catalog_names());
-        memset(cat, 0, sizeof *cat);
-        err->code = SLO_ERR_NOT_FOUND;
-        snprintf(err->source, sizeof err->source, "--catalog");
-        snprintf(err->text, sizeof err->text,
-                 "expected an embedded catalog (%s) or a JSON file path, found \"%s\"", names,
-                 arg);
-        return err->code;
-    }
+    if (!text)
+        return not_embedded(err, "--catalog", "catalog", slo_embedded_catalog_names(), arg);
     snprintf(src, sizeof src, "embedded catalog %s", arg);
     return slo_catalog_parse(text, src, cat, err);
 }
 
 int cli_load_workload(const char *arg, struct slo_workload *wl, slo_error_t *err)
 {
-    char src[SLO_ERROR_SOURCE_LENGTH], names[256];
-    const char *text;
+    char src[SLO_ERROR_SOURCE_LENGTH];
+    const char *text = is_path(arg) ? NULL : slo_embedded_workload(arg);
 
+    memset(wl, 0, sizeof *wl);
     if (is_path(arg))
         return slo_workload_load(arg, wl, err);
-    text = slo_embedded_workload(arg);
-    if (!text) {
-        list_names(names, sizeof names, slo_embedded_workload_names());
-        memset(wl, 0, sizeof *wl);
-        err->code = SLO_ERR_NOT_FOUND;
-        snprintf(err->source, sizeof err->source, "--workload");
-        snprintf(err->text, sizeof err->text,
-                 "expected an embedded workload (%s) or a JSON file path, found \"%s\"", names,
-                 arg);
-        return err->code;
-    }
+    if (!text)
+        return not_embedded(err, "--workload", "workload", slo_embedded_workload_names(), arg);
     snprintf(src, sizeof src, "embedded workload %s", arg);
     return slo_workload_parse(text, src, wl, err);
 }

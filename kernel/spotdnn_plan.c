@@ -91,14 +91,25 @@ static int within_budget(const struct slo_train_request *req, const struct slo_t
     return req->budget_usd <= 0 || ev->cost_usd <= req->budget_usd;
 }
 
-/* Evaluate counts; 1 when it meets the deadline and budget (out filled),
- * 0 when it does not or the loss model cannot reach the target on it. */
-static int candidate(const struct slo_train_setup *s, const int *counts,
-                     const struct slo_train_request *req, struct slo_train_eval *out)
+/* Evaluate counts (one more evaluation) and keep them in plan when they meet
+ * the deadline and budget more cheaply than plan's (strict '<': the first of
+ * equally cheap plans stays). A cluster the loss model cannot bring to the
+ * target is not a candidate. */
+static void keep_if_cheaper(const struct slo_train_setup *s, const int *counts,
+                            const struct slo_train_request *req, struct slo_train_plan *plan)
 {
-    if (slo_train_evaluate(s, counts, req, out, NULL) != SLO_OK)
-        return 0;
-    return out->time_s > 0 && out->time_s <= req->deadline_s && within_budget(req, out);
+    struct slo_train_eval ev;
+
+    plan->evaluations++;
+    if (slo_train_evaluate(s, counts, req, &ev, NULL) != SLO_OK)
+        return;
+    if (!(ev.time_s > 0 && ev.time_s <= req->deadline_s && within_budget(req, &ev)))
+        return;
+    if (plan->feasible && !(ev.cost_usd < plan->eval.cost_usd))
+        return;
+    plan->feasible = 1;
+    plan->eval = ev;
+    memcpy(plan->counts, counts, s->n_types * sizeof *counts);
 }
 
 static int infeasible(const struct slo_train_request *req, slo_error_t *err)
@@ -177,7 +188,6 @@ static int window_pass(const struct slo_train_setup *s, const struct slo_train_r
 {
     struct slot *list;
     int *counts, len = 0, n_prefix = 0, all[512];
-    struct slo_train_eval ev;
 
     for (size_t k = 0; k < s->n_types; k++) {
         len += avail[k];
@@ -220,13 +230,7 @@ static int window_pass(const struct slo_train_setup *s, const struct slo_train_r
             memcpy(counts, prefix, s->n_types * sizeof *counts);
             for (int i = idx; i < idx + w; i++)
                 counts[list[i].type]++;
-            plan->evaluations++;
-            if (candidate(s, counts, req, &ev) &&
-                (!plan->feasible || ev.cost_usd < plan->eval.cost_usd)) {
-                plan->feasible = 1;
-                plan->eval = ev;
-                memcpy(plan->counts, counts, s->n_types * sizeof *counts);
-            }
+            keep_if_cheaper(s, counts, req, plan);
             if (w == 0)
                 break;
         }
@@ -746,7 +750,6 @@ int slo_plan_brute_force(const struct slo_train_setup *s,
 {
     double space = 1;
     int *x = NULL, rv;
-    struct slo_train_eval ev;
 
     if ((rv = check_request(s, req, err)))
         return rv;
@@ -764,13 +767,7 @@ int slo_plan_brute_force(const struct slo_train_setup *s,
     for (size_t k = 0; k < s->n_types; k++)
         x[k] = existing_of(req, k);
     for (;;) {
-        plan->evaluations++;
-        if (candidate(s, x, req, &ev) &&
-            (!plan->feasible || ev.cost_usd < plan->eval.cost_usd)) {
-            plan->feasible = 1;
-            plan->eval = ev;
-            memcpy(plan->counts, x, s->n_types * sizeof *x);
-        }
+        keep_if_cheaper(s, x, req, plan);
         /* odometer increment */
         size_t k = 0;
         while (k < s->n_types && x[k] == max_of(s, req, k)) {
@@ -790,7 +787,6 @@ int slo_plan_homogeneous(const struct slo_train_setup *s,
                          struct slo_train_plan *plan, slo_error_t *err)
 {
     int *x, rv;
-    struct slo_train_eval ev;
 
     if ((rv = check_request(s, req, err)) || (rv = plan_init(s, plan, err)))
         return rv;
@@ -803,13 +799,7 @@ int slo_plan_homogeneous(const struct slo_train_setup *s,
             for (size_t i = 0; i < s->n_types; i++)
                 x[i] = existing_of(req, i);
             x[k] += c;
-            plan->evaluations++;
-            if (candidate(s, x, req, &ev) &&
-                (!plan->feasible || ev.cost_usd < plan->eval.cost_usd)) {
-                plan->feasible = 1;
-                plan->eval = ev;
-                memcpy(plan->counts, x, s->n_types * sizeof *x);
-            }
+            keep_if_cheaper(s, x, req, plan);
         }
     }
     free(x);
