@@ -2,24 +2,8 @@
 # cli_errors.sh - every kind of bad input to `slo train` gets one clear
 # message on stderr naming the file, field or option, exit status 2, and
 # nothing on stdout (no partial output).
-set -u
-: "${SLO:?SLO must name the slo binary (make check sets it)}"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0; passes=0
+. "${SLO_SRCDIR:?make check sets SLO_SRCDIR}/tests/testlib.sh"
 
-# expect NAME PATTERN ARGS... : exit 2, empty stdout, stderr matching PATTERN (grep -E)
-expect() {
-    name=$1; pattern=$2; shift 2
-    "$SLO" "$@" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-    if [ "$rc" = 2 ] && [ ! -s "$tmp/out" ] && grep -Eq -- "$pattern" "$tmp/err" &&
-       [ "$(wc -l <"$tmp/err")" -le 2 ]; then
-        passes=$((passes + 1)); echo "ok - $name"
-    else
-        fails=$((fails + 1)); echo "not ok - $name (exit $rc)"; sed 's/^/#   /' "$tmp/out" "$tmp/err"
-    fi
-}
 T="train --workload resnet110"
 
 expect "no command" "slo: expected a command \\(train, .*\\), found none"
@@ -73,5 +57,4 @@ printf '{"name": "other", "types": [{"name": "x1", "gpu_model": "A100", "gpus": 
 expect "no profiled type in catalog" 'workload resnet110 profiles none of the catalog' \
     $T --catalog "$tmp/other.json" --slo-loss 0.8 --slo-time 40m
 
-echo "$passes passed, $fails failed"
-[ "$fails" = 0 ]
+finish

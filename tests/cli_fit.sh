@@ -5,13 +5,7 @@
 # gamma3 2507.6, gamma5 0.5; form spotdnn-2022): noise-free, three clusters
 # of 2, 4 and 7 workers as in the paper's profiling, so the fit must give
 # the coefficients back; and bad logs give one clear error and exit 2.
-set -u
-: "${SLO:?SLO must name the slo binary (make check sets it)}"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0; passes=0
-ok() { passes=$((passes + 1)); echo "ok - $1"; }
-bad() { fails=$((fails + 1)); echo "not ok - $1"; sed 's/^/#   /' "$tmp/out" "$tmp/err"; }
+. "${SLO_SRCDIR:?make check sets SLO_SRCDIR}/tests/testlib.sh"
 
 # write_log FILE CLUSTER N BW: 60 rows, loss = (g2 bw + g3) sqrt(n) / (j + g1) + g5
 write_log() {
@@ -44,7 +38,7 @@ check=$(awk 'BEGIN { RS = "[,{}]" } /gamma/ {
     }' "$tmp/out")
 if [ "$rc" = 0 ] && [ "$check" = yes ] && grep -q "from 3 clusters" "$tmp/err"; then
     ok "fit recovers the ResNet-110 coefficients"
-else bad "fit recovers the ResNet-110 coefficients (exit $rc, check $check)"; fi
+else notok "fit recovers the ResNet-110 coefficients (exit $rc, check $check)"; fi
 
 # With --workload: the whole profile comes back with the fitted loss model,
 # and slo train accepts it.
@@ -54,29 +48,21 @@ rc=$?
 cp "$tmp/profile.json" "$tmp/out"
 if [ "$rc" = 0 ] && grep -q '"name": "resnet110"' "$tmp/out" && grep -q '"form": "spotdnn-2022"' "$tmp/out"; then
     ok "fit with --workload prints a profile"
-else bad "fit with --workload"; fi
+else notok "fit with --workload"; fi
 "$SLO" train --workload "$tmp/profile.json" --slo-loss 0.8 --slo-time 40m --json >"$tmp/out" 2>"$tmp/err"
 if [ $? = 0 ] && grep -q '"p3.2xlarge": 2' "$tmp/out"; then ok "slo train runs on the fitted profile"
-else bad "slo train on the fitted profile"; fi
+else notok "slo train on the fitted profile"; fi
 
 # Bad logs.
-expect() {
-    name=$1; pattern=$2; shift 2
-    "$SLO" fit train "$@" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-    if [ "$rc" = 2 ] && [ ! -s "$tmp/out" ] && grep -Eq -- "$pattern" "$tmp/err"; then ok "$name"
-    else bad "$name (exit $rc)"; fi
-}
 grep -v cluster "$tmp/a0.csv" >"$tmp/nocluster.csv"
-expect "log without cluster line" "nocluster.csv: line [0-9]+: expected a \"# cluster" "$tmp/nocluster.csv" "$tmp/b0.csv"
+expect "log without cluster line" 'nocluster.csv: line [0-9]+: expected a "# cluster' fit train "$tmp/nocluster.csv" "$tmp/b0.csv"
 sed 's/,loss,/,lss,/' "$tmp/a0.csv" >"$tmp/noloss.csv"
-expect "log without loss column" "noloss.csv: line 3: .*column loss is missing" "$tmp/noloss.csv"
+expect "log without loss column" "noloss.csv: line 3: .*column loss is missing" fit train "$tmp/noloss.csv"
 sed '10s/,1000$/,1000/; 10s/^\([0-9]*,[0-9]*,[0-9]*\),[0-9.]*/\1,nan?/' "$tmp/a0.csv" >"$tmp/nan.csv"
-expect "log with a non-number" 'nan.csv: line 10, column loss: expected a number >= 0, found "nan\?"' "$tmp/nan.csv"
-expect "one cluster only" "expected samples from at least 2 clusters .* found 1 cluster" "$tmp/a0.csv" "$tmp/a1.csv"
-expect "missing file" "$tmp/none.csv: cannot open" "$tmp/none.csv"
-expect "no logs" "expected training log files" 
-expect "bad form" '--form: expected spotdnn-2023 or spotdnn-2022, found "x"' --form x "$tmp/a0.csv"
+expect "log with a non-number" 'nan.csv: line 10, column loss: expected a number >= 0, found "nan\?"' fit train "$tmp/nan.csv"
+expect "one cluster only" "expected samples from at least 2 clusters .* found 1 cluster" fit train "$tmp/a0.csv" "$tmp/a1.csv"
+expect "missing file" "$tmp/none.csv: cannot open" fit train "$tmp/none.csv"
+expect "no logs" "expected training log files" fit train
+expect "bad form" '--form: expected spotdnn-2023 or spotdnn-2022, found "x"' fit train --form x "$tmp/a0.csv"
 
-echo "$passes passed, $fails failed"
-[ "$fails" = 0 ]
+finish

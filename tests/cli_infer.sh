@@ -5,14 +5,7 @@
 # --json schema, --predict on Figure 11's setting (paper prints 28.04963 /
 # 13.64733 ms), `slo fit infer`, and bad input: one clear message on stderr,
 # exit 2, nothing on stdout.
-set -u
-: "${SLO:?SLO must name the slo binary (make check sets it)}"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0; passes=0
-
-ok() { passes=$((passes + 1)); echo "ok - $1"; }
-notok() { fails=$((fails + 1)); echo "not ok - $1"; sed 's/^/#   /' "$tmp/out" "$tmp/err"; }
+. "${SLO_SRCDIR:?make check sets SLO_SRCDIR}/tests/testlib.sh"
 
 # run NAME PATTERN... ARGS after --: exit 0 and stdout matching every pattern
 run() {
@@ -31,18 +24,6 @@ $1"; shift; done
     if [ -e "$tmp/miss" ]; then rm -f "$tmp/miss"; notok "$name"; else ok "$name"; fi
 }
 
-# expect NAME PATTERN ARGS... : exit 2, empty stdout, stderr matching PATTERN
-expect() {
-    name=$1; pattern=$2; shift 2
-    "$SLO" "$@" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-    if [ "$rc" = 2 ] && [ ! -s "$tmp/out" ] && grep -Eq -- "$pattern" "$tmp/err" &&
-       [ "$(wc -l <"$tmp/err")" -le 2 ]; then
-        ok "$name"
-    else
-        notok "$name (exit $rc)"
-    fi
-}
 
 README="--workload alexnet:rate=500:slo=15 --workload resnet50:rate=400:slo=40 --workload vgg19:rate=200:slo=60"
 run "README example, human" \
@@ -136,5 +117,4 @@ else
     echo "# skipped the upstream-profile checks: SLO_REFERENCE_DATA is unset or empty"
 fi
 
-echo "# $passes passed, $fails failed"
-[ "$fails" = 0 ]
+finish

@@ -4,13 +4,7 @@
 # (shared/data/spotdnn/repo_provisioner_reference_outputs.csv, rows
 # (0.8, 2400 s) -> [2,0,4,0,0], 2351.08 s, 2.985872 USD and (0.6, 5000 s)
 # -> infeasible) and against each other for equivalent options.
-set -u
-: "${SLO:?SLO must name the slo binary (make check sets it)}"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0; passes=0
-ok() { passes=$((passes + 1)); echo "ok - $1"; }
-bad() { fails=$((fails + 1)); echo "not ok - $1"; sed 's/^/#   /' "$tmp/out" "$tmp/err"; }
+. "${SLO_SRCDIR:?make check sets SLO_SRCDIR}/tests/testlib.sh"
 
 run() { "$SLO" "$@" >"$tmp/out" 2>"$tmp/err"; echo $? >"$tmp/rc"; }
 rc() { cat "$tmp/rc"; }
@@ -22,21 +16,21 @@ if [ "$(rc)" = 0 ] && grep -q '"p3.2xlarge": 2' "$tmp/out" && grep -q '"g3.8xlar
    grep -q '"iterations": 17926,' "$tmp/out" && grep -q '"method": "exact"' "$tmp/out" &&
    grep -q '"window": {' "$tmp/out" && grep -q '"exact": {' "$tmp/out" && [ ! -s "$tmp/err" ]; then
     ok "json plan for (0.8, 2400 s) is the reference [2,0,4,0,0]"
-else bad "json plan for (0.8, 2400 s)"; fi
+else notok "json plan for (0.8, 2400 s)"; fi
 cp "$tmp/out" "$tmp/ref.json"
 
 # 2. Equivalent deadline spellings give the same output.
 for t in 40m 40:00 0:40:00 0-0:40:00 2400s; do
     run train --workload resnet110 --slo-loss 0.8 --slo-time "$t" --json
     if [ "$(rc)" = 0 ] && cmp -s "$tmp/out" "$tmp/ref.json"; then ok "--slo-time $t = 2400 s"
-    else bad "--slo-time $t"; fi
+    else notok "--slo-time $t"; fi
 done
 
 # 3. A bare number is minutes, as in sbatch, and the note says so.
 run train --workload resnet110 --slo-loss 0.8 --slo-time 40 --json
 if [ "$(rc)" = 0 ] && cmp -s "$tmp/out" "$tmp/ref.json" && grep -q "read as 40 minutes" "$tmp/err"; then
     ok "--slo-time 40 is 40 minutes, with a note"
-else bad "--slo-time 40"; fi
+else notok "--slo-time 40"; fi
 
 # 4. The human table names the plan, the time, the cost and the comparisons.
 run train --workload resnet110 --slo-loss 0.8 --slo-time 40m
@@ -44,52 +38,51 @@ if [ "$(rc)" = 0 ] && grep -q "p3.2xlarge .* 2 " "$tmp/out" && grep -q "2351.08 
    grep -q "2.985872 USD" "$tmp/out" && grep -q "sliding window" "$tmp/out" &&
    grep -q "on-demand prices only" "$tmp/out" && grep -q "cheapest homogeneous" "$tmp/out"; then
     ok "human table"
-else bad "human table"; fi
+else notok "human table"; fi
 
 # 5. Infeasible SLO: nothing on stdout, the reason and the fastest plan, exit 2.
 run train --workload resnet110 --slo-loss 0.6 --slo-time 5000s
 if [ "$(rc)" = 2 ] && [ ! -s "$tmp/out" ] && grep -q "no plan meets the SLO" "$tmp/err" &&
    grep -q "the fastest plan" "$tmp/err"; then ok "infeasible (0.6, 5000 s)"
-else bad "infeasible (0.6, 5000 s)"; fi
+else notok "infeasible (0.6, 5000 s)"; fi
 
 # 6. Window only / exact only.
 run train --workload resnet110 --slo-loss 0.9 --slo-time 1900s --window --json
 if [ "$(rc)" = 0 ] && grep -q '"method": "window"' "$tmp/out" && ! grep -q '"exact": {' "$tmp/out" &&
    grep -q '"cost_usd": 1.676947,' "$tmp/out"; then ok "--window (0.9, 1900 s)"
-else bad "--window"; fi
+else notok "--window"; fi
 run train --workload resnet110 --slo-loss 0.9 --slo-time 1900s --exact --json
 if [ "$(rc)" = 0 ] && grep -q '"method": "exact"' "$tmp/out" && ! grep -q '"window": {' "$tmp/out"; then
     ok "--exact"
-else bad "--exact"; fi
+else notok "--exact"; fi
 
 # 7. Re-planning after a revocation (paper Fig. 9): survivors are kept.
 run train --workload resnet110 --slo-loss 0.8 --slo-time 2600s --elapsed 1790s --loss-now 0.9 \
     --existing g3.16xlarge=3 --json
 if [ "$(rc)" = 0 ] && grep -q '"g3.16xlarge": [3-8]' "$tmp/out" && grep -q '"remaining_s": 810' "$tmp/out" &&
    grep -q '"restart_overhead_s": 30' "$tmp/out"; then ok "re-plan keeps the survivors"
-else bad "re-plan"; fi
+else notok "re-plan"; fi
 
 # 8. The paper's Table III catalog: types without a profile are named.
 run train --workload resnet110 --catalog aws-table3 --slo-loss 0.8 --slo-time 40m
 if [ "$(rc)" = 0 ] && grep -q "g4dn.12xlarge has no profile" "$tmp/out"; then ok "aws-table3 catalog"
-else bad "aws-table3 catalog"; fi
+else notok "aws-table3 catalog"; fi
 
 # 9. On-demand pricing costs more for the same SLO.
 run train --workload resnet110 --slo-loss 0.8 --slo-time 40m --pricing on-demand --json
 if [ "$(rc)" = 0 ] && grep -q '"pricing": "on-demand"' "$tmp/out" && grep -q '"cost_usd": 9.952905,' "$tmp/out"; then
     ok "on-demand pricing"   # 2351.08 s x (2 x 3.06 + 4 x 2.28) USD/h
-else bad "on-demand pricing"; fi
+else notok "on-demand pricing"; fi
 
 # 10. A budget below the cheapest plan: exit 2 with the reason.
 run train --workload resnet110 --slo-loss 0.8 --slo-time 40m --budget 2.5
 if [ "$(rc)" = 2 ] && [ ! -s "$tmp/out" ] && grep -q "at most 2.50 USD" "$tmp/err"; then ok "budget"
-else bad "budget"; fi
+else notok "budget"; fi
 
 # 11. Files work like the embedded names.
 run train --workload "$SLO_SRCDIR/etc/slo/workloads/resnet110.json" \
     --catalog "$SLO_SRCDIR/etc/slo/catalogs/spotdnn-resnet110.json" --slo-loss 0.8 --slo-time 40m --json
 if [ "$(rc)" = 0 ] && cmp -s "$tmp/out" "$tmp/ref.json"; then ok "etc/ files = embedded defaults"
-else bad "etc/ files"; fi
+else notok "etc/ files"; fi
 
-echo "$passes passed, $fails failed"
-[ "$fails" = 0 ]
+finish
