@@ -42,5 +42,7 @@ int slo_cmd_fit(int argc, char **argv);
 /* `slo infer` and `slo fit infer PROFILE` (cli/cmd_infer.c, issue 3). */
 int slo_cmd_infer(int argc, char **argv);
 int slo_cmd_fit_infer(int argc, char **argv);
+/* `slo comm` (cli/cmd_comm.c, issue 4). */
+int slo_cmd_comm(int argc, char **argv);
 
 #endif

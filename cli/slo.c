@@ -17,6 +17,7 @@ static const struct command commands[] = {
     {"train", slo_cmd_train, "plan a training cluster that meets a loss/time SLO at least cost"},
     {"infer", slo_cmd_infer, "place inference workloads on shared GPUs (iGniter: MPS shares, batches)"},
     {"fit", slo_cmd_fit, "fit model coefficients from profiling data (slo fit train LOGS...)"},
+    {"comm", slo_cmd_comm, "compare gradient communication schedulers (Prophet, optimal blocks)"},
 };
 
 static void usage(FILE *f)

@@ -451,5 +451,6 @@ int slo_train_logs_to_samples(const struct slo_train_log *logs, size_t n_logs,
 
 /* The other planners, after the shared conventions above. */
 #include "slo_igniter.h"
+#include "slo_comm.h"
 
 #endif /* SLO_H */

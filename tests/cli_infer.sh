@@ -7,57 +7,41 @@
 # exit 2, nothing on stdout.
 . "${SLO_SRCDIR:?make check sets SLO_SRCDIR}/tests/testlib.sh"
 
-# run NAME PATTERN... ARGS after --: exit 0 and stdout matching every pattern
-run() {
-    name=$1; shift
-    pats=""
-    while [ "$1" != "--" ]; do pats="$pats
-$1"; shift; done
-    shift
-    "$SLO" "$@" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-    if [ "$rc" != 0 ]; then notok "$name (exit $rc)"; return; fi
-    echo "$pats" | while IFS= read -r p; do
-        [ -z "$p" ] && continue
-        grep -Eq -- "$p" "$tmp/out" || { echo "missing: $p" >>"$tmp/err"; echo x >"$tmp/miss"; }
-    done
-    if [ -e "$tmp/miss" ]; then rm -f "$tmp/miss"; notok "$name"; else ok "$name"; fi
-}
 
 
 README="--workload alexnet:rate=500:slo=15 --workload resnet50:rate=400:slo=40 --workload vgg19:rate=200:slo=60"
-run "README example, human" \
+succeeds "README example, human" \
     "^3 workloads on 1 GPU \\(policy igniter\\): 3.06 USD/h \\(on-demand, catalog aws-table3\\)" \
     "^GPU 1: V100 \\(p3.2xlarge, 3.06 USD/h\\)  share 77.5 %" \
     "^  3 +vgg19 +200.0 +60.0 +37.5 +6 +28.73 +30.00 .* yes +--gres=mps:37 CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=38" \
     "^  2 +resnet50 +400.0 +40.0 +30.0 +8 +18.91 +20.00 .* yes +--gres=mps:30 CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=30" \
     "^  1 +alexnet +500.0 +15.0 +10.0 +4 +6.92 +7.50 .* yes +--gres=mps:10 CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=10" \
     -- infer $README
-run "README example, --json" \
+succeeds "README example, --json" \
     '"cost_usd_per_h": 3.06' '"n_gpus": 1' '"violations": 0' '"gpu_type": "V100"' \
     '"instance_type": "p3.2xlarge"' '"model": "vgg19"' '"share_pct": 37.5' '"batch": 6' \
     '"latency_ms": 28.73' '"throughput_rps": ' '"rate_rps": 200' '"slo_ms": 60' \
     '"gres": "mps:37"' '"CUDA_MPS_ACTIVE_THREAD_PERCENTAGE": 38' \
     -- infer $README --json
-run "spot pricing" '1 GPU \(policy igniter\): 1.25 USD/h \(spot' -- infer $README --pricing spot
+succeeds "spot pricing" '1 GPU \(policy igniter\): 1.25 USD/h \(spot' -- infer $README --pricing spot
 printf '{"workloads": [{"model": "ssd", "rate_rps": 150, "slo_ms": 25}, {"model": "vgg19", "rate_rps": 200, "slo_ms": 40}]}\n' >"$tmp/exp4.json"
-run "workloads file (README Experiment 4 = Figure 16: SSD batch 2 at 60 %)" \
+succeeds "workloads file (README Experiment 4 = Figure 16: SSD batch 2 at 60 %)" \
     "^  1 +ssd +150.0 +25.0 +60.0 +2 " "^  2 +vgg19 +200.0 +40.0 +37.5 +4 " \
     -- infer --workloads "$tmp/exp4.json"
-run "FFD baseline warns" "^WARNING: 2 placements miss SLO/2" "share 72.5 %" -- infer $README --policy ffd
-run "gslice baseline" "policy gslice" -- infer $README --policy gslice
-run "gpulets baseline" "policy gpulets" -- infer $README --policy gpulets
-run "split workload gets dedicated GPUs" "dedicated \\(split workload\\)" \
+succeeds "FFD baseline warns" "^WARNING: 2 placements miss SLO/2" "share 72.5 %" -- infer $README --policy ffd
+succeeds "gslice baseline" "policy gslice" -- infer $README --policy gslice
+succeeds "gpulets baseline" "policy gpulets" -- infer $README --policy gpulets
+succeeds "split workload gets dedicated GPUs" "dedicated \\(split workload\\)" \
     -- infer --workload ssd:rate=600:slo=25
-run "predict Figure 11" "^  vgg19 +20.0 +3 +28.050 " "^  ssd +80.0 +3 +13.647 " \
+succeeds "predict Figure 11" "^  vgg19 +20.0 +3 +28.050 " "^  ssd +80.0 +3 +13.647 " \
     -- infer --predict --workload vgg19:share=20:batch=3 --workload ssd:share=80:batch=3
-run "predict --json" '"latency_ms": 28.04962[0-9]*,' '"clock_mhz": 1530' \
+succeeds "predict --json" '"latency_ms": 28.04962[0-9]*,' '"clock_mhz": 1530' \
     -- infer --predict --json --workload vgg19:share=20:batch=3 --workload ssd:share=80:batch=3
-run "predict with SLO verdict" "MISSES SLO/2 5.00 ms" \
+succeeds "predict with SLO verdict" "MISSES SLO/2 5.00 ms" \
     -- infer --predict --workload vgg19:share=20:batch=3:slo=10
-run "coefficients" '"k": \[' '"clock_slope_mhz_per_w": -1.025413' -- infer --coefficients
+succeeds "coefficients" '"k": \[' '"clock_slope_mhz_per_w": -1.025413' -- infer --coefficients
 "$SLO" infer --coefficients >"$tmp/coef.json" 2>"$tmp/err"
-run "coefficients read back" "^3 workloads on 1 GPU" "37.5 +6 +28.73" \
+succeeds "coefficients read back" "^3 workloads on 1 GPU" "37.5 +6 +28.73" \
     -- infer --profile "$tmp/coef.json" $README
 
 # bad input
@@ -107,12 +91,12 @@ fi
 # The upstream JSON-lines profile itself, when the reference data is there.
 if [ -n "${SLO_REFERENCE_DATA:-}" ] && [ "$SLO_REFERENCE_DATA" != no ]; then
     up="$SLO_REFERENCE_DATA/igniter/upstream-HEAD/i-Gniter/Algorithm/config"
-    run "upstream JSON-lines profile + --instance-type" "^3 workloads on 1 GPU .*3.06 USD/h" \
+    succeeds "upstream JSON-lines profile + --instance-type" "^3 workloads on 1 GPU .*3.06 USD/h" \
         "37.5 +6 +28.73" -- infer --profile "$up" --instance-type p3.2xlarge $README
     expect "upstream profile is unpriced" 'gpu: expected a price .* found none; pass --instance-type TYPE' \
         infer --profile "$up" $README
     [ "$have_fit_infer" = 1 ] &&
-        run "slo fit infer upstream config" '"k": \[' '"alpha_cache_per_pct": 0.0023763' -- fit infer "$up"
+        succeeds "slo fit infer upstream config" '"k": \[' '"alpha_cache_per_pct": 0.0023763' -- fit infer "$up"
 else
     echo "# skipped the upstream-profile checks: SLO_REFERENCE_DATA is unset or empty"
 fi

@@ -12,17 +12,37 @@ ok() { passes=$((passes + 1)); echo "ok - $1"; }
 notok() { fails=$((fails + 1)); echo "not ok - $1"; sed 's/^/#   /' "$tmp/out" "$tmp/err" 2>/dev/null; }
 
 # expect NAME PATTERN ARGS...: slo ARGS exits 2 with nothing on stdout and one
-# message (at most 2 lines) on stderr matching PATTERN (grep -E).
+# message on stderr matching PATTERN (grep -E): at most MAX_ERR_LINES lines
+# (default 2: a note may precede it), each starting with ERR_PREFIX if set.
 expect() {
     name=$1; pattern=$2; shift 2
     "$SLO" "$@" >"$tmp/out" 2>"$tmp/err"
     rc=$?
     if [ "$rc" = 2 ] && [ ! -s "$tmp/out" ] && grep -Eq -- "$pattern" "$tmp/err" &&
-       [ "$(wc -l <"$tmp/err")" -le 2 ]; then
+       [ "$(wc -l <"$tmp/err")" -le "${MAX_ERR_LINES:-2}" ] &&
+       { [ -z "${ERR_PREFIX:-}" ] || ! grep -qv "^$ERR_PREFIX" "$tmp/err"; }; then
         ok "$name"
     else
         notok "$name (exit $rc)"
     fi
+}
+
+# succeeds NAME PATTERN... -- ARGS...: slo ARGS exits 0 and its stdout matches
+# every PATTERN (grep -E).
+succeeds() {
+    name=$1; shift
+    pats=""
+    while [ "$1" != "--" ]; do pats="$pats
+$1"; shift; done
+    shift
+    "$SLO" "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ "$rc" != 0 ]; then notok "$name (exit $rc)"; return; fi
+    echo "$pats" | while IFS= read -r p; do
+        [ -z "$p" ] && continue
+        grep -Eq -- "$p" "$tmp/out" || { echo "missing: $p" >>"$tmp/err"; echo x >"$tmp/miss"; }
+    done
+    if [ -e "$tmp/miss" ]; then rm -f "$tmp/miss"; notok "$name"; else ok "$name"; fi
 }
 
 finish() {

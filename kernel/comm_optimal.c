@@ -1,0 +1,653 @@
+/*
+ * comm_optimal.c - our block planner for the alpha-beta cost model, and
+ * the policy replaying its static plan.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Derivation (doc/comm.md, "Optimal blocks"). Let G gradients (layers with
+ * bytes) have byte offsets o_i in the flat forward-order buffer, ready times
+ * r_i (non-increasing in i) and tails Fs_i = sum of the forward times of
+ * their layer and every later layer. With per-layer dependencies the period
+ * is T = max(Bw + F, max_i done_i + Fs_i) (slo_comm.h), so T <= T* exactly
+ * when every gradient i is complete by its deadline d_i = T* - Fs_i. A
+ * block (one collective, possibly gathering several byte ranges) occupies
+ * the link A1 + bocc x bytes and completes A2 + bext x bytes after it
+ * leaves it: serialized collectives (max_in_flight = 1): A1 = A, bocc = beta
+ * (2 beta for PS: push, then pull), A2 = bext = 0; otherwise A1 = 0,
+ * bocc = beta, A2 = A, bext = 0 for ring and beta for PS (pull behind push).
+ *
+ * 1. Tail (every gradient ready; exact). The pending bytes, cut at gradient
+ *    boundaries into units u with tails Fs(u), are sent in forward order
+ *    (with all releases past, largest tail first is optimal, Jackson's rule,
+ *    and Fs decreases with the index), grouped by the dynamic program over
+ *    the forward order
+ *      h(u) = min_{v>u} [ A1 + bocc D + max(A2 + bext D + Fs(u), h(v)) ],
+ *      D = bytes of units u..v-1, h(end) = -inf,
+ *    the least max(done + tail) of the units from u on, relative to their
+ *    start: the rest's objective shifts by exactly the first block's link
+ *    time, which makes the recursion exact (bext = 0 here: for pipelined
+ *    PS the tail is sent in small pieces instead, see drain()). Solved in
+ *    O(U) with a monotone deque (drain()).
+ * 2. During backward (for a target T*). Whenever the link can take a block,
+ *    the pending bytes are sent lowest offset first (earliest deadline
+ *    first), in one block as large as the deadlines allow: every gradient k
+ *    still to arrive needs max(L, r_k) + bocc o_{k+1} + A1 + A2 <= d_k, where
+ *    L is when the link frees (the bytes of gradients 0..k are o_{k+1}, all
+ *    unsent), so the block must leave the link by
+ *      M = T* + min_{k not arrived} (-Fs_k - bocc o_{k+1}) - A1 - A2
+ *    (a prefix minimum, O(1) per block); a pending gradient j the block
+ *    passes only partly waits for all bytes below it, so the block may go
+ *    past the pending bytes up to j only if the link frees by
+ *    d_j - A1 - A2 - bocc o_a (pending_cap()); and the lowest pending
+ *    gradient must meet its own deadline. When less than a latency's worth fits
+ *    before M, the link waits for the next arrival (inserted idle time).
+ * 3. The period is not monotone in T* (a lower target forces smaller
+ *    blocks), so T* is scanned on a grid from T_LB to 2 T_LB and refined
+ *    around the best point, together with T* = infinity (everything pending
+ *    in one block); the plan with the least simulated period is kept.
+ * Cost: O(G) per target (step 2 stops early) plus the O(U) DP; 28 targets.
+ * The plan is static (identical on every worker); the policy replays it,
+ * so its expected times are the simulator's.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm_private.h"
+#include "slo_private.h"
+
+struct range {
+    double lo, hi;
+};
+
+struct planner {
+    size_t G;
+    double *off;  /* [G+1] */
+    double *r;    /* [G] */
+    double *tail; /* [G] */
+    double *pmin; /* [G+1] pmin[a] = min_{k<a} (-Fs_k - bocc o_{k+1}) */
+    double *gdone; /* [G] */
+    double A1, bocc, A2, bext;
+    double floor_s; /* Bw + F */
+    int ps_pipelined;
+    double piece_bytes; /* PS pipelined: largest block */
+    struct comm_transport tr;
+    /* pending bytes: runs in descending offset, the lowest on top */
+    struct range *runs;
+    size_t n_runs;
+    struct range *take; /* ranges of the block being sent */
+    size_t n_take;
+    double eps_bytes;   /* rounding: 1e-9 of all bytes */
+    /* tail DP over units */
+    struct range *units;
+    size_t *ugrad;
+    double *ucum, *h, *g;
+    size_t *next, *deque;
+    size_t n_units;
+    /* the recorded plan */
+    int record;
+    struct range *out;       /* ranges */
+    size_t n_out, cap_out;
+    size_t *block_end;       /* block b holds out[block_end[b-1] .. block_end[b]) */
+    size_t *block_lowest;    /* lowest gradient of block b: ready at r[.] */
+    size_t n_blocks, cap_blocks;
+};
+
+static size_t grad_at(const struct planner *p, double x)
+{
+    size_t lo = 0, hi = p->G; /* off[lo] <= x < off[hi] */
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (p->off[mid] <= x)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static int grow(void **ptr, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return 0;
+    {
+        size_t ncap = *cap ? *cap : 64;
+        void *np;
+        while (ncap < need)
+            ncap *= 2;
+        np = realloc(*ptr, ncap * size);
+        if (!np)
+            return -1;
+        *ptr = np;
+        *cap = ncap;
+    }
+    return 0;
+}
+
+/* Post one block of bytes taken from the bottom of the pending runs (the
+ * lowest q bytes), at time t. Remainders below eps_bytes (rounding) go
+ * with the block. */
+static int send_lowest(struct planner *p, double t, double q, slo_error_t *err)
+{
+    double S, E, D, left = q, sum = 0;
+    size_t lowest = p->G;
+    int rc;
+
+    p->n_take = 0;
+    while (left > p->eps_bytes && p->n_runs > 0) {
+        struct range *top = &p->runs[p->n_runs - 1];
+        double size = top->hi - top->lo, take = fmin(left, size);
+        if (size - take <= p->eps_bytes)
+            take = size;
+        p->take[p->n_take].lo = top->lo;
+        p->take[p->n_take].hi = take == size ? top->hi : top->lo + take;
+        p->n_take++;
+        sum += take;
+        left -= take;
+        if (take == size)
+            p->n_runs--;
+        else
+            top->lo += take;
+    }
+    if (p->n_take == 0)
+        return SLO_OK;
+    if ((rc = comm_transport_post(&p->tr, t, sum, &S, &E, &D, err)))
+        return rc;
+    for (size_t r = 0; r < p->n_take; r++) {
+        double lo = p->take[r].lo, hi = p->take[r].hi;
+        size_t g = grad_at(p, lo);
+        if (g < lowest)
+            lowest = g;
+        /* gradients touched: each completes no earlier than D */
+        for (size_t k = g; k < p->G && p->off[k] < hi; k++)
+            if (D > p->gdone[k])
+                p->gdone[k] = D;
+        if (p->record) {
+            if (grow((void **)&p->out, &p->cap_out, p->n_out + 1, sizeof *p->out))
+                return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+            p->out[p->n_out++] = p->take[r];
+        }
+    }
+    if (p->record) {
+        if (grow((void **)&p->block_end, &p->cap_blocks, p->n_blocks + 1, sizeof(size_t)) ||
+            !(p->block_lowest = realloc(p->block_lowest, p->cap_blocks * sizeof(size_t))))
+            return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+        p->block_end[p->n_blocks] = p->n_out;
+        p->block_lowest[p->n_blocks] = lowest;
+        p->n_blocks++;
+    }
+    return SLO_OK;
+}
+
+/* Step 1: the tail DP over the pending runs, then post its blocks. */
+static int drain(struct planner *p, double t, slo_error_t *err)
+{
+    size_t U = 0;
+    int rc;
+
+    /* units: pending runs cut at gradient boundaries, ascending offsets */
+    for (size_t k = p->n_runs; k-- > 0;) {
+        double lo = p->runs[k].lo, hi = p->runs[k].hi;
+        size_t g = grad_at(p, lo);
+        for (; lo < hi; g++) {
+            double end = fmin(hi, p->off[g + 1]);
+            p->units[U].lo = lo;
+            p->units[U].hi = end;
+            p->ugrad[U] = g;
+            U++;
+            lo = end;
+        }
+    }
+    p->n_units = U;
+    p->ucum[0] = 0;
+    for (size_t u = 0; u < U; u++)
+        p->ucum[u + 1] = p->ucum[u] + (p->units[u].hi - p->units[u].lo);
+    /* h(u) = A1 - bocc C_u + min_v [bocc C_v + max(K_u, h(v))], K_u = A2 + Fs(u),
+     * C = cumulative bytes. h does not increase with u (dropping the first
+     * unit of a plan never delays the rest), and K_u does not decrease as u
+     * goes down, so {v : h(v) <= K_u} = [vs, U] with vs moving left: there
+     * the best v is vs; below it the term is g(v) = bocc C_v + h(v), whose
+     * minimum over the window [u+1, vs-1] (both ends moving left) is kept in
+     * a monotone deque. O(U) in all. */
+    p->h[U] = -INFINITY;
+    {
+        size_t vs = U, head = 0, tail = 0, *dq = p->deque;
+        double *g = p->g;
+        for (size_t u = U; u-- > 0;) {
+            double K = p->A2 + p->tail[p->ugrad[u]], c1, c2 = INFINITY;
+            size_t v = u + 1;
+            if (v < U) {
+                g[v] = p->bocc * p->ucum[v] + p->h[v];
+                if (v < vs) {
+                    while (tail > head && g[dq[tail - 1]] >= g[v])
+                        tail--;
+                    dq[tail++] = v;
+                }
+            }
+            while (vs - 1 >= u + 1 && p->h[vs - 1] <= K)
+                vs--;
+            while (head < tail && dq[head] >= vs)
+                head++;
+            c1 = p->bocc * p->ucum[vs] + K;
+            if (head < tail)
+                c2 = g[dq[head]];
+            if (c2 < c1) {
+                p->h[u] = p->A1 - p->bocc * p->ucum[u] + c2;
+                p->next[u] = dq[head];
+            } else {
+                p->h[u] = p->A1 - p->bocc * p->ucum[u] + c1;
+                p->next[u] = vs;
+            }
+        }
+    }
+    if (p->ps_pipelined) {
+        /* PS with several blocks in flight: a block is pulled only after its
+         * whole push, so the n-th block of a back-to-back chain completes at
+         * start + beta (bytes so far + largest block so far) + A; with the
+         * latency overlapped, small blocks in forward order are best: cut
+         * into pieces of at most piece_bytes (the DP above does not model
+         * the pull chain) */
+        for (size_t u = 0; u < U; u++) {
+            double left = p->units[u].hi - p->units[u].lo;
+            while (left > 0) {
+                double q = left > p->piece_bytes ? p->piece_bytes : left;
+                double av = comm_transport_avail(&p->tr);
+                if (left - q < 1e-9 * left)
+                    q = left;
+                if ((rc = send_lowest(p, av > t ? av : t, q, err)))
+                    return rc;
+                left -= q;
+            }
+        }
+        if (p->n_runs > 0) { /* rounding leftovers */
+            double av = comm_transport_avail(&p->tr);
+            return send_lowest(p, av > t ? av : t, INFINITY, err);
+        }
+        return SLO_OK;
+    }
+    for (size_t u = 0; u < U;) {
+        size_t v = p->next[u];
+        double av = comm_transport_avail(&p->tr);
+        /* the last block also takes any rounding leftovers */
+        if ((rc = send_lowest(p, av > t ? av : t, v == U ? INFINITY : p->ucum[v] - p->ucum[u],
+                              err)))
+            return rc;
+        u = v;
+    }
+    return SLO_OK;
+}
+
+/* Largest block (bytes) started at t whose link time ends by y: the push
+ * link for ring and serialized PS; for pipelined PS also the pull link,
+ * which frees at max(t + beta q, pull_free) + beta q. */
+static double q_for(const struct planner *p, double t, double y)
+{
+    if (p->ps_pipelined) {
+        double a = (y - t) / (2 * p->bocc), b = (y - p->tr.pull_free_s) / p->bocc;
+        return a < b ? a : b;
+    }
+    return (y - t - p->A1) / p->bocc;
+}
+
+/* Largest q <= q0 with, for every pending gradient j (ascending), q <= P_j
+ * or the link frees by d_j - A1 - A2 - bocc o_a (q_for), P_j = pending bytes of
+ * gradients <= j. Stops once P_j passes the bound: later j cannot lower it. */
+static double pending_cap(const struct planner *p, double target, double t, size_t a,
+                          double q0)
+{
+    double bound = q0, cum = 0;
+    if (p->ps_pipelined) {
+        /* PS: a block is pulled only after its whole push (store and
+         * forward), so the bytes up to j finish no earlier than
+         * max(t + beta q, pull_free) + beta (o_a + max(P_j, q)) + A: the
+         * block size matters even when it stops below j */
+        double b = p->bocc, P = p->tr.pull_free_s;
+        for (size_t k = p->n_runs; k-- > 0;) {
+            double lo = p->runs[k].lo, hi = p->runs[k].hi;
+            size_t g = grad_at(p, lo);
+            for (; lo < hi; g++) {
+                double end = fmin(hi, p->off[g + 1]), y, r1, r2, best;
+                cum += end - lo;
+                /* need F(q) <= y: q <= P_j gives max(t + b q, P) <= y - b P_j,
+                 * q > P_j gives t + 2 b q <= y and P + b q <= y */
+                y = target - p->tail[g] - p->A2 - b * p->off[a];
+                r1 = (y - b * cum - t) / b;
+                r2 = fmin((y - t) / (2 * b), (y - P) / b);
+                best = fmin(r1, cum);
+                if (r2 > cum && r2 > best)
+                    best = r2;
+                if (P + b * cum > y)
+                    best = bound; /* infeasible whatever q is: ignore */
+                if (best < bound)
+                    bound = best;
+                lo = end;
+            }
+        }
+        return bound;
+    }
+    for (size_t k = p->n_runs; k-- > 0;) {
+        double lo = p->runs[k].lo, hi = p->runs[k].hi;
+        size_t g = grad_at(p, lo);
+        for (; lo < hi; g++) {
+            double end = fmin(hi, p->off[g + 1]), c;
+            cum += end - lo;
+            if (cum >= bound)
+                return bound;
+            c = q_for(p, t, target - p->tail[g] - p->A1 - p->A2 - p->bocc * p->off[a]);
+            if (c < bound && cum < bound)
+                bound = c > cum ? c : cum;
+            lo = end;
+        }
+    }
+    return bound;
+}
+
+/* Steps 1-2 for target T*; returns the period of the resulting plan. */
+static int run_target(struct planner *p, double target, double *period, slo_error_t *err)
+{
+    size_t a = p->G; /* gradients >= a have arrived */
+    double t = p->r[p->G - 1], T;
+    double qmin = (p->A1 + p->A2) / p->bocc;
+    int rc;
+
+    p->tr.n = 0;
+    p->tr.link_free_s = p->tr.pull_free_s = -INFINITY;
+    p->n_runs = 0;
+    p->n_out = 0;
+    p->n_blocks = 0;
+    for (size_t g = 0; g < p->G; g++)
+        p->gdone[g] = -INFINITY;
+    for (;;) {
+        double av = comm_transport_avail(&p->tr), pending = 0, q, first_part, cap;
+        size_t g0;
+        if (av > t)
+            t = av;
+        while (a > 0 && p->r[a - 1] <= t) {
+            a--;
+            if (p->n_runs > 0 && p->runs[p->n_runs - 1].lo == p->off[a + 1]) {
+                p->runs[p->n_runs - 1].lo = p->off[a];
+            } else {
+                p->runs[p->n_runs].lo = p->off[a];
+                p->runs[p->n_runs].hi = p->off[a + 1];
+                p->n_runs++;
+            }
+        }
+        if (a == 0) {
+            if ((rc = drain(p, t, err)))
+                return rc;
+            break;
+        }
+        if (p->n_runs == 0) {
+            t = p->r[a - 1];
+            continue;
+        }
+        for (size_t k = 0; k < p->n_runs; k++)
+            pending += p->runs[k].hi - p->runs[k].lo;
+        if (pending <= p->eps_bytes) {
+            p->n_runs = 0; /* rounding leftovers only */
+            t = p->r[a - 1];
+            continue;
+        }
+        /* step 2: leave the link by M for the gradients still to arrive */
+        q = isfinite(target)
+                ? q_for(p, t, target + p->pmin[a] - p->A1 - p->A2)
+                : INFINITY;
+        if (q < pending && (q < qmin || q <= p->eps_bytes)) {
+            t = p->r[a - 1]; /* wait for the next arrival */
+            continue;
+        }
+        if (q > pending)
+            q = pending;
+        g0 = grad_at(p, p->runs[p->n_runs - 1].lo);
+        first_part = fmin(p->runs[p->n_runs - 1].hi, p->off[g0 + 1]) -
+                     p->runs[p->n_runs - 1].lo;
+        if (isfinite(target)) {
+            /* the lowest pending gradient meets its own deadline if it can */
+            cap = q_for(p, t, target - p->tail[g0] - p->A2);
+            if (cap < first_part)
+                cap = first_part;
+            if (q > cap)
+                q = cap;
+            /* pending gradient j left partly unsent waits for every byte
+             * of lower index: q may pass the pending bytes up to j (P_j)
+             * only if t + A1 + bocc (q + o_a) + A1 + A2 <= d_j */
+            q = pending_cap(p, target, t, a, q);
+            if ((q < first_part && q < qmin) || q <= p->eps_bytes) {
+                t = p->r[a - 1];
+                continue;
+            }
+        }
+        if (p->ps_pipelined && q > p->piece_bytes)
+            q = p->piece_bytes;
+        if ((rc = send_lowest(p, t, q, err)))
+            return rc;
+    }
+    T = p->floor_s;
+    for (size_t g = 0; g < p->G; g++)
+        if (p->gdone[g] + p->tail[g] > T)
+            T = p->gdone[g] + p->tail[g];
+    *period = T;
+    return SLO_OK;
+}
+
+static void planner_free(struct planner *p)
+{
+    free(p->off);
+    free(p->r);
+    free(p->tail);
+    free(p->pmin);
+    free(p->gdone);
+    free(p->runs);
+    free(p->take);
+    free(p->units);
+    free(p->ugrad);
+    free(p->ucum);
+    free(p->h);
+    free(p->next);
+    free(p->g);
+    free(p->deque);
+    free(p->out);
+    free(p->block_end);
+    free(p->block_lowest);
+    comm_transport_free(&p->tr);
+    memset(p, 0, sizeof *p);
+}
+
+static int plan_blocks(const struct comm_sim *s, struct planner *p, slo_error_t *err)
+{
+    size_t G = 0;
+    int rc, serialized = s->link->max_in_flight == 1;
+    int ps = s->link->collective == SLO_COMM_PS;
+    double beta = slo_comm_bytes_factor(s->link) / s->link->bandwidth_bytes_per_s;
+    double A = slo_comm_message_latency_s(s->link), lb, lo, hi, best_T, best_target, T;
+
+    memset(p, 0, sizeof *p);
+    for (size_t j = 0; j < s->n; j++)
+        G += comm_bytes(s, j) > 0;
+    p->G = G;
+    p->off = malloc((G + 1) * sizeof *p->off);
+    p->r = malloc(G * sizeof *p->r);
+    p->tail = malloc(G * sizeof *p->tail);
+    p->pmin = malloc((G + 1) * sizeof *p->pmin);
+    p->gdone = malloc(G * sizeof *p->gdone);
+    p->runs = malloc((G + 1) * sizeof *p->runs);
+    p->take = malloc((G + 1) * sizeof *p->take);
+    p->units = malloc((2 * G + 2) * sizeof *p->units);
+    p->ugrad = malloc((2 * G + 2) * sizeof *p->ugrad);
+    p->ucum = malloc((2 * G + 3) * sizeof *p->ucum);
+    p->h = malloc((2 * G + 3) * sizeof *p->h);
+    p->next = malloc((2 * G + 3) * sizeof *p->next);
+    p->g = malloc((2 * G + 3) * sizeof *p->g);
+    p->deque = malloc((2 * G + 3) * sizeof *p->deque);
+    comm_transport_init(&p->tr, s->link);
+    if (!p->off || !p->r || !p->tail || !p->pmin || !p->gdone || !p->runs || !p->take ||
+        !p->units ||
+        !p->ugrad || !p->ucum || !p->h || !p->next || !p->g || !p->deque)
+        return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+    for (size_t j = 0, i = 0; j < s->n; j++)
+        if (comm_bytes(s, j) > 0) {
+            p->off[i] = s->offset[j];
+            p->r[i] = s->ready_s[j];
+            p->tail[i] = s->tail_s[j];
+            i++;
+        }
+    p->off[G] = s->offset[s->n];
+    p->eps_bytes = 1e-9 * p->off[G];
+    p->floor_s = s->backward_s + s->forward_s;
+    if (serialized) {
+        p->A1 = A;
+        p->bocc = ps ? 2 * beta : beta;
+        p->A2 = p->bext = 0;
+    } else {
+        p->A1 = 0;
+        p->bocc = beta;
+        p->A2 = A;
+        p->bext = ps ? beta : 0;
+        p->ps_pipelined = ps;
+        /* a piece's store-and-forward lag is at most the larger of the
+         * latency and 1/1024 of the whole transfer */
+        p->piece_bytes = fmax(A / beta, p->off[G] / 1024.0);
+    }
+    p->pmin[0] = INFINITY;
+    for (size_t k = 0; k < G; k++) {
+        double v = -p->tail[k] - p->bocc * p->off[k + 1];
+        p->pmin[k + 1] = v < p->pmin[k] ? v : p->pmin[k];
+    }
+
+    /* step 3: targets from T_LB up; the period is not monotone in the
+     * target (a lower one forces smaller blocks), so scan, then refine */
+    if ((rc = slo_comm_lower_bound(s->model, s->link, &lb, NULL, NULL, err)) ||
+        (rc = run_target(p, INFINITY, &best_T, err)))
+        return rc;
+    best_target = INFINITY;
+    {
+        static const double grid[] = {0,     0.001, 0.002, 0.004, 0.006, 0.01, 0.015,
+                                      0.02,  0.03,  0.05,  0.08,  0.12,  0.2,  0.35,
+                                      0.6,   1.0};
+        const size_t n_grid = sizeof grid / sizeof grid[0];
+        size_t best_k = n_grid;
+        for (size_t k = 0; k < n_grid; k++) {
+            if ((rc = run_target(p, lb * (1 + grid[k]), &T, err)))
+                return rc;
+            if (T < best_T) {
+                best_T = T;
+                best_target = lb * (1 + grid[k]);
+                best_k = k;
+            }
+        }
+        if (best_k < n_grid) {
+            lo = lb * (1 + (best_k > 0 ? grid[best_k - 1] : 0));
+            hi = lb * (1 + (best_k + 1 < n_grid ? grid[best_k + 1] : 2 * grid[best_k]));
+            for (int it = 1; it < 12; it++) {
+                double x = lo + (hi - lo) * it / 12.0;
+                if ((rc = run_target(p, x, &T, err)))
+                    return rc;
+                if (T < best_T) {
+                    best_T = T;
+                    best_target = x;
+                }
+            }
+        }
+    }
+    p->record = 1;
+    return run_target(p, best_target, &T, err);
+}
+
+/* ------------------------------------------------------------------ */
+/* The policy: replay the plan; block b is posted once its bytes are     */
+/* ready and block b-1 has been posted.                                 */
+/* ------------------------------------------------------------------ */
+
+struct optimal_state {
+    struct planner p;
+    size_t next;
+    double *lo, *len; /* scratch for one block's ranges */
+};
+
+static void optimal_fini(void *state)
+{
+    struct optimal_state *st = state;
+    if (st) {
+        planner_free(&st->p);
+        free(st->lo);
+        free(st->len);
+    }
+    free(st);
+}
+
+static int optimal_init(struct comm_sim *s, void **state, slo_error_t *err)
+{
+    struct optimal_state *st = calloc(1, sizeof *st);
+    int rc;
+    if (!st)
+        return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+    if ((rc = plan_blocks(s, &st->p, err))) {
+        optimal_fini(st);
+        return rc;
+    }
+    st->lo = malloc((st->p.n_out + 1) * sizeof *st->lo);
+    st->len = malloc((st->p.n_out + 1) * sizeof *st->len);
+    if (!st->lo || !st->len) {
+        optimal_fini(st);
+        return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+    }
+    *state = st;
+    return SLO_OK;
+}
+
+static int optimal_step(struct comm_sim *s, void *state, slo_error_t *err)
+{
+    struct optimal_state *st = state;
+    const struct planner *p = &st->p;
+    int rc;
+    while (st->next < p->n_blocks && p->r[p->block_lowest[st->next]] <= s->now) {
+        size_t b = st->next++, from = b ? p->block_end[b - 1] : 0, n = 0;
+        for (size_t k = from; k < p->block_end[b]; k++) {
+            /* merge ranges that touch */
+            if (n > 0 && fabs(st->lo[n - 1] + st->len[n - 1] - p->out[k].lo) <= 1e-9) {
+                st->len[n - 1] += p->out[k].hi - p->out[k].lo;
+                continue;
+            }
+            st->lo[n] = p->out[k].lo;
+            st->len[n] = p->out[k].hi - p->out[k].lo;
+            n++;
+        }
+        if ((rc = comm_post_block(s, n, st->lo, st->len, err)))
+            return rc;
+    }
+    return SLO_OK;
+}
+
+static const struct comm_policy_ops optimal_ops = {
+    "optimal", "ours: deadline-sized blocks, tail grouped by DP over the forward order", 0,
+    optimal_init, optimal_step, NULL, optimal_fini};
+
+const struct comm_policy_ops *comm_optimal_ops(void)
+{
+    return &optimal_ops;
+}
+
+void slo_comm_plan_free(struct slo_comm_plan *plan)
+{
+    if (!plan)
+        return;
+    free(plan->ranges);
+    memset(plan, 0, sizeof *plan);
+}
+
+int slo_comm_plan_optimal(const struct slo_comm_model *model, const struct slo_comm_link *link,
+                          struct slo_comm_plan *plan, slo_error_t *err)
+{
+    struct slo_comm_result r;
+    int rc;
+
+    memset(plan, 0, sizeof *plan);
+    if ((rc = slo_comm_simulate(model, link, NULL, SLO_COMM_OPTIMAL, &r, err)))
+        return rc;
+    plan->n_blocks = r.n_blocks;
+    plan->n_ranges = r.n_messages;
+    plan->ranges = r.messages;
+    plan->iteration_s = r.iteration_s;
+    r.messages = NULL;
+    slo_comm_result_free(&r);
+    return SLO_OK;
+}

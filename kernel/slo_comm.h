@@ -1,0 +1,342 @@
+/*
+ * slo_comm.h - gradient communication scheduling in libslo: the Prophet
+ * block planner, our alpha-beta optimal block planner, the published
+ * baselines, a discrete-event simulator and the perfect-overlap lower bound
+ * (included by slo.h; can also be included on its own).
+ *
+ * Copyright (C) 2026 the slo-kernel authors
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Sources. "notes N" = section N of shared/research/prophet.md (the
+ * project's research notes; the Prophet paper's full text was not
+ * available, so its algorithm is cited as the notes read it from the
+ * authors' code, icloud-ecnu/Prophet commit 3826821, "v27 auto B").
+ *   Prophet: Z. Zhang, H. Qi, R. Shang, L. Chen, F. Xu, "Prophet: Speeding up
+ *     Distributed DNN Training with Predictable Communication Scheduling",
+ *     ICPP 2021 (notes 1.3-1.6, 1.9).
+ *   P3: A. Jayarajan et al., MLSys 2019 (notes 2.3). ByteScheduler: Y. Peng et
+ *     al., SOSP 2019 (notes 2.4). Horovod tensor fusion (notes 2.6). PyTorch
+ *     DDP buckets (notes 2.7). FIFO / wait-free backprop (notes 2.1).
+ *   Event model: notes 3.2. Lower bound, rho, overlap efficiency: notes 5.
+ *
+ * Model (doc/comm.md has the full derivation). A model is a list of layers
+ * in forward order j = 0..n-1 with forward time f_j, backward time b_j and
+ * gradient bytes s_j (0 for parameter-free layers, which still count in the
+ * time sums). All gradients lie in one flat buffer in forward order; layer j
+ * owns bytes [o_j, o_j + s_j). Times are relative to the start of the
+ * backward pass. Backward runs from layer n-1 down, so layer j's gradient is
+ * ready at r_j = sum_{m>=j} b_m (notes 3.2 step 1, shifted by F).
+ * A message is a contiguous byte range of the flat buffer. Link (notes 3.1):
+ * a message of s bytes occupies the bottleneck link for w s / B seconds and
+ * completes A seconds after its bytes left, where
+ *   ring allreduce: w = 2(p-1)/p, A = 2(p-1) alpha   (alone: c(s) = A + w s/B)
+ *   PS push+pull:   w = 1 per direction, pull pipelined behind push on the
+ *                   other direction of a full-duplex NIC, A = 2 alpha.
+ * At most max_in_flight messages are started and not yet complete
+ * (1 = serialized collectives: every message pays A + w s/B of link time;
+ * 0 = unlimited: latency hidden behind the next message). Messages are
+ * started in the order they are posted (one FIFO transport queue, identical
+ * on all workers); policies decide what to post and when.
+ * Next iteration (notes 3.2 step 3): per-layer dependencies (FIFO, PRIO, P3,
+ * ByteScheduler, Prophet, optimal): layer j's forward starts at
+ * max(end of layer j-1's forward, done_j); barrier (Horovod, DDP): the
+ * forward starts when every gradient is done. Because each policy's
+ * decisions are time-invariant relative to the backward start and an
+ * iteration's forward cannot finish before all its gradients are done, one
+ * simulated iteration gives the steady-state period exactly:
+ *   T = max(Bw + F, max_j (done_j + sum_{m>=j} f_m))       per-layer
+ *   T = max(Bw, max_j done_j) + F                          barrier
+ *
+ * Conventions are those of slo.h: no globals, no printing, no exit; int
+ * status (enum slo_code) and a caller-owned slo_error_t. Units are in the
+ * names: _s seconds, _bytes bytes, _bytes_per_s bytes per second.
+ */
+#ifndef SLO_COMM_H
+#define SLO_COMM_H
+
+#include <stddef.h>
+
+#include "slo.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SLO_COMM_NAME_LENGTH 64
+
+/* ------------------------------------------------------------------ */
+/* Models                                                              */
+/* ------------------------------------------------------------------ */
+
+struct slo_comm_layer {
+    char name[SLO_COMM_NAME_LENGTH]; /* layer type from the CSV ("Conv2d"), or "" */
+    double forward_s;                /* f_j >= 0 */
+    double backward_s;               /* b_j >= 0 */
+    double grad_bytes;               /* s_j >= 0; 0 for parameter-free layers */
+};
+
+struct slo_comm_model {
+    char name[SLO_COMM_NAME_LENGTH];
+    size_t n_layers;
+    struct slo_comm_layer *layers; /* [n_layers] in forward order; owned when
+                                      made by the functions below */
+};
+
+/*
+ * Parse a per-layer CSV in the format of shared/data/prophet/pipedream_MODEL_layers.csv
+ * (doc/comm.md, "Per-layer CSV"): a header row, then one row per layer in
+ * forward order. Required columns: forward_ms, backward_ms and param_bytes
+ * (or grad_bytes). Instead of backward_ms a column ready_ms may give
+ * measured gradient ready times (ms from the start of the backward pass,
+ * not increasing down the rows); backward times are then r_j - r_{j+1}.
+ * Optional: layer_type (rows whose layer_type is "Input"
+ * are dropped: that node's time is data loading, shared/data/prophet/
+ * README.md section 1), topo_index (must then increase). Fields may be
+ * double-quoted (RFC 4180). Other columns are ignored.
+ * source names the text in messages; name becomes model->name.
+ * Errors (SLO_ERR_INVALID, err->source = "SOURCE:LINE", text "column X:
+ * expected ..., found ..."): empty text, a missing column, both backward_ms
+ * and ready_ms, a row with a different number of fields than the header,
+ * an unterminated quote, a field that is not a finite number >= 0, ready
+ * times that increase down the rows, no layer rows, no layer with
+ * param_bytes > 0; SLO_ERR_NOMEM. On failure *model is left empty.
+ */
+int slo_comm_model_parse_csv(const char *text, const char *source, const char *name,
+                             struct slo_comm_model *model, slo_error_t *err);
+/* As slo_comm_model_parse_csv, reading the file at path (SLO_ERR_IO). */
+int slo_comm_model_load_csv(const char *path, struct slo_comm_model *model,
+                            slo_error_t *err);
+/* A built-in model: "resnet50" or "vgg16" (PipeDream profiles, batch 128,
+ * embedded from etc/slo/models/). SLO_ERR_NOT_FOUND names the known ones. */
+int slo_comm_model_builtin(const char *name, struct slo_comm_model *model,
+                           slo_error_t *err);
+/* NULL-terminated list of built-in model names. */
+const char *const *slo_comm_model_names(void);
+/* Allocate n zeroed layers (for callers building a model in memory). */
+int slo_comm_model_alloc(struct slo_comm_model *model, size_t n, slo_error_t *err);
+/* Release a model's layers and empty it (NULL and empty models are fine). */
+void slo_comm_model_free(struct slo_comm_model *model);
+/* Check a model: n >= 1, finite times and sizes >= 0, some bytes > 0. */
+int slo_comm_model_check(const struct slo_comm_model *model, slo_error_t *err);
+
+/* ------------------------------------------------------------------ */
+/* Link                                                                */
+/* ------------------------------------------------------------------ */
+
+enum slo_comm_collective { SLO_COMM_RING = 0, SLO_COMM_PS = 1 };
+
+struct slo_comm_link {
+    double bandwidth_bytes_per_s; /* B, per worker bottleneck link, > 0 */
+    double latency_s;             /* alpha, per ring step / per PS direction, >= 0 */
+    int workers;                  /* p >= 2 */
+    enum slo_comm_collective collective;
+    int max_in_flight;            /* >= 0; 0 = unlimited, 1 = serialized */
+};
+
+/*
+ * Parse a bandwidth as people write it: a number and a unit. Bits: "bit",
+ * "b", "bps", with prefix K/M/G/T (decimal; "10Gbit", "10Gb/s", "10Gbps",
+ * "100Mbit/s"). Bytes: "B/s" with K/M/G/T (decimal) or Ki/Mi/Gi/Ti (binary):
+ * "1.25GB/s", "1250MB/s", "1GiB/s". "/s" is optional after bit units, and
+ * after byte units ("1250MB"). The prefix letter is case-insensitive; "b"
+ * is bits and "B" bytes.
+ * out: bytes per second, > 0. Errors: SLO_ERR_INVALID naming the accepted
+ * forms and the text found (no unit, unknown unit, zero, negative).
+ */
+int slo_comm_parse_bandwidth(const char *text, double *bytes_per_s, slo_error_t *err);
+/* Parse a latency: a number and one of s, ms, us (or "µs"), ns; "20us".
+ * out: seconds, >= 0. Errors: SLO_ERR_INVALID as above. */
+int slo_comm_parse_latency(const char *text, double *s, slo_error_t *err);
+/* Check a link; err->source names the field ("bandwidth", "workers", ...). */
+int slo_comm_link_check(const struct slo_comm_link *link, slo_error_t *err);
+/* w of the header comment: link seconds per byte is w / B. */
+double slo_comm_bytes_factor(const struct slo_comm_link *link);
+/* A of the header comment, seconds per message. */
+double slo_comm_message_latency_s(const struct slo_comm_link *link);
+/* "ring" or "ps". */
+const char *slo_comm_collective_name(enum slo_comm_collective c);
+
+/* ------------------------------------------------------------------ */
+/* Policies                                                            */
+/* ------------------------------------------------------------------ */
+
+enum slo_comm_policy {
+    SLO_COMM_FIFO = 0,      /* wait-free backprop: each gradient when ready, ready order */
+    SLO_COMM_PRIO,          /* TicTac-style: whole gradients, lowest index first when
+                               the link can take a message (notes 2.2) */
+    SLO_COMM_P3,            /* slices of p3_slice_bytes, lowest index first (notes 2.3) */
+    SLO_COMM_BYTESCHEDULER, /* partitions + priority queue + byte credit (notes 2.4) */
+    SLO_COMM_HOROVOD,       /* fusion buffer + cycle time, ready order, barrier (2.6) */
+    SLO_COMM_DDP,           /* static buckets in reverse order, barrier (notes 2.7) */
+    SLO_COMM_PROPHET,       /* stepwise blocks sized from bandwidth x gap (notes 1.9) */
+    SLO_COMM_OPTIMAL,       /* ours: deadline-sized blocks, tail by exact DP (see
+                               slo_comm_plan_optimal) */
+    SLO_COMM_N_POLICIES
+};
+
+/* Short stable name ("fifo", "prio", "p3", "bytescheduler", "horovod", "ddp",
+ * "prophet", "optimal"), or NULL for an unknown value. */
+const char *slo_comm_policy_name(int policy);
+/* One-line description, or NULL. */
+const char *slo_comm_policy_summary(int policy);
+/* Policy by name, or -1. */
+int slo_comm_policy_find(const char *name);
+/* 1 when the policy's next forward waits for all gradients (Horovod, DDP). */
+int slo_comm_policy_barrier(int policy);
+
+/* Tunables of the baselines, with the published defaults. */
+struct slo_comm_params {
+    double p3_slice_bytes;          /* 160,000 (40,000 fp32 params, notes 2.3) */
+    double bs_partition_bytes;      /* 4,000,000 (1,000,000 params, notes 2.4) */
+    double bs_credit_bytes;         /* 16,000,000 (4,000,000 params, notes 2.4) */
+    double hvd_fusion_bytes;        /* 134,217,728 (128 MiB, Horovod >= 0.21) */
+    double hvd_cycle_s;             /* 0.001 (1 ms, Horovod >= 0.21) */
+    double ddp_bucket_bytes;        /* 26,214,400 (25 MiB) */
+    double ddp_first_bucket_bytes;  /* 1,048,576 (1 MiB) */
+    double prophet_partition_bytes; /* 4,096,000 (BYTEPS_PARTITION_BYTES) */
+    double prophet_credit_bytes;    /* 16,384,000 (4 partitions; Z_CREDIT has no
+                                       default in the code, notes 1.7) */
+    double prophet_slack_s;         /* 0.001: Q_k = B (Delta_k + 1 ms), notes 1.5 */
+};
+void slo_comm_params_default(struct slo_comm_params *params);
+/* Check every field is finite and > 0 (slack >= 0); err->source names it. */
+int slo_comm_params_check(const struct slo_comm_params *params, slo_error_t *err);
+
+/* ------------------------------------------------------------------ */
+/* Lower bound                                                         */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Perfect-overlap lower bound (notes 5, fluid relaxation: link divisible
+ * and preemptible, zero per-message latency, no optimizer update U):
+ *   T_LB = max(F + Bw, max_k [ sum_{m>=k} (f_m + b_m) + sum_{j<=k} c_j ]),
+ *   c_j = w s_j / B.
+ * Also returns (may be NULL) T_seq = F + Bw + sum_j c_j (no overlap) and
+ * compute_s = F + Bw. Errors: those of slo_comm_model_check/link_check.
+ */
+int slo_comm_lower_bound(const struct slo_comm_model *model, const struct slo_comm_link *link,
+                         double *lower_bound_s, double *sequential_s, double *compute_s,
+                         slo_error_t *err);
+
+/* ------------------------------------------------------------------ */
+/* Simulation                                                          */
+/* ------------------------------------------------------------------ */
+
+/* One contiguous byte range of a collective. A collective ("block") may
+ * gather several ranges (packed into one buffer, or laid out contiguously by
+ * a runtime that follows the static plan): its ranges are consecutive
+ * entries with the same block number and share post, start and done times;
+ * the latency A is paid once per block. */
+struct slo_comm_message {
+    size_t block;          /* collective number, 0, 1, ... in post order */
+    double offset_bytes;   /* first byte in the flat forward-order buffer */
+    double bytes;          /* > 0 */
+    size_t first_layer;    /* lowest layer index with bytes in the message */
+    size_t last_layer;     /* highest */
+    double post_s;         /* handed to the transport */
+    double start_s;        /* first byte on the link */
+    double end_s;          /* last byte left the link (push direction for PS) */
+    double done_s;         /* complete on every worker: end (+ pull) + A */
+};
+
+struct slo_comm_result {
+    int policy;
+    double iteration_s;          /* steady-state period T */
+    double lower_bound_s;        /* T_LB */
+    double sequential_s;         /* T_seq */
+    double rho;                  /* T / T_LB >= 1 */
+    double overlap_efficiency;   /* (T_seq - T) / (T_seq - T_LB); 1 when
+                                    T_seq == T_LB; < 0 when per-message latency
+                                    makes T worse than no overlap */
+    double backward_s;           /* Bw; the next forward starts at or after it */
+    size_t n_layers;
+    double *done_s;              /* [n_layers] gradient complete (ready time for
+                                    parameter-free layers) */
+    double *forward_start_s;     /* [n_layers] next iteration's forward start */
+    size_t n_messages;                 /* byte ranges */
+    size_t n_blocks;                   /* collectives (messages[].block < n_blocks) */
+    struct slo_comm_message *messages; /* [n_messages] in post order */
+};
+
+/*
+ * Simulate one steady-state iteration of model on link under policy
+ * (params NULL = defaults). On success *result owns its arrays (release
+ * with slo_comm_result_free); on failure it is left empty.
+ * Errors: SLO_ERR_INVALID for a bad model, link, params or policy (source
+ * names the field); SLO_ERR_NOMEM; SLO_ERR_NUMERIC if a policy stalls
+ * (a bug: never expected).
+ */
+int slo_comm_simulate(const struct slo_comm_model *model, const struct slo_comm_link *link,
+                      const struct slo_comm_params *params, int policy,
+                      struct slo_comm_result *result, slo_error_t *err);
+/* Release a result's arrays and empty it (NULL is fine). */
+void slo_comm_result_free(struct slo_comm_result *result);
+
+/* ------------------------------------------------------------------ */
+/* Planners                                                            */
+/* ------------------------------------------------------------------ */
+
+/* A static block plan: blocks are posted in this order, each as soon as its
+ * bytes are ready; expected times are the simulator's for this plan. */
+struct slo_comm_plan {
+    size_t n_blocks;                 /* collectives */
+    size_t n_ranges;
+    struct slo_comm_message *ranges; /* [n_ranges], owned; .block groups them */
+    double iteration_s;              /* expected period with per-layer deps */
+};
+/* Release a plan and empty it (NULL is fine). */
+void slo_comm_plan_free(struct slo_comm_plan *plan);
+
+/*
+ * Our planner (doc/comm.md, "Optimal blocks"; derivation in
+ * kernel/comm_optimal.c). For a target period T* every gradient i has the
+ * deadline d_i = T* - Fs_i (Fs_i = forward time of its layer and all later
+ * ones). During backward, whenever the link can take a block, the pending
+ * bytes are sent lowest offset first in one block as large as the
+ * deadlines of the gradients still to arrive and of the pending ones allow
+ * (a prefix-minimum test, O(1) per block); once every gradient is ready the
+ * rest is grouped by the exact dynamic program over the forward order
+ *   h(u) = min_{v>u} [ A1 + bocc D(u,v) + max(A2 + Fs(u), h(v)) ],  h(end) = -inf
+ * ((A1, A2) = (A, 0) for serialized collectives, (0, A) otherwise; bocc =
+ * w/B, 2w/B for serialized PS), solved in O(U) with a monotone deque. T* is
+ * scanned from T_LB upward (about 30 targets) and the plan with the least
+ * simulated period is kept. Blocks may gather several byte ranges.
+ * Planning cost: about 35 us for ResNet-50 (107 gradients) and 350 us for
+ * 1000 gradients (bench/bench_comm). The plan is static: identical on
+ * every worker, replayable by a runtime.
+ * Errors: as slo_comm_simulate.
+ */
+int slo_comm_plan_optimal(const struct slo_comm_model *model, const struct slo_comm_link *link,
+                          struct slo_comm_plan *plan, slo_error_t *err);
+
+/* Prophet's step table (notes 1.3): detected on the ready times of the
+ * gradients (layers with bytes > 0), indexed i = 0..G-1 in forward order. */
+struct slo_comm_steps {
+    size_t n_grads;        /* G */
+    size_t n_steps;        /* K >= 1 */
+    size_t *step_lo;       /* [K] lowest gradient index of step j (forward order: step
+                              0 holds gradient 0, step K-1 arrives first) */
+    double *gap_s;         /* [K] idle gap before the next-arriving step (gap_s[0] unused:
+                              step 0 arrives last); Delta_k of the notes is
+                              gap_s[K-1-k] */
+    double threshold_s;    /* theta = 2 x mean gap */
+};
+/*
+ * Detect steps from ready times t_i (seconds, any origin, i in forward
+ * order, non-increasing in i as backward produces high indices first):
+ * d_i = |t_i - t_{i-1}|, theta = 2 mean(d), a step ends below every i with
+ * d_i > theta (notes 1.3 steps 2-4). ready_s: [n], n >= 1.
+ * On success *steps owns its arrays (slo_comm_steps_free). Errors:
+ * SLO_ERR_INVALID for n = 0 or a time that is not finite (source "ready
+ * times"); SLO_ERR_NOMEM. On failure *steps is left empty.
+ */
+int slo_comm_detect_steps(const double *ready_s, size_t n, struct slo_comm_steps *steps,
+                          slo_error_t *err);
+/* Release a step table and empty it (NULL is fine). */
+void slo_comm_steps_free(struct slo_comm_steps *steps);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SLO_COMM_H */

@@ -1,0 +1,139 @@
+#!/bin/sh
+# cli_comm.sh - `slo comm`: the issue's example on the built-in models (table,
+# --json schema, --trace as Chrome trace-event JSON), a per-layer CSV given
+# as a file (the hand-worked three-layer model of tests/test_comm.c: FIFO
+# 12 ms, PRIO 11 ms, T_LB 10 ms), and bad input: one clear message on
+# stderr, exit 2, nothing on stdout.
+. "${SLO_SRCDIR:?make check sets SLO_SRCDIR}/tests/testlib.sh"
+# every error is exactly one line "slo comm: ..."
+MAX_ERR_LINES=1
+ERR_PREFIX="slo comm: "
+
+
+# --- the issue's example ------------------------------------------------------
+succeeds "resnet50 table" \
+    '^model resnet50: 176 layers, 107 gradients, 102\.2 MB' \
+    '^link: ring allreduce, 8 workers, 10 Gbit/s \(1250 MB/s\), alpha 20 us \(280 us per collective\), 1 in flight' \
+    'lower bound T_LB 443\.47 ms' \
+    '^fifo +443\.[0-9]+ +1\.00' '^prio ' '^p3 ' '^bytescheduler ' '^horovod ' '^ddp ' \
+    '^prophet ' '^optimal +443\.[0-9]+ +1\.00' '^plan of optimal: [0-9]+ blocks' \
+    -- comm --model resnet50 --bandwidth 10Gbit --latency 20us --workers 8
+
+# 1.25GB/s is 10 Gbit/s: the same numbers
+"$SLO" comm --model vgg16 --bandwidth 10Gbit --json >"$tmp/a" 2>/dev/null
+"$SLO" comm --model vgg16 --bandwidth 1.25GB/s --json >"$tmp/b" 2>/dev/null
+"$SLO" comm --model vgg16 --bandwidth 1250MB/s --json >"$tmp/c" 2>/dev/null
+if [ -s "$tmp/a" ] && cmp -s "$tmp/a" "$tmp/b" && cmp -s "$tmp/a" "$tmp/c"; then
+    ok "bandwidth units 10Gbit = 1.25GB/s = 1250MB/s"
+else
+    : >"$tmp/out"; : >"$tmp/err"; notok "bandwidth units 10Gbit = 1.25GB/s = 1250MB/s"
+fi
+
+succeeds "vgg16 --json schema" \
+    '"lower_bound_s": 0\.77' '"sequential_s": ' '"compute_s": ' '"communication_s": ' \
+    '"policies": \[' '"name": "fifo"' '"name": "optimal"' '"name": "prophet"' \
+    '"iteration_s": ' '"rho": ' '"overlap_efficiency": ' '"speedup_vs_fifo": ' \
+    '"blocks": \[' '"first_layer": ' '"last_layer": ' '"bytes": ' '"start_s": ' \
+    '"end_s": ' '"done_s": ' '"ranges": \[' '"offset_bytes": ' \
+    '"bandwidth_bytes_per_s": 1250000000' '"collective": "ring"' '"workers": 8' \
+    -- comm --model vgg16 --bandwidth 10Gbit --json
+
+# rho of optimal on VGG-16 at 10 Gbit/s: within 1.03 of the bound
+"$SLO" comm --model vgg16 --bandwidth 10Gbit --policy optimal >"$tmp/out" 2>"$tmp/err"
+rho=$(awk '$1 == "optimal" { print $3 }' "$tmp/out")
+if [ -n "$rho" ] && awk -v r="$rho" 'BEGIN { exit !(r >= 1 && r <= 1.03) }'; then
+    ok "optimal within 1.03 of T_LB on vgg16 at 10 Gbit/s ($rho)"
+else
+    notok "optimal within 1.03 of T_LB on vgg16 at 10 Gbit/s ($rho)"
+fi
+
+# --trace: Chrome trace-event JSON, compute and link tracks per policy
+if "$SLO" comm --model resnet50 --bandwidth 3Gbit --trace "$tmp/trace.json" \
+       >"$tmp/out" 2>"$tmp/err" && [ -s "$tmp/trace.json" ] &&
+   grep -q '"traceEvents"' "$tmp/trace.json" && grep -q '"ph":"X"' "$tmp/trace.json" &&
+   grep -q '"thread_name"' "$tmp/trace.json" && grep -q '"name":"link"' "$tmp/trace.json" &&
+   grep -q '"name":"compute"' "$tmp/trace.json" && grep -q '"cat":"transfer"' "$tmp/trace.json" &&
+   grep -q '"cat":"forward"' "$tmp/trace.json" && grep -q '"cat":"backward"' "$tmp/trace.json"; then
+    ok "--trace writes a trace-event file"
+else
+    notok "--trace writes a trace-event file"
+fi
+if command -v python3 >/dev/null 2>&1; then
+    if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); ev=d["traceEvents"]; assert len({e["pid"] for e in ev}) == 8; assert all(e["dur"] >= 0 for e in ev if e["ph"] == "X")' "$tmp/trace.json" 2>"$tmp/err"; then
+        ok "--trace parses as JSON, 8 processes"
+    else
+        notok "--trace parses as JSON, 8 processes"
+    fi
+fi
+
+# --- a per-layer CSV file: the three-layer model of test_comm.c ---------------
+# (f, b, bytes) = (1, 2, 2000), (1, 1, 1000), (2, 1, 4000) ms/B; 2 workers ring
+# (w = 1), 1 MB/s (1000 B = 1 ms), alpha 0: T_LB 10, FIFO 12, PRIO 11 ms.
+cat >"$tmp/three.csv" <<'EOF'
+topo_index,layer_type,forward_ms,backward_ms,param_bytes
+0,Input,5.0,0.0,0
+1,Conv2d,1,2,2000
+2,Conv2d,1,1,1000
+3,Linear,2,1,4000
+EOF
+succeeds "CSV model, FIFO and PRIO hand-worked" \
+    '^model three\.csv: 3 layers, 3 gradients' 'lower bound T_LB 10\.00 ms' \
+    '^fifo +12\.00 +1\.2000' '^prio +11\.00 +1\.1000' '^optimal +10\.00 +1\.0000' \
+    -- comm --model "$tmp/three.csv" --bandwidth 1MB/s --latency 0us --workers 2
+
+succeeds "--policy prio shows its plan" '^plan of prio: 3 blocks' '^ +0 +2-2 +1 +0\.004 +1\.000 +5\.000 +5\.000' \
+    -- comm --model "$tmp/three.csv" --bandwidth 8Mbit --latency 0s --workers 2 --policy prio
+
+succeeds "--help" '^usage: slo comm' -- comm --help
+succeeds "slo --help lists comm" '^  comm +compare gradient communication schedulers' -- --help
+
+# PS with push and pull pipelined: T_LB uses w = 1 (one direction), and the
+# PS latency per collective is 2 alpha
+succeeds "ps, unlimited in flight" \
+    '^link: parameter server, 8 workers, 3 Gbit/s \(375 MB/s\), alpha 20 us \(40 us per collective\), 0 in flight \(unlimited\)' \
+    'lower bound T_LB 443\.[0-9]+ ms' '^optimal +44[0-9]\.[0-9]+ +1\.00' \
+    -- comm --model resnet50 --bandwidth 3Gbit --collective ps --in-flight 0
+
+# --- bad input ----------------------------------------------------------------
+expect "unknown model" '--model: expected a built-in model \(resnet50, vgg16\) or a per-layer CSV file, found "alexnet"' \
+    comm --model alexnet --bandwidth 10Gbit
+expect "missing model" '--model: expected resnet50, vgg16 or a per-layer CSV file, found it missing' \
+    comm --bandwidth 10Gbit
+expect "missing bandwidth" '--bandwidth: expected a bandwidth such as 10Gbit' \
+    comm --model resnet50
+expect "zero bandwidth" '--bandwidth: expected a bandwidth > 0, found "0Gbit"' \
+    comm --model resnet50 --bandwidth 0Gbit
+expect "bandwidth without unit" '--bandwidth: expected a number with a unit.*found "10" \(no unit\)' \
+    comm --model resnet50 --bandwidth 10
+expect "bandwidth unknown unit" '--bandwidth: .*found "10GHz" \(unknown unit\)' \
+    comm --model resnet50 --bandwidth 10GHz
+expect "latency without unit" '--latency: expected a number with a unit s, ms, us or ns.*found "20"' \
+    comm --model resnet50 --bandwidth 10Gbit --latency 20
+expect "one worker" '--workers: expected an integer >= 2, found "1"' \
+    comm --model resnet50 --bandwidth 10Gbit --workers 1
+expect "bad collective" '--collective: expected ring or ps, found "tree"' \
+    comm --model resnet50 --bandwidth 10Gbit --collective tree
+expect "bad policy" '--policy: expected one of all, fifo, prio, p3, bytescheduler, horovod, ddp, prophet, optimal, found "wfbp"' \
+    comm --model resnet50 --bandwidth 10Gbit --policy wfbp
+expect "unknown option" 'unknown option "--fast"' comm --model resnet50 --bandwidth 10Gbit --fast
+expect "missing file" "$tmp/none.csv: cannot open" comm --model "$tmp/none.csv" --bandwidth 10Gbit
+
+: >"$tmp/empty.csv"
+expect "empty CSV" 'empty\.csv: expected a header line with columns forward_ms, backward_ms, param_bytes, found an empty file' \
+    comm --model "$tmp/empty.csv" --bandwidth 10Gbit
+printf 'forward_ms,backward_ms,param_bytes\n1.0,2.0,-4096\n' >"$tmp/neg.csv"
+expect "negative size" 'neg\.csv:2: column param_bytes: expected a number >= 0, found "-4096"' \
+    comm --model "$tmp/neg.csv" --bandwidth 10Gbit
+printf 'forward_ms,backward_ms,param_bytes\n1.0,2.0\n' >"$tmp/short.csv"
+expect "malformed row" 'short\.csv:2: expected 3 fields as in the header, found 2' \
+    comm --model "$tmp/short.csv" --bandwidth 10Gbit
+printf 'fwd,bwd,bytes\n1,2,3\n' >"$tmp/cols.csv"
+expect "wrong columns" 'cols\.csv:1: header: expected a column forward_ms' \
+    comm --model "$tmp/cols.csv" --bandwidth 10Gbit
+printf 'forward_ms,backward_ms,param_bytes\n1,2,x7\n' >"$tmp/nan.csv"
+expect "not a number" 'nan\.csv:2: column param_bytes: expected a number >= 0, found "x7"' \
+    comm --model "$tmp/nan.csv" --bandwidth 10Gbit
+expect "unwritable trace" '--trace: cannot write' \
+    comm --model "$tmp/three.csv" --bandwidth 1MB/s --workers 2 --trace "$tmp/no/such/dir/t.json"
+
+finish

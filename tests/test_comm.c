@@ -1,0 +1,1106 @@
+/*
+ * test_comm.c - gradient communication scheduling (kernel/slo_comm.h):
+ * units, the lower bound, every policy on hand-worked two- to four-layer
+ * timelines, the optimal planner's dynamic program against exhaustive
+ * search, a seeded property test (no policy ever beats T_LB, every byte is
+ * sent once), CSV errors, and reference data: the PipeDream tables
+ * (shared/data/prophet/pipedream_{resnet50,vgg16}_layers.csv, totals from
+ * shared/data/prophet/README.md), Prophet's step table
+ * (shared/data/prophet/prophet_stepwise_profiles.csv) and the independent
+ * simulator results of shared/research/prophet.md section 3.4.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Hand-worked cases use a link where the arithmetic is plain: p = 2 workers
+ * with ring allreduce, so w = 2(p-1)/p = 1 and a message of s bytes takes
+ * s / B on the link; B = 1e6 bytes/s, so 1000 bytes = 1 ms; the latency per
+ * collective is A = 2(p-1) alpha = 2 alpha. Times in comments are ms from
+ * the start of the backward pass; "[a, b]" is a message's time on the link.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "slo.h"
+#include "slo_comm.h"
+
+#define MS 1e-3
+#define TOL 1e-9 /* seconds */
+
+struct layer_ms {
+    double f, b, bytes;
+};
+
+static void make_model(struct slo_comm_model *m, const struct layer_ms *l, size_t n)
+{
+    slo_error_t err = {0};
+    assert_int_equal(slo_comm_model_alloc(m, n, &err), SLO_OK);
+    snprintf(m->name, sizeof m->name, "test");
+    for (size_t j = 0; j < n; j++) {
+        m->layers[j].forward_s = l[j].f * MS;
+        m->layers[j].backward_s = l[j].b * MS;
+        m->layers[j].grad_bytes = l[j].bytes;
+    }
+}
+
+static struct slo_comm_link plain_link(double alpha_ms, int in_flight)
+{
+    struct slo_comm_link link = {1e6, alpha_ms * MS, 2, SLO_COMM_RING, in_flight};
+    return link;
+}
+
+static void simulate(const struct slo_comm_model *m, const struct slo_comm_link *link,
+                     const struct slo_comm_params *params, int policy,
+                     struct slo_comm_result *r)
+{
+    slo_error_t err = {0};
+    int rc = slo_comm_simulate(m, link, params, policy, r, &err);
+    if (rc)
+        fail_msg("%s: %s: %s", slo_comm_policy_name(policy), err.source, err.text);
+}
+
+static void assert_message(const struct slo_comm_result *r, size_t k, double offset,
+                           double bytes, double start_ms, double done_ms)
+{
+    assert_true(k < r->n_messages);
+    assert_float_equal(r->messages[k].offset_bytes, offset, 1e-6);
+    assert_float_equal(r->messages[k].bytes, bytes, 1e-6);
+    assert_float_equal(r->messages[k].start_s, start_ms * MS, TOL);
+    assert_float_equal(r->messages[k].done_s, done_ms * MS, TOL);
+}
+
+/* ------------------------------------------------------------------ */
+/* Units                                                               */
+/* ------------------------------------------------------------------ */
+
+static void test_bandwidth_units(void **state)
+{
+    static const struct { const char *text; double bytes_per_s; } ok[] = {
+        {"10Gbit", 1.25e9},   {"10Gbit/s", 1.25e9}, {"10Gb/s", 1.25e9},
+        {"10Gbps", 1.25e9},   {"1.25GB/s", 1.25e9}, {"1250MB/s", 1.25e9},
+        {"1250MB", 1.25e9},   {"100Mbit", 12.5e6},  {"3000Mbit/s", 375e6},
+        {"1GiB/s", 1073741824.0}, {"25 Gbit", 3.125e9}, {"8Kbit", 1000},
+        {"1TB/s", 1e12},      {"2B/s", 2},
+    };
+    static const char *bad[] = {"10", "10Gbitz", "0Gbit", "-1Gbit", "", "abc",
+                                "10GHz", "10 Gbit per s", "1e999GB/s"};
+    (void)state;
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        double v = 0;
+        slo_error_t err = {0};
+        assert_int_equal(slo_comm_parse_bandwidth(ok[i].text, &v, &err), SLO_OK);
+        assert_float_equal(v, ok[i].bytes_per_s, 1e-6 * ok[i].bytes_per_s);
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        double v = -7;
+        slo_error_t err = {0};
+        assert_int_equal(slo_comm_parse_bandwidth(bad[i], &v, &err), SLO_ERR_INVALID);
+        assert_float_equal(v, -7, 0);
+        assert_string_equal(err.source, "bandwidth");
+        assert_non_null(strstr(err.text, "expected"));
+    }
+}
+
+static void test_latency_units(void **state)
+{
+    static const struct { const char *text; double s; } ok[] = {
+        {"20us", 20e-6}, {"20\xc2\xb5s", 20e-6}, {"0.05ms", 50e-6}, {"1s", 1},
+        {"500ns", 500e-9}, {"0us", 0}, {"0s", 0},
+    };
+    static const char *bad[] = {"20", "20m", "-1us", "", "us", "20 usec"};
+    (void)state;
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        double v = -1;
+        slo_error_t err = {0};
+        assert_int_equal(slo_comm_parse_latency(ok[i].text, &v, &err), SLO_OK);
+        assert_float_equal(v, ok[i].s, 1e-15);
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        double v = -1;
+        slo_error_t err = {0};
+        assert_int_equal(slo_comm_parse_latency(bad[i], &v, &err), SLO_ERR_INVALID);
+        assert_string_equal(err.source, "latency");
+    }
+}
+
+static void test_link_factors(void **state)
+{
+    /* notes 3.1: ring 2(p-1)/p of the bytes, 2(p-1) latency steps; PS once
+     * per direction, alpha per direction (push + pull) */
+    struct slo_comm_link ring8 = {1.25e9, 20e-6, 8, SLO_COMM_RING, 1};
+    struct slo_comm_link ps8 = {1.25e9, 20e-6, 8, SLO_COMM_PS, 1};
+    slo_error_t err = {0};
+    (void)state;
+    assert_float_equal(slo_comm_bytes_factor(&ring8), 1.75, 1e-15);
+    assert_float_equal(slo_comm_message_latency_s(&ring8), 280e-6, 1e-15);
+    assert_float_equal(slo_comm_bytes_factor(&ps8), 1.0, 1e-15);
+    assert_float_equal(slo_comm_message_latency_s(&ps8), 40e-6, 1e-15);
+    ring8.bandwidth_bytes_per_s = 0;
+    assert_int_equal(slo_comm_link_check(&ring8, &err), SLO_ERR_INVALID);
+    assert_string_equal(err.source, "bandwidth");
+    ring8.bandwidth_bytes_per_s = 1;
+    ring8.workers = 1;
+    assert_int_equal(slo_comm_link_check(&ring8, &err), SLO_ERR_INVALID);
+    assert_string_equal(err.source, "workers");
+}
+
+/* ------------------------------------------------------------------ */
+/* The three-layer model of most hand-worked cases                     */
+/* ------------------------------------------------------------------ */
+
+/*
+ * layer  f ms  b ms  bytes  c = s/B
+ *   0     1     2    2000   2 ms
+ *   1     1     1    1000   1 ms
+ *   2     2     1    4000   4 ms
+ * F = 4, Bw = 4. Backward runs 2, 1, 0: ready r2 = 1, r1 = 2, r0 = 4.
+ * Tails Fs_j = sum_{m>=j} f_m: Fs0 = 4, Fs1 = 3, Fs2 = 2.
+ * Offsets in the flat buffer: layer 0 [0, 2000), 1 [2000, 3000), 2 [3000, 7000).
+ * Next forward (per-layer dependencies): layer j starts at
+ * max(end of layer j-1, done_j), layer 0 not before Bw = 4.
+ */
+static const struct layer_ms three[] = {{1, 2, 2000}, {1, 1, 1000}, {2, 1, 4000}};
+
+static void test_lower_bound_hand(void **state)
+{
+    /* notes 5: T_LB = max(F + Bw, max_k [sum_{m>=k}(f_m + b_m) + sum_{j<=k} c_j])
+     * suffix sums of f+b: k=0: 8, k=1: 5, k=2: 3
+     * k=0: 8 + 2 = 10; k=1: 5 + 3 = 8; k=2: 3 + 7 = 10; F + Bw = 8  -> 10 ms
+     * T_seq = F + Bw + sum c = 8 + 7 = 15 ms */
+    struct slo_comm_model m;
+    struct slo_comm_link link = plain_link(0, 1);
+    slo_error_t err = {0};
+    double lb, seq, comp;
+    (void)state;
+    make_model(&m, three, 3);
+    assert_int_equal(slo_comm_lower_bound(&m, &link, &lb, &seq, &comp, &err), SLO_OK);
+    assert_float_equal(lb, 10 * MS, TOL);
+    assert_float_equal(seq, 15 * MS, TOL);
+    assert_float_equal(comp, 8 * MS, TOL);
+    /* a 10x faster link: c = 0.2, 0.1, 0.4; k=0: 8.2, k=2: 3.7 -> F+Bw = 8 */
+    link.bandwidth_bytes_per_s = 1e7;
+    assert_int_equal(slo_comm_lower_bound(&m, &link, &lb, NULL, NULL, &err), SLO_OK);
+    assert_float_equal(lb, 8.2 * MS, TOL);
+    slo_comm_model_free(&m);
+}
+
+static void test_fifo_hand(void **state)
+{
+    /* alpha = 0, serialized. FIFO posts each gradient when ready:
+     *   L2 at 1: [1, 5]; L1 at 2: [5, 6]; L0 at 4: [6, 8]
+     * done = (8, 6, 5). Forward: L0 at max(4, 8) = 8 -> 9; L1 at max(9, 6) = 9
+     * -> 10; L2 at max(10, 5) = 10 -> 12. T = 12, rho = 12/10,
+     * overlap = (15 - 12) / (15 - 10) = 0.6. */
+    struct slo_comm_model m;
+    struct slo_comm_link link = plain_link(0, 1);
+    struct slo_comm_result r;
+    (void)state;
+    make_model(&m, three, 3);
+    simulate(&m, &link, NULL, SLO_COMM_FIFO, &r);
+    assert_int_equal(r.n_messages, 3);
+    assert_message(&r, 0, 3000, 4000, 1, 5);
+    assert_message(&r, 1, 2000, 1000, 5, 6);
+    assert_message(&r, 2, 0, 2000, 6, 8);
+    assert_float_equal(r.forward_start_s[0], 8 * MS, TOL);
+    assert_float_equal(r.forward_start_s[1], 9 * MS, TOL);
+    assert_float_equal(r.forward_start_s[2], 10 * MS, TOL);
+    assert_float_equal(r.iteration_s, 12 * MS, TOL);
+    assert_float_equal(r.rho, 1.2, 1e-9);
+    assert_float_equal(r.overlap_efficiency, 0.6, 1e-9);
+    slo_comm_result_free(&r);
+
+    /* alpha = 0.25 ms: A = 0.5 ms per collective, serialized: each message
+     * occupies the link s/B + 0.5:  L2 [1, 5.5]; L1 [5.5, 7]; L0 [7, 9.5]
+     * -> forward 9.5, 10.5, 11.5 -> T = 13.5 */
+    link = plain_link(0.25, 1);
+    simulate(&m, &link, NULL, SLO_COMM_FIFO, &r);
+    assert_message(&r, 0, 3000, 4000, 1, 5.5);
+    assert_message(&r, 1, 2000, 1000, 5.5, 7);
+    assert_message(&r, 2, 0, 2000, 7, 9.5);
+    assert_float_equal(r.iteration_s, 13.5 * MS, TOL);
+    slo_comm_result_free(&r);
+
+    /* unlimited in flight: the latency no longer holds the link:
+     *   L2 link [1, 5] done 5.5; L1 [5, 6] done 6.5; L0 [6, 8] done 8.5
+     * -> forward 8.5, 9.5, 10.5 -> T = 12.5 */
+    link = plain_link(0.25, 0);
+    simulate(&m, &link, NULL, SLO_COMM_FIFO, &r);
+    assert_message(&r, 1, 2000, 1000, 5, 6.5);
+    assert_message(&r, 2, 0, 2000, 6, 8.5);
+    assert_float_equal(r.iteration_s, 12.5 * MS, TOL);
+    slo_comm_result_free(&r);
+    slo_comm_model_free(&m);
+}
+
+static void test_ps_hand(void **state)
+{
+    /* PS, 2 workers, alpha = 0, unlimited in flight: push on one direction,
+     * pull of the same bytes on the other, behind earlier pulls:
+     *   L2 push [1, 5], pull [5, 9]; L1 push [5, 6], pull [9, 10];
+     *   L0 push [6, 8], pull [10, 12]
+     * done = (12, 10, 9): forward 12 -> 13, 13 -> 14, 14 -> 16: T = 16.
+     * The bound is the same as ring with p = 2 (w = 1): 10 ms. */
+    struct slo_comm_model m;
+    struct slo_comm_link link = {1e6, 0, 2, SLO_COMM_PS, 0};
+    struct slo_comm_result r;
+    (void)state;
+    make_model(&m, three, 3);
+    simulate(&m, &link, NULL, SLO_COMM_FIFO, &r);
+    assert_message(&r, 0, 3000, 4000, 1, 9);
+    assert_message(&r, 1, 2000, 1000, 5, 10);
+    assert_message(&r, 2, 0, 2000, 6, 12);
+    assert_float_equal(r.iteration_s, 16 * MS, TOL);
+    assert_float_equal(r.lower_bound_s, 10 * MS, TOL);
+    slo_comm_result_free(&r);
+    slo_comm_model_free(&m);
+}
+
+static void test_prio_hand(void **state)
+{
+    /* whole gradients, lowest index first whenever the link is free:
+     *   t=1 only L2 ready: [1, 5]; t=5 L1 and L0 ready -> L0 [5, 7], L1 [7, 8]
+     * done = (7, 8, 5): forward 7 -> 8, max(8, 8) -> 9, max(9, 5) -> 11: T = 11 */
+    struct slo_comm_model m;
+    struct slo_comm_link link = plain_link(0, 1);
+    struct slo_comm_result r;
+    (void)state;
+    make_model(&m, three, 3);
+    simulate(&m, &link, NULL, SLO_COMM_PRIO, &r);
+    assert_int_equal(r.n_messages, 3);
+    assert_message(&r, 0, 3000, 4000, 1, 5);
+    assert_message(&r, 1, 0, 2000, 5, 7);
+    assert_message(&r, 2, 2000, 1000, 7, 8);
+    assert_float_equal(r.iteration_s, 11 * MS, TOL);
+    slo_comm_result_free(&r);
+    slo_comm_model_free(&m);
+}
+
+static void test_p3_hand(void **state)
+{
+    /* 1000-byte slices (1 ms each), lowest index first when the link frees:
+     *   [1,2] L2.1 | t=2 L1 ready: [2,3] L1 | [3,4] L2.2 | t=4 L0 ready:
+     *   [4,5] L0.1, [5,6] L0.2 | [6,7] L2.3, [7,8] L2.4
+     * done = (6, 3, 8): forward 6 -> 7, 7 -> 8, max(8, 8) -> 10: T = 10 = T_LB */
+    struct slo_comm_model m;
+    struct slo_comm_link link = plain_link(0, 1);
+    struct slo_comm_params params;
+    struct slo_comm_result r;
+    (void)state;
+    slo_comm_params_default(&params);
+    params.p3_slice_bytes = 1000;
+    make_model(&m, three, 3);
+    simulate(&m, &link, &params, SLO_COMM_P3, &r);
+    assert_int_equal(r.n_messages, 7);
+    assert_message(&r, 0, 3000, 1000, 1, 2);
+    assert_message(&r, 1, 2000, 1000, 2, 3);
+    assert_message(&r, 2, 4000, 1000, 3, 4);
+    assert_message(&r, 3, 0, 1000, 4, 5);
+    assert_message(&r, 4, 1000, 1000, 5, 6);
+    assert_message(&r, 5, 5000, 1000, 6, 7);
+    assert_message(&r, 6, 6000, 1000, 7, 8);
+    assert_float_equal(r.iteration_s, 10 * MS, TOL);
+    assert_float_equal(r.rho, 1.0, 1e-9);
+    slo_comm_result_free(&r);
+    slo_comm_model_free(&m);
+}
+
+static void test_bytescheduler_hand(void **state)
+{
+    /* 1000-byte partitions, credit 2000 bytes; a partition is handed to the
+     * (FIFO) transport while credit > 0, credit returns on completion:
+     *   t=1: L2.1, L2.2 handed (credit 0): [1,2], [2,3]
+     *   t=2: L2.1 done (+1000), L1 ready -> L1 handed: [3,4]
+     *   t=3: L2.2 done -> L2.3 handed [4,5]
+     *   t=4: L1 done, L0 ready -> L0.1 handed [5,6]  (priority: L0 before L2.4)
+     *   t=5: -> L0.2 [6,7];  t=6: -> L2.4 [7,8]
+     * done = (7, 4, 8): forward 7 -> 8, 8 -> 9, max(9, 8) -> 11: T = 11.
+     * The handed-over L2.3 delays L0 by 1 ms: the credit's priority inversion. */
+    struct slo_comm_model m;
+    struct slo_comm_link link = plain_link(0, 1);
+    struct slo_comm_params params;
+    struct slo_comm_result r;
+    (void)state;
+    slo_comm_params_default(&params);
+    params.bs_partition_bytes = 1000;
+    params.bs_credit_bytes = 2000;
+    make_model(&m, three, 3);
+    simulate(&m, &link, &params, SLO_COMM_BYTESCHEDULER, &r);
+    assert_int_equal(r.n_messages, 7);
+    assert_message(&r, 2, 2000, 1000, 3, 4);
+    assert_message(&r, 3, 5000, 1000, 4, 5);
+    assert_message(&r, 4, 0, 1000, 5, 6);
+    assert_message(&r, 5, 1000, 1000, 6, 7);
+    assert_message(&r, 6, 6000, 1000, 7, 8);
+    assert_float_equal(r.messages[2].post_s, 2 * MS, TOL);
+    assert_float_equal(r.messages[3].post_s, 3 * MS, TOL);
+    assert_float_equal(r.iteration_s, 11 * MS, TOL);
+    slo_comm_result_free(&r);
+    slo_comm_model_free(&m);
+}
+
+static void test_horovod_hand(void **state)
+{
+    /* cycle 3 ms (boundaries 0, 3, 6, ...), no fusion limit:
+     *   t=3: L2 (ready 1) and L1 (ready 2) fused in ready order: bytes
+     *        [2000, 7000), 5000 B: [3, 8]
+     *   t=6: L0 (ready 4): [8, 10]
+     * barrier: forward starts at max(Bw = 4, 10) = 10, + F = 4: T = 14.
+     * With a 4500-byte fusion buffer L2 (4000) and L1 no longer fit together:
+     *   t=3: L2 [3, 7], L1 [7, 8]; t=6: L0 [8, 10]; T = 14 again. */
+    struct slo_comm_model m;
+    struct slo_comm_link link = plain_link(0, 1);
+    struct slo_comm_params params;
+    struct slo_comm_result r;
+    (void)state;
+    slo_comm_params_default(&params);
+    params.hvd_cycle_s = 3 * MS;
+    params.hvd_fusion_bytes = 1e12;
+    make_model(&m, three, 3);
+    simulate(&m, &link, &params, SLO_COMM_HOROVOD, &r);
+    assert_int_equal(r.n_messages, 2);
+    assert_message(&r, 0, 2000, 5000, 3, 8);
+    assert_message(&r, 1, 0, 2000, 8, 10);
+    assert_float_equal(r.iteration_s, 14 * MS, TOL);
+    assert_float_equal(r.forward_start_s[0], 10 * MS, TOL);
+    slo_comm_result_free(&r);
+
+    params.hvd_fusion_bytes = 4500;
+    simulate(&m, &link, &params, SLO_COMM_HOROVOD, &r);
+    assert_int_equal(r.n_messages, 3);
+    assert_message(&r, 0, 3000, 4000, 3, 7);
+    assert_message(&r, 1, 2000, 1000, 7, 8);
+    assert_message(&r, 2, 0, 2000, 8, 10);
+    assert_float_equal(r.iteration_s, 14 * MS, TOL);
+    slo_comm_result_free(&r);
+    slo_comm_model_free(&m);
+}
+
+static void test_ddp_hand(void **state)
+{
+    /* first bucket cap 1500 B, then 5000 B, filled from the last layer:
+     *   bucket 0 = {L2} (4000 >= 1500, closed); bucket 1 = {L1, L0} (3000)
+     * bucket 0 when L2 is ready: [1, 5]; bucket 1 when L0 is ready (4): [5, 8]
+     * barrier: forward at max(4, 8) = 8, + F: T = 12 */
+    struct slo_comm_model m;
+    struct slo_comm_link link = plain_link(0, 1);
+    struct slo_comm_params params;
+    struct slo_comm_result r;
+    (void)state;
+    slo_comm_params_default(&params);
+    params.ddp_first_bucket_bytes = 1500;
+    params.ddp_bucket_bytes = 5000;
+    make_model(&m, three, 3);
+    simulate(&m, &link, &params, SLO_COMM_DDP, &r);
+    assert_int_equal(r.n_messages, 2);
+    assert_message(&r, 0, 3000, 4000, 1, 5);
+    assert_message(&r, 1, 0, 3000, 5, 8);
+    assert_float_equal(r.iteration_s, 12 * MS, TOL);
+    slo_comm_result_free(&r);
+    slo_comm_model_free(&m);
+}
+
+/*
+ * Prophet on a model with a staircase: ready times (forward order)
+ * t = (6.2, 6.1, 1.1, 1.0) ms from b = (0.1, 5, 0.1, 1):
+ *   gaps d1 = 0.1, d2 = 5, d3 = 0.1, mean 5.2/3, theta = 3.4667 ms
+ *   -> steps {2, 3} (arrives first) and {0, 1}, idle gap 5 ms between them.
+ * Sizes s = (1000, 1000, 2000, 3500) B, offsets 0, 1000, 2000, 4000; f = 1 ms
+ * each. B = 1e6 B/s = 1000 B/ms; budget of the first block
+ * Q = B (5 ms + slack). (Sizes chosen so that no budget comparison is an
+ * exact tie.)
+ */
+static const struct layer_ms stairs[] = {{1, 0.1, 1000}, {1, 5, 1000}, {1, 0.1, 2000},
+                                         {1, 1, 3500}};
+
+static void test_prophet_steps_hand(void **state)
+{
+    double t[4] = {6.2 * MS, 6.1 * MS, 1.1 * MS, 1.0 * MS};
+    struct slo_comm_steps st;
+    slo_error_t err = {0};
+    (void)state;
+    assert_int_equal(slo_comm_detect_steps(t, 4, &st, &err), SLO_OK);
+    assert_int_equal(st.n_steps, 2);
+    assert_int_equal(st.step_lo[0], 0);
+    assert_int_equal(st.step_lo[1], 2);
+    assert_float_equal(st.gap_s[1], 5 * MS, 1e-12);
+    assert_float_equal(st.threshold_s, 2 * 5.2 / 3 * MS, 1e-12);
+    slo_comm_steps_free(&st);
+    /* one gradient: one step */
+    assert_int_equal(slo_comm_detect_steps(t, 1, &st, &err), SLO_OK);
+    assert_int_equal(st.n_steps, 1);
+    slo_comm_steps_free(&st);
+}
+
+static void test_prophet_hand(void **state)
+{
+    /* slack 1 ms: Q = 6000 B. Step {2,3} complete at 1.1: stack top L2
+     * (6000 > 2000: release, Q = 4000), then L3 (4000 > 3500: release):
+     *   L2 [1.1, 3.1], L3 [3.1, 6.6]
+     * L1 at 6.1, L0 at 6.2 -> gradient 0 collected: credit phase, ascending:
+     *   L0 [6.6, 7.6], L1 [7.6, 8.6]
+     * done = (7.6, 8.6, 3.1, 6.6); forward 7.6 -> 8.6, 8.6 -> 9.6, 9.6 ->
+     * 10.6, 10.6 -> 11.6: T = 11.6 */
+    struct slo_comm_model m;
+    struct slo_comm_link link = plain_link(0, 1);
+    struct slo_comm_params params;
+    struct slo_comm_result r;
+    (void)state;
+    slo_comm_params_default(&params);
+    make_model(&m, stairs, 4);
+    simulate(&m, &link, &params, SLO_COMM_PROPHET, &r);
+    assert_int_equal(r.n_messages, 4);
+    assert_message(&r, 0, 2000, 2000, 1.1, 3.1);
+    assert_message(&r, 1, 4000, 3500, 3.1, 6.6);
+    assert_message(&r, 2, 0, 1000, 6.6, 7.6);
+    assert_message(&r, 3, 1000, 1000, 7.6, 8.6);
+    assert_float_equal(r.messages[2].post_s, 6.2 * MS, TOL);
+    assert_float_equal(r.iteration_s, 11.6 * MS, TOL);
+    slo_comm_result_free(&r);
+
+    /* slack 0: Q = 5000 B: L2 released (Q = 3000); L3 needs Q > 3500: the
+     * block stops there (no skipping). The credit phase at 6.2 releases the
+     * stack top-down: L0, L1, then the leftover L3:
+     *   L2 [1.1, 3.1]; L0 [6.2, 7.2]; L1 [7.2, 8.2]; L3 [8.2, 11.7]
+     * forward 7.2 -> 8.2 -> 9.2 -> 10.2, L3 at max(10.2, 11.7) -> 12.7 */
+    params.prophet_slack_s = 0;
+    simulate(&m, &link, &params, SLO_COMM_PROPHET, &r);
+    assert_int_equal(r.n_messages, 4);
+    assert_message(&r, 0, 2000, 2000, 1.1, 3.1);
+    assert_message(&r, 1, 0, 1000, 6.2, 7.2);
+    assert_message(&r, 2, 1000, 1000, 7.2, 8.2);
+    assert_message(&r, 3, 4000, 3500, 8.2, 11.7);
+    assert_float_equal(r.iteration_s, 12.7 * MS, TOL);
+    slo_comm_result_free(&r);
+
+    /* partitions of at most 1600 B, equal parts: L3 = 3 x 3500/3 (1166.7),
+     * L2 = 2 x 1000. Slack 0, Q = 5000: L2.1 (-> 4000), L2.2 (-> 3000),
+     * L3.1 (3000 > 1166.7 -> 1833.3), L3.2 (-> 666.7), L3.3 does not fit:
+     *   L2.1 [1.1, 2.1], L2.2 [2.1, 3.1], L3.1 [3.1, 4.267], L3.2 [4.267, 5.433]
+     * credit phase: L0 [6.2, 7.2], L1 [7.2, 8.2], L3.3 [8.2, 9.367]
+     * forward 7.2 -> 8.2 -> 9.2 -> 10.2 -> 11.2 (L3 done 9.367): T = 11.2 */
+    params.prophet_partition_bytes = 1600;
+    simulate(&m, &link, &params, SLO_COMM_PROPHET, &r);
+    assert_int_equal(r.n_messages, 7);
+    assert_message(&r, 2, 4000, 3500.0 / 3, 3.1, 3.1 + 3.5 / 3);
+    assert_message(&r, 3, 4000 + 3500.0 / 3, 3500.0 / 3, 3.1 + 3.5 / 3, 3.1 + 7.0 / 3);
+    assert_message(&r, 6, 4000 + 7000.0 / 3, 3500.0 / 3, 8.2, 8.2 + 3.5 / 3);
+    assert_float_equal(r.iteration_s, 11.2 * MS, TOL);
+    slo_comm_result_free(&r);
+    slo_comm_model_free(&m);
+}
+
+/* ------------------------------------------------------------------ */
+/* The optimal planner                                                 */
+/* ------------------------------------------------------------------ */
+
+static void test_optimal_reaches_bound_hand(void **state)
+{
+    /* alpha = 0 on the three-layer model: the bound, 10 ms, is reachable:
+     * send 3000 B of L2 in [1, 4] (it must leave the link by 4, when L0
+     * arrives: L0..L1 = 3000 B = 3 ms must be done by 10 - Fs_1 = 7), then
+     * L0 [4, 6], L1 [6, 7], the rest of L2 [7, 8]:
+     * forward 6 -> 7, 7 -> 8, 8 -> 10: T = 10 = T_LB (FIFO 12, PRIO 11). */
+    struct slo_comm_model m;
+    struct slo_comm_link link = plain_link(0, 1);
+    struct slo_comm_result r;
+    (void)state;
+    make_model(&m, three, 3);
+    simulate(&m, &link, NULL, SLO_COMM_OPTIMAL, &r);
+    assert_float_equal(r.iteration_s, 10 * MS, TOL);
+    assert_float_equal(r.done_s[0], 6 * MS, TOL);
+    assert_true(r.done_s[1] <= 7 * MS + TOL);
+    assert_true(r.done_s[2] <= 8 * MS + TOL);
+    slo_comm_result_free(&r);
+    slo_comm_model_free(&m);
+}
+
+static void test_optimal_groups_hand(void **state)
+{
+    /* Everything ready at once (b = 0), f = 1 ms each, 1000 B each, and
+     * A = 1 ms per collective (alpha 0.5 ms, serialized): tails (3, 2, 1).
+     * Groupings in forward order, done times, max(done + tail):
+     *   {0}{1}{2}: 2, 4, 6   -> max(5, 6, 7) = 7
+     *   {0,1}{2}:  3, 3, 5   -> max(6, 5, 6) = 6   <- best
+     *   {0}{1,2}:  2, 5, 5   -> max(5, 7, 6) = 7
+     *   {0,1,2}:   4, 4, 4   -> 7
+     * T = 6 (F + Bw = 3; T_LB = 4). FIFO sends L2, L1, L0: done 6, 4, 2 ->
+     * T = 9; PRIO = the first grouping: 7. */
+    static const struct layer_ms flat[] = {{1, 0, 1000}, {1, 0, 1000}, {1, 0, 1000}};
+    struct slo_comm_model m;
+    struct slo_comm_link link = plain_link(0.5, 1);
+    struct slo_comm_result r;
+    (void)state;
+    make_model(&m, flat, 3);
+    simulate(&m, &link, NULL, SLO_COMM_OPTIMAL, &r);
+    assert_float_equal(r.iteration_s, 6 * MS, TOL);
+    assert_int_equal(r.n_blocks, 2);
+    assert_message(&r, 0, 0, 2000, 0, 3);
+    assert_message(&r, 1, 2000, 1000, 3, 5);
+    assert_float_equal(r.lower_bound_s, 4 * MS, TOL);
+    slo_comm_result_free(&r);
+    {
+        /* the same plan through the planner API */
+        struct slo_comm_plan plan;
+        slo_error_t err = {0};
+        assert_int_equal(slo_comm_plan_optimal(&m, &link, &plan, &err), SLO_OK);
+        assert_int_equal(plan.n_blocks, 2);
+        assert_int_equal(plan.n_ranges, 2);
+        assert_int_equal(plan.ranges[1].block, 1);
+        assert_float_equal(plan.ranges[0].bytes, 2000, 0);
+        assert_float_equal(plan.iteration_s, 6 * MS, TOL);
+        slo_comm_plan_free(&plan);
+    }
+    simulate(&m, &link, NULL, SLO_COMM_FIFO, &r);
+    assert_float_equal(r.iteration_s, 9 * MS, TOL);
+    slo_comm_result_free(&r);
+    simulate(&m, &link, NULL, SLO_COMM_PRIO, &r);
+    assert_float_equal(r.iteration_s, 7 * MS, TOL);
+    slo_comm_result_free(&r);
+    slo_comm_model_free(&m);
+}
+
+/* Deterministic generator (splitmix64) for the seeded tests. */
+static uint64_t next_u64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static double uniform(uint64_t *s)
+{
+    return (double)(next_u64(s) >> 11) / 9007199254740992.0;
+}
+
+/* Exhaustive search over the 2^(n-1) groupings of n gradients, all ready at
+ * time 0, sent in forward order, serialized: block cost A + bytes / B. */
+static double brute_force_period(const struct slo_comm_model *m, double A, double B)
+{
+    size_t n = m->n_layers;
+    double best = INFINITY, F = 0;
+    for (size_t j = 0; j < n; j++)
+        F += m->layers[j].forward_s;
+    for (unsigned long cuts = 0; cuts < (1ul << (n - 1)); cuts++) {
+        double t = 0, T = F, tail = F, block_start_tail = F;
+        size_t j = 0;
+        while (j < n) {
+            double bytes = 0;
+            size_t k = j;
+            block_start_tail = tail;
+            do {
+                bytes += m->layers[k].grad_bytes;
+                tail -= m->layers[k].forward_s;
+                k++;
+            } while (k < n && !(cuts & (1ul << (k - 1))));
+            t += A + bytes / B;
+            /* the block's lowest layer j has tail Fs_j = block_start_tail */
+            if (t + block_start_tail > T)
+                T = t + block_start_tail;
+            j = k;
+        }
+        if (T < best)
+            best = T;
+    }
+    return best;
+}
+
+static void test_optimal_dp_exhaustive(void **state)
+{
+    uint64_t seed = 20261129;
+    (void)state;
+    for (int trial = 0; trial < 300; trial++) {
+        size_t n = 1 + (size_t)(uniform(&seed) * 9);
+        struct slo_comm_model m;
+        struct slo_comm_link link = plain_link(uniform(&seed) * 2, 1);
+        struct slo_comm_result r;
+        slo_error_t err = {0};
+        assert_int_equal(slo_comm_model_alloc(&m, n, &err), SLO_OK);
+        for (size_t j = 0; j < n; j++) {
+            m.layers[j].forward_s = uniform(&seed) * 3 * MS;
+            m.layers[j].backward_s = 0; /* all ready at once: the tail DP alone */
+            m.layers[j].grad_bytes = 1 + floor(uniform(&seed) * 3000);
+        }
+        simulate(&m, &link, NULL, SLO_COMM_OPTIMAL, &r);
+        assert_float_equal(r.iteration_s,
+                           brute_force_period(&m, slo_comm_message_latency_s(&link),
+                                              link.bandwidth_bytes_per_s),
+                           1e-9);
+        slo_comm_result_free(&r);
+        slo_comm_model_free(&m);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Property: no policy beats the bound; every byte is sent once        */
+/* ------------------------------------------------------------------ */
+
+static void test_property_never_below_bound(void **state)
+{
+    uint64_t seed = 4;
+    (void)state;
+    for (int trial = 0; trial < 150; trial++) {
+        size_t n = 1 + (size_t)(uniform(&seed) * 40);
+        struct slo_comm_model m;
+        struct slo_comm_link link;
+        struct slo_comm_params params;
+        slo_error_t err = {0};
+        double lb;
+        assert_int_equal(slo_comm_model_alloc(&m, n, &err), SLO_OK);
+        for (size_t j = 0; j < n; j++) {
+            m.layers[j].forward_s = uniform(&seed) < 0.1 ? 0 : uniform(&seed) * 5 * MS;
+            m.layers[j].backward_s = uniform(&seed) < 0.1 ? 0 : uniform(&seed) * 10 * MS;
+            m.layers[j].grad_bytes =
+                uniform(&seed) < 0.3 ? 0 : floor(exp(uniform(&seed) * 16)); /* 1 B..9 MB */
+        }
+        m.layers[n - 1].grad_bytes += 1; /* at least one gradient */
+        link.bandwidth_bytes_per_s = exp(log(1e7) + uniform(&seed) * log(1e3)); /* 10 MB/s..10 GB/s */
+        link.latency_s = uniform(&seed) < 0.2 ? 0 : uniform(&seed) * 100e-6;
+        link.workers = 2 + (int)(uniform(&seed) * 31);
+        link.collective = uniform(&seed) < 0.5 ? SLO_COMM_RING : SLO_COMM_PS;
+        link.max_in_flight = (int)(uniform(&seed) * 4); /* 0 (unlimited) .. 3 */
+        slo_comm_params_default(&params);
+        params.p3_slice_bytes = 1e4 + uniform(&seed) * 2e5;
+        params.bs_partition_bytes = 1e5 + uniform(&seed) * 4e6;
+        params.bs_credit_bytes = 1e5 + uniform(&seed) * 2e7;
+        params.hvd_cycle_s = 1e-4 + uniform(&seed) * 5e-3;
+        params.prophet_partition_bytes = 1e5 + uniform(&seed) * 4e6;
+        assert_int_equal(slo_comm_lower_bound(&m, &link, &lb, NULL, NULL, &err), SLO_OK);
+        for (int p = 0; p < SLO_COMM_N_POLICIES; p++) {
+            struct slo_comm_result r;
+            double *sent = calloc(n, sizeof *sent), off = 0;
+            simulate(&m, &link, &params, p, &r);
+            if (r.iteration_s < lb * (1 - 1e-12))
+                fail_msg("trial %d policy %s: T = %.9g s below T_LB = %.9g s", trial,
+                         slo_comm_policy_name(p), r.iteration_s, lb);
+            assert_true(r.rho >= 1 - 1e-12);
+            /* bytes per layer: exactly the gradient, once */
+            for (size_t k = 0; k < r.n_messages; k++) {
+                double lo = r.messages[k].offset_bytes, hi = lo + r.messages[k].bytes;
+                off = 0;
+                for (size_t j = 0; j < n; j++) {
+                    double a = fmax(lo, off), b = fmin(hi, off + m.layers[j].grad_bytes);
+                    if (b > a)
+                        sent[j] += b - a;
+                    off += m.layers[j].grad_bytes;
+                }
+                assert_true(r.messages[k].start_s >= r.messages[k].post_s - 1e-15);
+                assert_true(r.messages[k].done_s >= r.messages[k].end_s);
+            }
+            for (size_t j = 0; j < n; j++) {
+                assert_float_equal(sent[j], m.layers[j].grad_bytes,
+                                   1e-6 * (1 + m.layers[j].grad_bytes));
+                /* per-layer dependencies: no forward before its gradient */
+                assert_true(r.forward_start_s[j] >= r.done_s[j] - 1e-15);
+            }
+            free(sent);
+            slo_comm_result_free(&r);
+        }
+        slo_comm_model_free(&m);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* CSV input                                                           */
+/* ------------------------------------------------------------------ */
+
+static void test_csv_parse(void **state)
+{
+    /* the header and quoting of pipedream_*_layers.csv; Input dropped */
+    static const char text[] =
+        "topo_index,node_id,layer_type,layer_desc,forward_ms,backward_ms,param_bytes\r\n"
+        "0,1,Input,Input,18.962,0.000,0\r\n"
+        "1,2,Conv2d,\"Conv2d(3, 64, kernel_size=(7, 7), \"\"x\"\")\",9.706,4.551,37632\r\n"
+        "2,3,ReLU,ReLU(inplace),1.357,1.534,0\r\n";
+    struct slo_comm_model m;
+    slo_error_t err = {0};
+    (void)state;
+    assert_int_equal(slo_comm_model_parse_csv(text, "t.csv", "t", &m, &err), SLO_OK);
+    assert_int_equal(m.n_layers, 2);
+    assert_string_equal(m.layers[0].name, "Conv2d");
+    assert_float_equal(m.layers[0].forward_s, 9.706e-3, 1e-15);
+    assert_float_equal(m.layers[0].backward_s, 4.551e-3, 1e-15);
+    assert_float_equal(m.layers[0].grad_bytes, 37632, 0);
+    assert_float_equal(m.layers[1].grad_bytes, 0, 0);
+    assert_string_equal(m.name, "t");
+    slo_comm_model_free(&m);
+}
+
+static void test_csv_ready_times(void **state)
+{
+    /* measured ready times instead of backward times: the three-layer
+     * model's r = (4, 2, 1) ms gives back b = (4-2, 2-1, 1-0) = (2, 1, 1) */
+    static const char text[] = "forward_ms,ready_ms,param_bytes\n1,4,2000\n1,2,1000\n2,1,4000\n";
+    struct slo_comm_model m;
+    slo_error_t err = {0};
+    (void)state;
+    assert_int_equal(slo_comm_model_parse_csv(text, "r.csv", NULL, &m, &err), SLO_OK);
+    assert_int_equal(m.n_layers, 3);
+    assert_float_equal(m.layers[0].backward_s, 2 * MS, 1e-15);
+    assert_float_equal(m.layers[1].backward_s, 1 * MS, 1e-15);
+    assert_float_equal(m.layers[2].backward_s, 1 * MS, 1e-15);
+    slo_comm_model_free(&m);
+    /* ready times must not increase down the rows */
+    assert_int_equal(slo_comm_model_parse_csv("forward_ms,ready_ms,param_bytes\n1,1,5\n1,2,5\n",
+                                              "r.csv", NULL, &m, &err),
+                     SLO_ERR_INVALID);
+    assert_string_equal(err.source, "r.csv:2");
+    assert_non_null(strstr(err.text, "column ready_ms: expected a time >= the next row's 2"));
+    assert_int_equal(slo_comm_model_parse_csv(
+                         "forward_ms,backward_ms,ready_ms,param_bytes\n1,1,1,5\n", "r.csv",
+                         NULL, &m, &err),
+                     SLO_ERR_INVALID);
+    assert_non_null(strstr(err.text, "found both"));
+}
+
+static void test_csv_errors(void **state)
+{
+    static const struct { const char *text, *source, *needle; } bad[] = {
+        {"", "x.csv", "found an empty file"},
+        {"\n\n", "x.csv", "found an empty file"},
+        {"a,b,c\n1,2,3\n", "x.csv:1", "expected a column forward_ms"},
+        {"forward_ms,backward_ms\n1,2\n", "x.csv:1", "param_bytes"},
+        {"forward_ms,backward_ms,param_bytes\n", "x.csv", "at least one layer row"},
+        {"forward_ms,backward_ms,param_bytes\n1,2,abc\n", "x.csv:2",
+         "column param_bytes: expected a number >= 0, found \"abc\""},
+        {"forward_ms,backward_ms,param_bytes\n1,2,3\n1,-2,3\n", "x.csv:3",
+         "column backward_ms: expected a number >= 0, found \"-2\""},
+        {"forward_ms,backward_ms,param_bytes\n1,2,3\n1,2\n", "x.csv:3",
+         "expected 3 fields as in the header, found 2"},
+        {"forward_ms,backward_ms,param_bytes\n1,2,0\n", "x.csv", "at least one row > 0"},
+        {"forward_ms,backward_ms,param_bytes\n\"1,2,3\n", "x.csv:2", "closing double quote"},
+        {"topo_index,forward_ms,backward_ms,param_bytes\n1,1,1,1\n0,1,1,1\n", "x.csv:3",
+         "topo_index"},
+        {"forward_ms,backward_ms,param_bytes\n1,2,\n", "x.csv:2", "found \"\""},
+        {"forward_ms,backward_ms,param_bytes\nnan,2,3\n", "x.csv:2", "forward_ms"},
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct slo_comm_model m;
+        slo_error_t err = {0};
+        int rc = slo_comm_model_parse_csv(bad[i].text, "x.csv", NULL, &m, &err);
+        if (rc != SLO_ERR_INVALID || strcmp(err.source, bad[i].source) != 0 ||
+            !strstr(err.text, bad[i].needle))
+            fail_msg("case %zu: rc %d, source \"%s\", text \"%s\"", i, rc, err.source,
+                     err.text);
+        assert_null(m.layers);
+        assert_int_equal(m.n_layers, 0);
+    }
+}
+
+static void test_csv_garbage(void **state)
+{
+    /* seeded garbage: random mixes of digits, signs, separators, quotes and
+     * line ends, half of them after a valid header. The parser must return
+     * SLO_OK with a checked model or SLO_ERR_INVALID with a message, and
+     * never read out of bounds (run under valgrind / ASan by make targets). */
+    static const char alphabet[] = "0123456789.-e,,,\"\n\r x";
+    static const char header[] = "forward_ms,backward_ms,param_bytes\n";
+    uint64_t seed = 77;
+    char text[256];
+    (void)state;
+    for (int trial = 0; trial < 3000; trial++) {
+        struct slo_comm_model m;
+        slo_error_t err = {0};
+        size_t len = 0, n = (size_t)(uniform(&seed) * 200);
+        int rc;
+        if (trial % 2) {
+            memcpy(text, header, sizeof header - 1);
+            len = sizeof header - 1;
+        }
+        while (len < n + (trial % 2 ? sizeof header : 0) && len + 1 < sizeof text)
+            text[len++] = alphabet[(size_t)(uniform(&seed) * (sizeof alphabet - 1))];
+        text[len] = '\0';
+        rc = slo_comm_model_parse_csv(text, "g.csv", NULL, &m, &err);
+        if (rc == SLO_OK) {
+            assert_int_equal(slo_comm_model_check(&m, &err), SLO_OK);
+            slo_comm_model_free(&m);
+        } else {
+            assert_int_equal(rc, SLO_ERR_INVALID);
+            assert_true(err.text[0] != '\0');
+            assert_null(m.layers);
+        }
+    }
+}
+
+static void test_builtin_and_errors(void **state)
+{
+    struct slo_comm_model m;
+    struct slo_comm_result r;
+    struct slo_comm_link link = plain_link(0, 1);
+    slo_error_t err = {0};
+    (void)state;
+    assert_int_equal(slo_comm_model_builtin("alexnet", &m, &err), SLO_ERR_NOT_FOUND);
+    assert_string_equal(err.source, "model");
+    assert_non_null(strstr(err.text, "resnet50, vgg16"));
+    assert_int_equal(slo_comm_model_load_csv("/nonexistent/x.csv", &m, &err), SLO_ERR_IO);
+    /* a negative size given in memory */
+    make_model(&m, three, 3);
+    m.layers[1].grad_bytes = -5;
+    assert_int_equal(slo_comm_simulate(&m, &link, NULL, SLO_COMM_FIFO, &r, &err),
+                     SLO_ERR_INVALID);
+    assert_non_null(strstr(err.text, "layers[1].grad_bytes: expected a number >= 0"));
+    assert_null(r.messages);
+    m.layers[1].grad_bytes = 1000;
+    link.bandwidth_bytes_per_s = 0;
+    assert_int_equal(slo_comm_simulate(&m, &link, NULL, SLO_COMM_FIFO, &r, &err),
+                     SLO_ERR_INVALID);
+    assert_string_equal(err.source, "bandwidth");
+    link.bandwidth_bytes_per_s = 1e6;
+    assert_int_equal(slo_comm_simulate(&m, &link, NULL, 99, &r, &err), SLO_ERR_INVALID);
+    assert_string_equal(err.source, "policy");
+    slo_comm_model_free(&m);
+    assert_int_equal(slo_comm_policy_find("prophet"), SLO_COMM_PROPHET);
+    assert_int_equal(slo_comm_policy_find("nope"), -1);
+    assert_int_equal(slo_comm_policy_barrier(SLO_COMM_DDP), 1);
+    assert_int_equal(slo_comm_policy_barrier(SLO_COMM_OPTIMAL), 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* Reference data                                                      */
+/* ------------------------------------------------------------------ */
+
+static const char *ref_path(const char *rel, char *buf, size_t len)
+{
+    const char *dir = getenv("SLO_REFERENCE_DATA");
+    if (!dir || !*dir || strcmp(dir, "no") == 0)
+        return NULL;
+    snprintf(buf, len, "%s/%s", dir, rel);
+    return buf;
+}
+
+static void test_ref_pipedream_totals(void **state)
+{
+    /* shared/data/prophet/README.md: totals excluding Input: ResNet-50
+     * forward 182.5 ms, backward 260.9 ms, 25,557,032 params, 107 nodes with
+     * parameters; VGG-16 233.9 / 438.6 ms, 138,357,544 params, 16 nodes.
+     * The CSV files of shared/data are read and compared with the built-in
+     * (embedded) copies layer by layer. */
+    static const struct { const char *name, *file; double f_ms, b_ms, params; size_t with; } ref[] = {
+        {"resnet50", "prophet/pipedream_resnet50_layers.csv", 182.5, 260.9, 25557032, 107},
+        {"vgg16", "prophet/pipedream_vgg16_layers.csv", 233.9, 438.6, 138357544, 16},
+    };
+    char buf[4096];
+    (void)state;
+    if (!ref_path("", buf, sizeof buf))
+        skip();
+    for (size_t i = 0; i < 2; i++) {
+        struct slo_comm_model file, builtin;
+        slo_error_t err = {0};
+        double f = 0, b = 0, bytes = 0;
+        size_t with = 0;
+        if (slo_comm_model_load_csv(ref_path(ref[i].file, buf, sizeof buf), &file, &err))
+            fail_msg("%s: %s", err.source, err.text);
+        assert_int_equal(slo_comm_model_builtin(ref[i].name, &builtin, &err), SLO_OK);
+        assert_int_equal(file.n_layers, builtin.n_layers);
+        for (size_t j = 0; j < file.n_layers; j++) {
+            f += file.layers[j].forward_s;
+            b += file.layers[j].backward_s;
+            bytes += file.layers[j].grad_bytes;
+            with += file.layers[j].grad_bytes > 0;
+            assert_float_equal(file.layers[j].forward_s, builtin.layers[j].forward_s, 0);
+            assert_float_equal(file.layers[j].backward_s, builtin.layers[j].backward_s, 0);
+            assert_float_equal(file.layers[j].grad_bytes, builtin.layers[j].grad_bytes, 0);
+        }
+        assert_float_equal(f * 1e3, ref[i].f_ms, 0.05);
+        assert_float_equal(b * 1e3, ref[i].b_ms, 0.05);
+        assert_float_equal(bytes, 4 * ref[i].params, 0);
+        assert_int_equal(with, ref[i].with);
+        slo_comm_model_free(&file);
+        slo_comm_model_free(&builtin);
+    }
+}
+
+/* Ready times of a model's gradients (layers with bytes), forward order. */
+static size_t gradient_ready_times(const struct slo_comm_model *m, double *t)
+{
+    double r = 0, *rr = malloc(m->n_layers * sizeof *rr);
+    size_t g = 0;
+    for (size_t j = m->n_layers; j-- > 0;) {
+        r += m->layers[j].backward_s;
+        rr[j] = r;
+    }
+    for (size_t j = 0; j < m->n_layers; j++)
+        if (m->layers[j].grad_bytes > 0)
+            t[g++] = rr[j];
+    free(rr);
+    return g;
+}
+
+static void test_ref_prophet_steps(void **state)
+{
+    /* (1) shared/research/prophet.md 3.2 step 5 [computed]: the 2 x mean-gap
+     * rule on PipeDream ready times finds 16 steps for ResNet-50 and 3 for
+     * VGG-16 (embedded copies of pipedream_{resnet50,vgg16}_layers.csv).
+     * (2) shared/data/prophet/prophet_stepwise_profiles.csv, profile
+     * resnet50_v24m3: a staircase built from its table (gradients of one
+     * step 0.1 ms apart, the table's interval_ms between steps) must give
+     * back the table's step ranges. */
+    static const struct { const char *name; size_t steps; } ref[] = {{"resnet50", 16},
+                                                                     {"vgg16", 3}};
+    char buf[4096];
+    FILE *f;
+    char line[1024];
+    size_t lo[64], hi[64], n_rows = 0, G = 0;
+    double gap_ms[64], t[512];
+    (void)state;
+    for (size_t i = 0; i < 2; i++) {
+        struct slo_comm_model m;
+        struct slo_comm_steps st;
+        slo_error_t err = {0};
+        size_t g;
+        assert_int_equal(slo_comm_model_builtin(ref[i].name, &m, &err), SLO_OK);
+        g = gradient_ready_times(&m, t);
+        assert_int_equal(slo_comm_detect_steps(t, g, &st, &err), SLO_OK);
+        assert_int_equal(st.n_steps, ref[i].steps);
+        slo_comm_steps_free(&st);
+        slo_comm_model_free(&m);
+    }
+    if (!ref_path("prophet/prophet_stepwise_profiles.csv", buf, sizeof buf))
+        skip();
+    f = fopen(buf, "r");
+    assert_non_null(f);
+    while (fgets(line, sizeof line, f)) {
+        unsigned long k, a, b;
+        double iv;
+        if (strncmp(line, "resnet50_v24m3,", 15) != 0)
+            continue;
+        /* profile,source_commit,model,batch_size_basis,step_order,lo,hi,interval_ms,notes;
+         * the model field holds a comma inside quotes? no: "ResNet-50 v2 (MXNet
+         * symbol; 157 gradients)" has none */
+        if (sscanf(strchr(strchr(strchr(strchr(line, ',') + 1, ',') + 1, ',') + 1, ',') + 1,
+                   "%lu,%lu,%lu,%lf", &k, &a, &b, &iv) != 4)
+            fail_msg("cannot read %s", line);
+        assert_int_equal(k, n_rows);
+        lo[n_rows] = a;
+        hi[n_rows] = b;
+        gap_ms[n_rows] = iv;
+        n_rows++;
+    }
+    fclose(f);
+    assert_int_equal(n_rows, 12);
+    G = hi[0] + 1;
+    assert_int_equal(G, 157);
+    {
+        /* arrival order: step 0 (highest indices) first */
+        double now = 0;
+        struct slo_comm_steps st;
+        slo_error_t err = {0};
+        for (size_t k = 0; k < n_rows; k++) {
+            for (size_t i = hi[k] + 1; i-- > lo[k];) {
+                t[i] = now;
+                if (i > lo[k])
+                    now += 0.1e-3;
+            }
+            now += gap_ms[k] * 1e-3;
+        }
+        assert_int_equal(slo_comm_detect_steps(t, G, &st, &err), SLO_OK);
+        assert_int_equal(st.n_steps, n_rows);
+        for (size_t k = 0; k < n_rows; k++) {
+            /* forward-order step j = arrival-order step K-1-j */
+            size_t j = n_rows - 1 - k;
+            assert_int_equal(st.step_lo[j], lo[k]);
+            if (j > 0)
+                assert_float_equal(st.gap_s[j], gap_ms[k] * 1e-3, 1e-9);
+        }
+        slo_comm_steps_free(&st);
+    }
+}
+
+static void test_ref_notes_table(void **state)
+{
+    /* shared/research/prophet.md section 3.4, [computed] by the notes'
+     * own sanity-check simulator: PipeDream timings, ring allreduce p = 8,
+     * 0.05 ms per message charged in every scheduler (never in LB), one
+     * message at a time; PRIO1 = whole tensors, P3 = 160 KB, BS = 4 MB / 16 MB
+     * credit, HVD = 64 MB / 5 ms, DDP = 25 MiB buckets. Entries in ms
+     * (rounded there): we agree within 0.5 %. Not compared: Prophet (the
+     * notes' variant is not specified precisely enough) and DDP on ResNet-50
+     * at 10 Gbit/s (notes 477 ms, ours 457 ms: the notes' bucket rule is not
+     * given; ours follows PyTorch's reducer: close a bucket once it reaches
+     * the cap, first bucket 1 MiB). */
+    static const struct {
+        const char *model;
+        double gbit, lb, fifo, prio, p3, bs, hvd, ddp;
+    } ref[] = {
+        {"resnet50", 3, 478, 665, 486, 513, 518, 667, 660},
+        {"resnet50", 10, 443, 444, 444, 444, 444, 448, -1},
+        {"vgg16", 3, 2584, 2818, 2585, 2757, 2591, 2823, 2817},
+        {"vgg16", 10, 776, 1010, 886, 949, 783, 1015, 1010},
+    };
+    struct slo_comm_params params;
+    (void)state;
+    slo_comm_params_default(&params);
+    params.hvd_fusion_bytes = 64e6;
+    params.hvd_cycle_s = 5e-3;
+    for (size_t i = 0; i < sizeof ref / sizeof ref[0]; i++) {
+        struct slo_comm_model m;
+        struct slo_comm_link link = {ref[i].gbit * 1e9 / 8, 0.05e-3 / 14, 8, SLO_COMM_RING, 1};
+        slo_error_t err = {0};
+        const int pol[] = {SLO_COMM_FIFO, SLO_COMM_PRIO, SLO_COMM_P3, SLO_COMM_BYTESCHEDULER,
+                           SLO_COMM_HOROVOD, SLO_COMM_DDP};
+        const double want[] = {ref[i].fifo, ref[i].prio, ref[i].p3, ref[i].bs, ref[i].hvd,
+                               ref[i].ddp};
+        double lb;
+        assert_int_equal(slo_comm_model_builtin(ref[i].model, &m, &err), SLO_OK);
+        assert_int_equal(slo_comm_lower_bound(&m, &link, &lb, NULL, NULL, &err), SLO_OK);
+        assert_float_equal(lb * 1e3, ref[i].lb, 0.5 + 1e-9);
+        for (size_t k = 0; k < sizeof pol / sizeof pol[0]; k++) {
+            struct slo_comm_result r;
+            if (want[k] < 0)
+                continue;
+            simulate(&m, &link, &params, pol[k], &r);
+            if (fabs(r.iteration_s * 1e3 - want[k]) > 0.005 * want[k])
+                fail_msg("%s %g Gbit/s %s: %.1f ms, notes %.0f ms", ref[i].model, ref[i].gbit,
+                         slo_comm_policy_name(pol[k]), r.iteration_s * 1e3, want[k]);
+            slo_comm_result_free(&r);
+        }
+        slo_comm_model_free(&m);
+    }
+}
+
+int main(void)
+{
+    const char *dir = getenv("SLO_REFERENCE_DATA");
+    int rc, have_data = dir && *dir && strcmp(dir, "no") != 0;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bandwidth_units),
+        cmocka_unit_test(test_latency_units),
+        cmocka_unit_test(test_link_factors),
+        cmocka_unit_test(test_lower_bound_hand),
+        cmocka_unit_test(test_fifo_hand),
+        cmocka_unit_test(test_ps_hand),
+        cmocka_unit_test(test_prio_hand),
+        cmocka_unit_test(test_p3_hand),
+        cmocka_unit_test(test_bytescheduler_hand),
+        cmocka_unit_test(test_horovod_hand),
+        cmocka_unit_test(test_ddp_hand),
+        cmocka_unit_test(test_prophet_steps_hand),
+        cmocka_unit_test(test_prophet_hand),
+        cmocka_unit_test(test_optimal_reaches_bound_hand),
+        cmocka_unit_test(test_optimal_groups_hand),
+        cmocka_unit_test(test_optimal_dp_exhaustive),
+        cmocka_unit_test(test_property_never_below_bound),
+        cmocka_unit_test(test_csv_parse),
+        cmocka_unit_test(test_csv_ready_times),
+        cmocka_unit_test(test_csv_errors),
+        cmocka_unit_test(test_csv_garbage),
+        cmocka_unit_test(test_builtin_and_errors),
+        cmocka_unit_test(test_ref_pipedream_totals),
+        cmocka_unit_test(test_ref_prophet_steps),
+        cmocka_unit_test(test_ref_notes_table),
+    };
+    if (!have_data)
+        fprintf(stderr, "SKIP: SLO_REFERENCE_DATA is not set (configure "
+                        "--with-reference-data=DIR, the shared/data directory): the tests "
+                        "reading shared/data/prophet are skipped\n");
+    rc = cmocka_run_group_tests(tests, NULL, NULL);
+    /* all other tests ran; report the whole program as skipped (77) when the
+     * reference data was missing, so it is never silently passed */
+    return rc == 0 && !have_data ? 77 : rc;
+}
