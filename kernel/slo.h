@@ -67,7 +67,8 @@ const char *slo_code_name(int code);
  * with a suffix, e.g. "1.5h").
  * out_s: the duration in seconds, > 0.
  * Returns SLO_OK, or SLO_ERR_INVALID with err->text naming the expected forms
- * and the text found ("UNLIMITED", empty, negative and zero are rejected).
+ * and the text found ("UNLIMITED", empty, negative, zero and more than 366
+ * days are rejected).
  * *bare_minutes (may be NULL) is set to 1 when the text was a bare number of
  * minutes, so front ends can say how it was read.
  */
@@ -292,7 +293,11 @@ struct slo_train_request {
     double budget_usd;    /* cost cap, <= 0 for none */
     double loss_now;      /* re-planning: loss reached so far; <= 0 for a fresh start */
     double overhead_s;    /* T_ohd added to every candidate time (restart overhead) */
-    const int *existing;  /* [n_types] survivors that every plan keeps, or NULL */
+    const int *existing;  /* [n_types] survivors that every plan keeps (each at most
+                             its type's quota), or NULL */
+    long node_limit;      /* exact searches: branch-and-bound nodes before the search
+                             stops with its best plan unproven; <= 0: 2,000,000
+                             (about a second) */
 };
 
 struct slo_train_eval {
@@ -315,8 +320,10 @@ struct slo_train_eval {
  * one worker) against req. Returns SLO_OK, SLO_ERR_INVALID (no workers,
  * negative count) or SLO_ERR_UNREACHABLE (the loss model cannot reach
  * req->target_loss with this cluster). Re-planning (req->loss_now > 0)
- * counts the iterations still to go as j(L_obj) - j(L_now), both on the new
- * cluster (the paper leaves this open; doc/model.md explains why).
+ * counts the iterations still to go as j(L_obj) - max(j(L_now), 0), both on
+ * the new cluster (the paper leaves this open; doc/model.md explains why). A
+ * target at or above where this cluster's loss curve starts takes one
+ * iteration.
  */
 int slo_train_evaluate(const struct slo_train_setup *s, const int *counts,
                        const struct slo_train_request *req, struct slo_train_eval *out,
@@ -330,6 +337,8 @@ struct slo_train_plan {
     int feasible;             /* 1 when counts meets deadline and budget */
     int *counts;              /* [n_types] of the setup, owned (slo_train_plan_free) */
     struct slo_train_eval eval;
+    int proven;               /* 1 when the plan is proven optimal: the exact search
+                                 finished within req->node_limit, or brute force */
     long evaluations;         /* cluster evaluations or search nodes visited */
     int n_lower, n_upper;     /* window sizes searched (window method), else 0 */
 };
@@ -352,7 +361,9 @@ int slo_plan_window(const struct slo_train_setup *s, const struct slo_train_requ
  * per total worker count n, with bounds from the range of the
  * weighted-average batch, a convergence-coefficient floor and the exact
  * minimum price-per-iteration ratio (Dinkelbach). Ties keep the first plan
- * found. Returns as slo_plan_window.
+ * found; a plan that costs nothing ends the search. When the search visits
+ * req->node_limit nodes it stops and returns its best plan with
+ * plan->proven = 0. Returns as slo_plan_window.
  */
 int slo_plan_exact(const struct slo_train_setup *s, const struct slo_train_request *req,
                    struct slo_train_plan *plan, slo_error_t *err);
@@ -364,10 +375,12 @@ int slo_plan_brute_force(const struct slo_train_setup *s,
                          struct slo_train_plan *plan, slo_error_t *err);
 
 /*
- * The fastest plan regardless of deadline, budget and cost (exact branch and
- * bound on time): what the closest feasible point is when nothing meets the
- * SLO. Returns SLO_OK (plan->feasible says whether it meets the deadline),
- * SLO_ERR_UNREACHABLE when no cluster can reach the target loss at all.
+ * The fastest plan regardless of deadline, budget and cost (branch and bound
+ * on time, seeded with the fastest single-type and sliding-window clusters):
+ * the closest feasible point when nothing meets the SLO. plan->proven as for
+ * slo_plan_exact. Returns SLO_OK (plan->feasible says whether it meets the
+ * deadline and budget), SLO_ERR_UNREACHABLE when no cluster can reach the
+ * target loss at all (with the reason for a single worker).
  */
 int slo_plan_fastest(const struct slo_train_setup *s, const struct slo_train_request *req,
                      struct slo_train_plan *plan, slo_error_t *err);

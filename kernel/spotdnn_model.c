@@ -141,11 +141,18 @@ int slo_train_setup_init(struct slo_train_setup *s, const struct slo_catalog *ca
             t->t_pcie_s = t_pcie;
         }
         if (!(t->t_comp_s > 0)) {
-            int rv = slo_fail(err, SLO_ERR_INVALID, wl->name,
-                              "instances (%s): profiled speed %g samples/s gives iteration time "
-                              "%.6f s, shorter than its communication time %.6f s; expected "
-                              "a compute time > 0",
-                              it->name, wi->speed, t_prof, t_net + t_pcie);
+            char src[SLO_ERROR_SOURCE_LENGTH];
+            snprintf(src, sizeof src, "workload %s, catalog %s", wl->name, cat->name);
+            int rv = slo_fail(err, SLO_ERR_INVALID, src,
+                              "instances (%s): expected a compute time > 0, found the profiled "
+                              "iteration time %.6g s (gpus x batch_per_gpu / "
+                              "speed_samples_per_s = %d x %d / %g) no longer than its "
+                              "communication time %.6g s (2 s_parm_mb / b_req_mbps + 2 gpus "
+                              "s_parm_mb / pcie_mbps, with s_parm_mb %g, b_req_mbps %g, "
+                              "pcie_mbps %g%s)",
+                              it->name, t_prof, it->gpus, wi->batch_per_gpu, wi->speed,
+                              t_net + t_pcie, S, wl->b_req_mbps, pcie,
+                              it->pcie_mbps > 0 ? " from the catalog" : " from the workload");
             slo_train_setup_free(s);
             return rv;
         }
@@ -230,14 +237,14 @@ int slo_train_evaluate(const struct slo_train_setup *s, const int *counts,
         if ((rv = slo_iterations_for_loss(&s->wl.loss, out->wa_batch, out->cc, n, req->loss_now,
                                           &j_now, err)))
             return rv;
-        j = j - j_now;
+        /* A loss above where this cluster's curve starts is progress 0. */
+        j = j - (j_now > 0 ? j_now : 0);
     }
     j = code ? nearbyint(j) : ceil(j - 1e-9);
-    if (!(j > 0))
-        return slo_fail(err, SLO_ERR_UNREACHABLE, NULL,
-                        "the target loss %g is met before training starts on this cluster "
-                        "(model's j = %g); expected a target below the current loss",
-                        req->target_loss, j);
+    /* At or above the start of the curve the target is met in one iteration
+     * (the authors' code drops such clusters; they are the cheapest answer). */
+    if (j < 1)
+        j = 1;
     out->iterations = j;
     out->samples = j * out->wa_batch;
     if (code) {

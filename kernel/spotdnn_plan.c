@@ -50,11 +50,6 @@ static int check_request(const struct slo_train_setup *s, const struct slo_train
     if (!(req->overhead_s >= 0))
         return slo_fail(err, SLO_ERR_INVALID, "--restart-overhead",
                         "expected an overhead >= 0 s, found %g s", req->overhead_s);
-    if (req->overhead_s >= req->deadline_s)
-        return slo_fail(err, SLO_ERR_INFEASIBLE, "--slo-time",
-                        "no plan meets the SLO: the restart overhead %g s leaves no time of the "
-                        "%g s remaining",
-                        req->overhead_s, req->deadline_s);
     if (!(req->target_loss > m->gamma5))
         return slo_fail(err, SLO_ERR_UNREACHABLE, "--slo-loss",
                         "target loss %g is at or below the workload's asymptotic loss %g "
@@ -67,10 +62,16 @@ static int check_request(const struct slo_train_setup *s, const struct slo_train
                         req->loss_now, req->target_loss);
     if (req->existing)
         for (size_t k = 0; k < s->n_types; k++)
-            if (req->existing[k] < 0)
+            if (req->existing[k] < 0 || req->existing[k] > s->types[k].quota)
                 return slo_fail(err, SLO_ERR_INVALID, "--existing",
-                                "%s: expected a count >= 0, found %d", s->types[k].name,
-                                req->existing[k]);
+                                "%s: expected a count from 0 to the catalog's quota %d, found %d",
+                                s->types[k].name, s->types[k].quota, req->existing[k]);
+    /* Last: callers that look for the closest point go on after this one. */
+    if (req->overhead_s >= req->deadline_s)
+        return slo_fail(err, SLO_ERR_INFEASIBLE, "--slo-time",
+                        "no plan meets the SLO: the restart overhead %g s leaves no time of the "
+                        "%g s remaining",
+                        req->overhead_s, req->deadline_s);
     return SLO_OK;
 }
 
@@ -79,11 +80,12 @@ static int existing_of(const struct slo_train_request *req, size_t k)
     return req->existing ? req->existing[k] : 0;
 }
 
-/* Largest count of type k a plan may hold: its quota, or more survivors. */
+/* Largest count of type k a plan may hold: its quota (check_request keeps
+ * the survivors within it). */
 static int max_of(const struct slo_train_setup *s, const struct slo_train_request *req, size_t k)
 {
-    int e = existing_of(req, k);
-    return s->types[k].quota > e ? s->types[k].quota : e;
+    (void)req;
+    return s->types[k].quota;
 }
 
 static int within_budget(const struct slo_train_request *req, const struct slo_train_eval *ev)
@@ -112,14 +114,34 @@ static void keep_if_cheaper(const struct slo_train_setup *s, const int *counts,
     memcpy(plan->counts, counts, s->n_types * sizeof *counts);
 }
 
+/* As keep_if_cheaper for the fastest plan: deadline and budget ignored,
+ * strict '<' on time. */
+static void keep_if_faster(const struct slo_train_setup *s, const int *counts,
+                           const struct slo_train_request *req, struct slo_train_plan *plan)
+{
+    struct slo_train_eval ev;
+
+    plan->evaluations++;
+    if (slo_train_evaluate(s, counts, req, &ev, NULL) != SLO_OK || !(ev.time_s > 0))
+        return;
+    if (plan->eval.n_workers && !(ev.time_s < plan->eval.time_s))
+        return;
+    plan->feasible = ev.time_s <= req->deadline_s && within_budget(req, &ev);
+    plan->eval = ev;
+    memcpy(plan->counts, counts, s->n_types * sizeof *counts);
+}
+
+typedef void (*keep_fn)(const struct slo_train_setup *, const int *,
+                        const struct slo_train_request *, struct slo_train_plan *);
+
 static int infeasible(const struct slo_train_request *req, slo_error_t *err)
 {
     if (req->budget_usd > 0)
         return slo_fail(err, SLO_ERR_INFEASIBLE, NULL,
-                        "no plan meets the SLO: loss %g within %.0f s at a cost of at most "
-                        "%.2f USD",
+                        "no plan meets the SLO: loss %.10g within %.6g s at a cost of at most "
+                        "%.10g USD",
                         req->target_loss, req->deadline_s, req->budget_usd);
-    return slo_fail(err, SLO_ERR_INFEASIBLE, NULL, "no plan meets the SLO: loss %g within %.0f s",
+    return slo_fail(err, SLO_ERR_INFEASIBLE, NULL, "no plan meets the SLO: loss %.10g within %.6g s",
                     req->target_loss, req->deadline_s);
 }
 
@@ -179,12 +201,12 @@ static int n_lower_bound(const struct slo_train_setup *s, const struct slo_train
 
 /*
  * Steps 3-6 of Algorithm 1 for one prefix: prefix[k] instances of each type
- * in every candidate, avail[k] more in the window list. Keeps the cheapest
- * feasible candidate in plan (strict '<': the first best wins).
+ * in every candidate, avail[k] more in the window list; keep() decides
+ * which candidate plan holds (keep_if_cheaper: the cheapest feasible one).
  */
 static int window_pass(const struct slo_train_setup *s, const struct slo_train_request *req,
-                       const int *prefix, const int *avail, struct slo_train_plan *plan,
-                       slo_error_t *err)
+                       const int *prefix, const int *avail, keep_fn keep,
+                       struct slo_train_plan *plan, slo_error_t *err)
 {
     struct slot *list;
     int *counts, len = 0, n_prefix = 0, all[512];
@@ -230,7 +252,7 @@ static int window_pass(const struct slo_train_setup *s, const struct slo_train_r
             memcpy(counts, prefix, s->n_types * sizeof *counts);
             for (int i = idx; i < idx + w; i++)
                 counts[list[i].type]++;
-            keep_if_cheaper(s, counts, req, plan);
+            keep(s, counts, req, plan);
             if (w == 0)
                 break;
         }
@@ -240,23 +262,22 @@ static int window_pass(const struct slo_train_setup *s, const struct slo_train_r
     return SLO_OK;
 }
 
-int slo_plan_window(const struct slo_train_setup *s, const struct slo_train_request *req,
-                    struct slo_train_plan *plan, slo_error_t *err)
+/* Algorithm 1's candidates (with the on-prem-first pass), judged by keep. */
+static int windows(const struct slo_train_setup *s, const struct slo_train_request *req,
+                   keep_fn keep, struct slo_train_plan *plan, slo_error_t *err)
 {
     int prefix[512] = {0}, avail[512] = {0}, rv, any_onprem = 0;
 
     if (s->n_types > 512)
         return slo_fail(err, SLO_ERR_INVALID, NULL,
                         "expected at most 512 instance types, found %zu", s->n_types);
-    if ((rv = check_request(s, req, err)) || (rv = plan_init(s, plan, err)))
-        return rv;
     /* The paper's search: survivors E prefixed, every other instance listed. */
     for (size_t k = 0; k < s->n_types; k++) {
         prefix[k] = existing_of(req, k);
         avail[k] = max_of(s, req, k) - prefix[k];
         any_onprem |= s->types[k].site == SLO_SITE_ONPREM && avail[k] > 0;
     }
-    if ((rv = window_pass(s, req, prefix, avail, plan, err)))
+    if ((rv = window_pass(s, req, prefix, avail, keep, plan, err)))
         return rv;
     /* On-prem first: also every window with all on-prem nodes prefixed like
      * survivors, so they are used before any cloud instance is bought. */
@@ -266,9 +287,20 @@ int slo_plan_window(const struct slo_train_setup *s, const struct slo_train_requ
                 prefix[k] += avail[k];
                 avail[k] = 0;
             }
-        if ((rv = window_pass(s, req, prefix, avail, plan, err)))
+        if ((rv = window_pass(s, req, prefix, avail, keep, plan, err)))
             return rv;
     }
+    return SLO_OK;
+}
+
+int slo_plan_window(const struct slo_train_setup *s, const struct slo_train_request *req,
+                    struct slo_train_plan *plan, slo_error_t *err)
+{
+    int rv;
+
+    if ((rv = check_request(s, req, err)) || (rv = plan_init(s, plan, err)) ||
+        (rv = windows(s, req, keep_if_cheaper, plan, err)))
+        return rv;
     return plan->feasible ? SLO_OK : infeasible(req, err);
 }
 
@@ -285,8 +317,12 @@ struct bb {
     int check_slo;         /* prune on deadline and budget */
     size_t M;
     int n;                 /* cluster size being searched */
-    double k_loss;         /* 1/(L - g5), minus 1/(Lnow - g5) when re-planning */
-    double g1_fresh;       /* gamma1 for a fresh start, 0 when re-planning */
+    /* The iterations to go are a function of q = (g2 b_w + g3) x the sqrt
+     * factor of Eq. 3: j = q k_fresh - g1 for a fresh start, and
+     * j = min(q k_replan, q k_fresh - g1) when re-planning (j(L) - j(Lnow),
+     * with j(Lnow) clamped at 0); see iterations_lo. */
+    double k_fresh;        /* 1 / (L - g5) */
+    double k_replan;       /* 1 / (L - g5) - 1 / (Lnow - g5), or 0 for a fresh start */
     double *sp, *rt, *pr;  /* [M] per-worker speed, iteration rate, price at size n */
     int *lo, *cap;         /* [M] mandatory (existing) count and extra capacity */
     size_t *order;         /* [M] DFS order of the types */
@@ -298,6 +334,8 @@ struct bb {
     int *best_x;
     struct slo_train_eval best_ev;
     long nodes;
+    long node_limit;
+    int stopped;           /* node_limit reached: the best plan is not proven */
 };
 
 /* min or max of sum x_k a_k over the undecided types (order[d..]) with
@@ -386,18 +424,20 @@ static double min_price_per_rate(struct bb *b, size_t d, int m, double P0, doubl
  * The run cost times 3600 is j P / Rt = (sum w_k a_k)(sum w_k u_k): two
  * averages with the same weights w_k = x_k r_k / Rt of a_k = p_k / r_k (price
  * per unit of iteration rate) and u_k = F K (g3 + g2 b_k) - g1 (Eq. 3's
- * iterations at batch b_k). When every a, u > 0 the product of two positive
+ * iterations at batch b_k; when re-planning, j is the smaller of two such
+ * linear pieces and the bound the smaller of the two). When every a, u > 0
+ * the product of two positive
  * linear functions is, on any segment, concave or monotone, so its minimum
  * over a polytope of weights is at a vertex. The weights of completions lie
  * in: the fixed part's weight W in [W_lo, W_hi], the rest on the undecided
  * types; its vertices are W_lo or W_hi with the rest on a single type.
  * Returns that minimum, or 0 when some u <= 0 (no bound).
  */
-static double mixture_bound(const struct bb *b, size_t d, int m, double P, double Rt, double V,
-                            double r_rem_hi, double F_lo)
+static double mixture_piece(const struct bb *b, size_t d, int m, double P, double Rt, double V,
+                            double r_rem_hi, double FK, double shift)
 {
     const struct slo_loss_model *lm = &b->s->wl.loss;
-    double FK = F_lo * b->k_loss, shift = b->g1_fresh, best = INFINITY;
+    double best = INFINITY;
 
     if (b->s->wl.compat == SLO_COMPAT_SPOTDNN_CODE)
         shift += 0.5 + fabs(lm->gamma2) * 0.05 * FK;
@@ -428,6 +468,34 @@ static double mixture_bound(const struct bb *b, size_t d, int m, double P, doubl
         }
     }
     return isfinite(best) ? best : 0;
+}
+
+static double mixture_bound(const struct bb *b, size_t d, int m, double P, double Rt, double V,
+                            double r_rem_hi, double F_lo)
+{
+    double c = mixture_piece(b, d, m, P, Rt, V, r_rem_hi, F_lo * b->k_fresh,
+                             b->s->wl.loss.gamma1);
+    if (b->k_replan > 0) {
+        double c2 = mixture_piece(b, d, m, P, Rt, V, r_rem_hi, F_lo * b->k_replan, 0);
+        if (c2 < c)
+            c = c2;
+    }
+    return c;
+}
+
+/* Lower bound on the iterations to go for every cluster whose product
+ * (g2 b_w + g3) x sqrt factor is at least q (j is nondecreasing in q), less
+ * the authors' code's rounding of b_w and j. Every plan takes at least one
+ * iteration (slo_train_evaluate). */
+static double iterations_lo(const struct bb *b, double q, double F_lo)
+{
+    const struct slo_loss_model *lm = &b->s->wl.loss;
+    double j = q * b->k_fresh - lm->gamma1;
+    if (b->k_replan > 0 && q * b->k_replan < j)
+        j = q * b->k_replan;
+    if (b->s->wl.compat == SLO_COMPAT_SPOTDNN_CODE) /* k_fresh >= k_replan */
+        j -= 0.5 + fabs(lm->gamma2) * 0.05 * F_lo * b->k_fresh;
+    return j > 1 ? j : 1;
 }
 
 /* Lower bounds on time and cost of every completion of the node at depth d. */
@@ -485,13 +553,7 @@ static void node_bounds(struct bb *b, size_t d, int m, double *t_lo, double *c_l
         }
         F_lo = sqrt((R_lo + lm->gamma4) * b->n);
     }
-    double j_lo = num_lo > 0 ? num_lo * F_lo * b->k_loss - b->g1_fresh : 0;
-    if (s->wl.compat == SLO_COMPAT_SPOTDNN_CODE) {
-        /* The code rounds b_w to 0.1 and j to the nearest integer. */
-        j_lo -= 0.5 + fabs(lm->gamma2) * 0.05 * F_lo * b->k_loss;
-    }
-    if (j_lo < 0)
-        j_lo = 0;
+    double j_lo = num_lo > 0 ? iterations_lo(b, num_lo * F_lo, F_lo) : 1;
     double slack = s->wl.compat == SLO_COMPAT_SPOTDNN_CODE ? 1 - 0.05 / bmin - 1e-9 : 1 - 1e-12;
     double t_run = j_lo / R_hi * slack;
     *t_lo = t_run + b->req->overhead_s - (s->wl.compat == SLO_COMPAT_SPOTDNN_CODE ? 0.01 : 0);
@@ -538,6 +600,13 @@ static void dfs(struct bb *b, size_t d, int m)
         }
         return;
     }
+    if (b->nodes >= b->node_limit) {
+        b->stopped = 1;
+        return;
+    }
+    /* Nothing is cheaper than free (zero-rate on-prem nodes). */
+    if (b->have_best && b->obj == MIN_COST && b->best <= 0)
+        return;
     b->nodes++;
     node_bounds(b, d, m, &t_lo, &c_lo);
     if (b->check_slo) {
@@ -609,10 +678,9 @@ static int beyond_saturation(const struct bb *b, int n)
     double num1 = lm->gamma2 * bmin + lm->gamma3, num2 = lm->gamma2 * bmax + lm->gamma3;
     double num_lo = num1 < num2 ? num1 : num2;
     double F_lo = lm->form == SLO_LOSS_SPOTDNN_2022 ? sqrt((double)n) : sqrt(lm->gamma4 * n);
-    double j_lo = num_lo * F_lo * b->k_loss - b->g1_fresh - 1 -
-                  fabs(lm->gamma2) * 0.05 * F_lo * b->k_loss;
-    if (!(num_lo > 0) || !(j_lo > 0))
+    if (!(num_lo > 0))
         return 0;
+    double j_lo = iterations_lo(b, num_lo * F_lo, F_lo);
     double t_lo = j_lo * 2 * wl->s_parm_mb / wl->b_ps_mbps * (1 - 0.05 / bmin) - 0.01 +
                   b->req->overhead_s;
     if (b->check_slo && t_lo > b->req->deadline_s)
@@ -624,7 +692,8 @@ static int run_bb(const struct slo_train_setup *s, const struct slo_train_reques
                   enum objective obj, int check_slo, const struct slo_train_plan *seed,
                   struct slo_train_plan *plan, slo_error_t *err)
 {
-    struct bb b = {.s = s, .req = req, .obj = obj, .check_slo = check_slo, .M = s->n_types};
+    struct bb b = {.s = s, .req = req, .obj = obj, .check_slo = check_slo, .M = s->n_types,
+                   .node_limit = req->node_limit > 0 ? req->node_limit : 2000000};
     const struct slo_loss_model *lm = &s->wl.loss;
     int rv = SLO_OK, n_min = 0, n_max = 0;
 
@@ -647,12 +716,9 @@ static int run_bb(const struct slo_train_setup *s, const struct slo_train_reques
         rv = slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
         goto out;
     }
-    b.k_loss = 1 / (req->target_loss - lm->gamma5);
-    b.g1_fresh = lm->gamma1;
-    if (req->loss_now > 0) {
-        b.k_loss -= 1 / (req->loss_now - lm->gamma5);
-        b.g1_fresh = 0;
-    }
+    b.k_fresh = 1 / (req->target_loss - lm->gamma5);
+    if (req->loss_now > 0)
+        b.k_replan = b.k_fresh - 1 / (req->loss_now - lm->gamma5);
     for (size_t k = 0; k < b.M; k++) {
         b.lo[k] = existing_of(req, k);
         b.cap[k] = max_of(s, req, k) - b.lo[k];
@@ -660,7 +726,7 @@ static int run_bb(const struct slo_train_setup *s, const struct slo_train_reques
         n_min += b.lo[k];
         n_max += b.lo[k] + b.cap[k];
     }
-    if (seed && seed->feasible) {
+    if (seed && (obj == MIN_COST ? seed->feasible : seed->eval.n_workers > 0)) {
         b.have_best = 1;
         b.best = obj == MIN_COST ? seed->eval.cost_usd : seed->eval.time_s;
         b.best_ev = seed->eval;
@@ -668,7 +734,7 @@ static int run_bb(const struct slo_train_setup *s, const struct slo_train_reques
     }
     for (int n = n_min > 0 ? n_min : 1; n <= n_max; n++) {
         b.n = n;
-        if (beyond_saturation(&b, n))
+        if (b.stopped || beyond_saturation(&b, n))
             break;
         for (size_t k = 0; k < b.M; k++) {
             double T = slo_train_iteration_time(s, k, n);
@@ -680,6 +746,7 @@ static int run_bb(const struct slo_train_setup *s, const struct slo_train_reques
         dfs(&b, 0, n - n_min);
     }
     plan->evaluations = b.nodes;
+    plan->proven = !b.stopped;
     if (b.have_best) {
         memcpy(plan->counts, b.best_x, b.M * sizeof *b.best_x);
         plan->eval = b.best_ev;
@@ -726,17 +793,49 @@ int slo_plan_exact(const struct slo_train_setup *s, const struct slo_train_reque
 int slo_plan_fastest(const struct slo_train_setup *s, const struct slo_train_request *req,
                      struct slo_train_plan *plan, slo_error_t *err)
 {
-    int rv;
+    struct slo_train_plan seed;
+    int *x, rv;
 
     if ((rv = check_request(s, req, err)) && rv != SLO_ERR_INFEASIBLE)
         return rv;
-    if ((rv = plan_init(s, plan, err)) || (rv = run_bb(s, req, MIN_TIME, 0, NULL, plan, err)))
+    /* Seed: the fastest single-type clusters and sliding windows. */
+    if ((rv = plan_init(s, &seed, err)))
         return rv;
-    if (plan->eval.n_workers == 0)
-        return slo_fail(err, SLO_ERR_UNREACHABLE, NULL,
-                        "no cluster of this catalog reaches loss %g under the workload's loss "
-                        "model",
-                        req->target_loss);
+    if (!(x = calloc(s->n_types, sizeof *x))) {
+        slo_train_plan_free(&seed);
+        return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+    }
+    for (size_t k = 0; k < s->n_types; k++)
+        for (int c = existing_of(req, k) ? 0 : 1; c <= max_of(s, req, k) - existing_of(req, k);
+             c++) {
+            for (size_t i = 0; i < s->n_types; i++)
+                x[i] = existing_of(req, i);
+            x[k] += c;
+            keep_if_faster(s, x, req, &seed);
+        }
+    free(x);
+    if ((rv = windows(s, req, keep_if_faster, &seed, err)) || (rv = plan_init(s, plan, err)) ||
+        (rv = run_bb(s, req, MIN_TIME, 0, &seed, plan, err))) {
+        slo_train_plan_free(&seed);
+        return rv;
+    }
+    plan->evaluations += seed.evaluations;
+    slo_train_plan_free(&seed);
+    if (plan->eval.n_workers == 0) {
+        /* Say why with the simplest cluster: one worker of the first type. */
+        struct slo_train_eval ev;
+        int *one = calloc(s->n_types, sizeof *one);
+        slo_error_t why = {0};
+        if (!one)
+            return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+        one[0] = 1;
+        slo_train_evaluate(s, one, req, &ev, &why);
+        free(one);
+        return slo_fail(err, SLO_ERR_UNREACHABLE, why.source[0] ? why.source : NULL,
+                        "no cluster of this catalog reaches loss %.10g under the workload's loss "
+                        "model (%s)",
+                        req->target_loss, why.text[0] ? why.text : "no reason given");
+    }
     return SLO_OK;
 }
 
@@ -779,6 +878,7 @@ int slo_plan_brute_force(const struct slo_train_setup *s,
         x[k]++;
     }
     free(x);
+    plan->proven = 1;
     return plan->feasible ? SLO_OK : infeasible(req, err);
 }
 

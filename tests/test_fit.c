@@ -429,7 +429,7 @@ static void test_log_samples_cc(void **state)
     struct temp_files t = {0};
     struct slo_train_log logs[3];
     struct slo_train_setup setup;
-    struct slo_train_request req = {0.8, 3600, 0, 0, 0, NULL};
+    struct slo_train_request req = {.target_loss = 0.8, .deadline_s = 3600};
     struct slo_train_eval ev;
     struct slo_loss_sample *s;
     const int counts[2] = {1, 1};

@@ -219,7 +219,7 @@ static void test_random_exact_equals_brute_force(void **state)
             probe[0] = 1;
         if (urand() < 0.3) { /* re-planning with survivors */
             for (size_t k = 0; k < s.n_types; k++)
-                existing[k] = urand() < 0.3 ? irand(0, 2) : 0;
+                existing[k] = urand() < 0.3 ? irand(0, s.types[k].quota < 2 ? s.types[k].quota : 2) : 0;
             req.existing = existing;
             req.loss_now = req.target_loss + uni(0.05, 1);
             req.overhead_s = uni(0, 60);
@@ -239,6 +239,9 @@ static void test_random_exact_equals_brute_force(void **state)
         int rb = slo_plan_brute_force(&s, &req, &brute, NULL);
         int re = slo_plan_exact(&s, &req, &exact, NULL);
         int rw = slo_plan_window(&s, &req, &window, NULL);
+        if (re != rb)
+            fprintf(stderr, "case %d: exact returned %d (%s), brute force %d\n", iter, re,
+                    slo_code_name(re), rb);
         assert_int_equal(re, rb);
         if (rb == SLO_OK) {
             feasible++;
@@ -346,7 +349,7 @@ static void test_budget(void **state)
     struct slo_train_plan p;
     slo_error_t err = {0};
     assert_int_equal(slo_plan_exact(&f->s, &req, &p, &err), SLO_ERR_INFEASIBLE);
-    assert_non_null(strstr(err.text, "2.99 USD"));
+    assert_non_null(strstr(err.text, "at most 2.985871 USD"));
     slo_train_plan_free(&p);
     req.budget_usd = 2.985872;
     assert_int_equal(slo_plan_exact(&f->s, &req, &p, &err), SLO_OK);
@@ -392,6 +395,82 @@ static void test_onprem_first(void **state)
     slo_train_setup_free(&s);
 }
 
+/*
+ * Zero-rate on-prem nodes in quantity (5 types x quota 100, all free): a
+ * plan that costs nothing ends the exact search at once (it used to walk
+ * every cluster), and the answer is free and proven.
+ */
+static void test_free_onprem_ends_search(void **state)
+{
+    struct fixture *f = *state;
+    struct slo_instance_type types[5];
+    struct slo_catalog cat = f->cat;
+    struct slo_train_setup s;
+    struct slo_train_plan p;
+
+    memcpy(types, f->cat.types, sizeof types);
+    for (int k = 0; k < 5; k++) {
+        types[k].site = SLO_SITE_ONPREM;
+        types[k].spot_usd_per_h = types[k].on_demand_usd_per_h = 0;
+        types[k].quota = 100;
+    }
+    cat.types = types;
+    assert_int_equal(slo_train_setup_init(&s, &cat, &f->wl, SLO_PRICING_SPOT, NULL), SLO_OK);
+    struct slo_train_request req = {.target_loss = 0.8, .deadline_s = 86400};
+    assert_int_equal(slo_plan_exact(&s, &req, &p, NULL), SLO_OK);
+    assert_float_equal(p.eval.cost_usd, 0, 0);
+    assert_int_equal(p.proven, 1);
+    assert_true(p.evaluations < 10000);
+    slo_train_plan_free(&p);
+    slo_train_setup_free(&s);
+}
+
+/* The node limit: with 5 nodes the exact search cannot prove anything and
+ * returns the sliding window's plan (its seed) unproven; with the default
+ * it proves the reference plan (repo_provisioner_reference_outputs.csv row
+ * (0.8, 2400 s): 2.985872 USD). */
+static void test_node_limit(void **state)
+{
+    struct fixture *f = *state;
+    struct slo_train_request req = {.target_loss = 0.8, .deadline_s = 2400, .node_limit = 5};
+    struct slo_train_plan p, w;
+    assert_int_equal(slo_plan_exact(&f->s, &req, &p, NULL), SLO_OK);
+    assert_int_equal(slo_plan_window(&f->s, &req, &w, NULL), SLO_OK);
+    assert_int_equal(p.proven, 0);
+    assert_float_equal(p.eval.cost_usd, w.eval.cost_usd, 0);
+    slo_train_plan_free(&p);
+    slo_train_plan_free(&w);
+    req.node_limit = 0;
+    assert_int_equal(slo_plan_exact(&f->s, &req, &p, NULL), SLO_OK);
+    assert_int_equal(p.proven, 1);
+    assert_float_equal(p.eval.cost_usd, 2.985872, 1e-9);
+    slo_train_plan_free(&p);
+}
+
+/*
+ * Loss above where a cluster's curve starts. Hand-worked for one
+ * p3.2xlarge (b_w 1024, n 1): the curve starts at j = 0 with loss
+ * 2302.8 / 876.5 + 0.5 = 3.127. A loss "reached so far" above that is no
+ * progress: the iterations to go equal a fresh start's (6799 for 0.8, the
+ * reference row). A target above it is met in one iteration.
+ */
+static void test_loss_above_curve_start(void **state)
+{
+    struct fixture *f = *state;
+    int one[5] = {1, 0, 0, 0, 0};
+    struct slo_train_eval fresh, replan, easy;
+    struct slo_train_request req = {.target_loss = 0.8, .deadline_s = 1e9};
+    assert_int_equal(slo_train_evaluate(&f->s, one, &req, &fresh, NULL), SLO_OK);
+    assert_float_equal(fresh.iterations, 6799, 0);
+    req.loss_now = 4.6;
+    assert_int_equal(slo_train_evaluate(&f->s, one, &req, &replan, NULL), SLO_OK);
+    assert_float_equal(replan.iterations, 6799, 0);
+    req.loss_now = 0;
+    req.target_loss = 4.6;
+    assert_int_equal(slo_train_evaluate(&f->s, one, &req, &easy, NULL), SLO_OK);
+    assert_float_equal(easy.iterations, 1, 0);
+}
+
 static void test_bad_requests(void **state)
 {
     struct fixture *f = *state;
@@ -409,6 +488,13 @@ static void test_bad_requests(void **state)
     req.loss_now = 0.7; /* already below the target */
     assert_int_equal(slo_plan_exact(&f->s, &req, &p, &err), SLO_ERR_INVALID);
     assert_string_equal(err.source, "--loss-now");
+    /* survivors above the quota (g3.16xlarge: 8) */
+    int too_many[5] = {0, 0, 0, 9, 0};
+    req.loss_now = 0;
+    req.existing = too_many;
+    assert_int_equal(slo_plan_exact(&f->s, &req, &p, &err), SLO_ERR_INVALID);
+    assert_non_null(strstr(err.text, "quota 8, found 9"));
+    req.existing = NULL;
     /* an impossible deadline */
     req.loss_now = 0;
     req.deadline_s = 60;
@@ -426,6 +512,9 @@ int main(void)
         cmocka_unit_test(test_replan_fig9),
         cmocka_unit_test(test_budget),
         cmocka_unit_test(test_onprem_first),
+        cmocka_unit_test(test_free_onprem_ends_search),
+        cmocka_unit_test(test_node_limit),
+        cmocka_unit_test(test_loss_above_curve_start),
         cmocka_unit_test(test_bad_requests),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
