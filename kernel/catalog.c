@@ -9,6 +9,9 @@
 
 #include "slo_private.h"
 
+/* No instance costs a million dollars an hour: a larger price is a typo. */
+#define SLO_MAX_USD_PER_H 1e6
+
 static const char *const catalog_keys[] = {"name", "description", "source", "types", NULL};
 static const char *const type_keys[] = {"name", "gpu_model", "gpus", "gpu_memory_gb", "site",
                                         "spot_usd_per_h", "on_demand_usd_per_h", "usd_per_h",
@@ -27,6 +30,11 @@ static int parse_type(const json_t *o, size_t i, const char *src, struct slo_ins
     if ((rv = slo_json_known_keys(o, type_keys, src, path, err)) ||
         (rv = slo_json_string(o, "name", 1, src, path, t->name, sizeof t->name, err)))
         return rv;
+    if (strpbrk(t->name, "=, \t"))
+        return slo_fail(err, SLO_ERR_INVALID, src,
+                        "%s.name: expected an instance type name without '=', ',' or spaces "
+                        "(they separate TYPE=N lists), found \"%s\"",
+                        path, t->name);
     /* From here on, name the type rather than its index. */
     snprintf(path, sizeof path, "types[%zu] (%s)", i, t->name);
     t->gpus = 0;
@@ -38,9 +46,9 @@ static int parse_type(const json_t *o, size_t i, const char *src, struct slo_ins
                               err)) ||
         (rv = slo_json_string(o, "site", 0, src, path, site, sizeof site, err)) ||
         (rv = slo_json_int(o, "quota", 1, 0, 100000, src, path, &t->quota, err)) ||
-        (rv = slo_json_number(o, "network_mbps", 0, 0, 1e9, src, path, &t->network_mbps,
+        (rv = slo_json_number(o, "network_mbps", 0, 1e-6, 1e9, src, path, &t->network_mbps,
                               err)) ||
-        (rv = slo_json_number(o, "pcie_mbps", 0, 0, 1e9, src, path, &t->pcie_mbps, err)))
+        (rv = slo_json_number(o, "pcie_mbps", 0, 1e-6, 1e9, src, path, &t->pcie_mbps, err)))
         return rv;
     if (strcmp(site, "cloud") == 0) {
         t->site = SLO_SITE_CLOUD;
@@ -49,9 +57,9 @@ static int parse_type(const json_t *o, size_t i, const char *src, struct slo_ins
                             "%s.usd_per_h: only on-prem types have one rate; a cloud type "
                             "takes spot_usd_per_h and on_demand_usd_per_h",
                             path);
-        if ((rv = slo_json_number(o, "spot_usd_per_h", 1, 0, DBL_MAX, src, path,
+        if ((rv = slo_json_number(o, "spot_usd_per_h", 1, 0, SLO_MAX_USD_PER_H, src, path,
                                   &t->spot_usd_per_h, err)) ||
-            (rv = slo_json_number(o, "on_demand_usd_per_h", 1, 0, DBL_MAX, src, path,
+            (rv = slo_json_number(o, "on_demand_usd_per_h", 1, 0, SLO_MAX_USD_PER_H, src, path,
                                   &t->on_demand_usd_per_h, err)))
             return rv;
     } else if (strcmp(site, "onprem") == 0) {
@@ -61,7 +69,7 @@ static int parse_type(const json_t *o, size_t i, const char *src, struct slo_ins
                             "%s: an on-prem type has one rate, usd_per_h (amortized, may be 0), "
                             "not spot or on-demand prices",
                             path);
-        if ((rv = slo_json_number(o, "usd_per_h", 1, 0, DBL_MAX, src, path,
+        if ((rv = slo_json_number(o, "usd_per_h", 1, 0, SLO_MAX_USD_PER_H, src, path,
                                   &t->on_demand_usd_per_h, err)))
             return rv;
         t->spot_usd_per_h = t->on_demand_usd_per_h;

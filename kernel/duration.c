@@ -10,6 +10,9 @@
 
 #include "slo_private.h"
 
+/* Deadlines beyond a year are a typo, and keep every later product finite. */
+#define SLO_MAX_DURATION_S (366.0 * 86400)
+
 #define FORMS "minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS (sbatch --time), or a number with s, m, h or d (2400s, 40m, 2h)"
 
 /* Read an unsigned decimal integer; advance *p. -1 when no digit. */
@@ -19,9 +22,8 @@ static long read_uint(const char **p)
     if (!isdigit((unsigned char)**p))
         return -1;
     while (isdigit((unsigned char)**p)) {
-        if (v > 100000000L)
-            return -1;
-        v = v * 10 + (**p - '0');
+        if (v < 1000000000L) /* saturate: the caller's range check reports it */
+            v = v * 10 + (**p - '0');
         (*p)++;
     }
     return v;
@@ -88,6 +90,10 @@ int slo_parse_duration(const char *text, double *out_s, int *bare_minutes, slo_e
         seconds = f[0] * 3600.0 + f[1] * 60.0 + f[2];
     }
 done:
+    if (seconds > SLO_MAX_DURATION_S)
+        return slo_fail(err, SLO_ERR_INVALID, NULL,
+                        "expected a duration of at most 366 days (527040 minutes), found \"%s\"",
+                        text);
     if (!(seconds > 0))
         return slo_fail(err, SLO_ERR_INVALID, NULL, "expected a duration greater than zero, found \"%s\"",
                         text);

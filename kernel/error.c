@@ -61,22 +61,28 @@ int slo_read_file(const char *path, char **out, slo_error_t *err)
             cap = ncap;
         }
         size_t got = fread(buf + len, 1, cap - len, f);
+        if (memchr(buf + len, '\0', got)) {
+            rv = slo_fail(err, SLO_ERR_INVALID, path,
+                          "expected a text file, found a NUL byte at offset %zu",
+                          len + (size_t)((char *)memchr(buf + len, '\0', got) - (buf + len)));
+            goto fail;
+        }
         len += got;
+        if (len > SLO_MAX_INPUT_BYTES) {
+            rv = slo_fail(err, SLO_ERR_INVALID, path,
+                          "expected an input of at most %d MiB, found more",
+                          SLO_MAX_INPUT_BYTES >> 20);
+            goto fail;
+        }
         if (got == 0) {
             if (ferror(f)) {
-                slo_fail(err, SLO_ERR_IO, path, "read error: %s", strerror(errno));
+                rv = slo_fail(err, SLO_ERR_IO, path, "read error: %s", strerror(errno));
                 goto fail;
             }
             break;
         }
     }
     buf[len] = '\0';
-    if (strlen(buf) != len) {
-        slo_fail(err, SLO_ERR_INVALID, path, "expected a text file, found a NUL byte at offset %zu",
-                 strlen(buf));
-        rv = SLO_ERR_INVALID;
-        goto fail;
-    }
     fclose(f);
     *out = buf;
     return SLO_OK;
@@ -94,8 +100,11 @@ const char *slo_json_describe(const json_t *v, char *buf, size_t len)
         snprintf(buf, len, "the string \"%.40s\"", json_string_value(v));
     else if (json_is_integer(v))
         snprintf(buf, len, "%lld", (long long)json_integer_value(v));
+    else if (json_is_real(v) && json_real_value(v) == floor(json_real_value(v)) &&
+             fabs(json_real_value(v)) < 1e15)
+        snprintf(buf, len, "%.1f", json_real_value(v)); /* 1.0, not 1: it is not an integer */
     else if (json_is_real(v))
-        snprintf(buf, len, "%g", json_real_value(v));
+        snprintf(buf, len, "%.10g", json_real_value(v));
     else if (json_is_true(v))
         snprintf(buf, len, "true");
     else if (json_is_false(v))
@@ -103,7 +112,7 @@ const char *slo_json_describe(const json_t *v, char *buf, size_t len)
     else if (json_is_null(v))
         snprintf(buf, len, "null");
     else if (json_is_array(v))
-        snprintf(buf, len, "an array");
+        snprintf(buf, len, json_array_size(v) ? "an array" : "an empty array");
     else
         snprintf(buf, len, "an object");
     return buf;

@@ -20,7 +20,11 @@
 int slo_fail(slo_error_t *err, int code, const char *source, const char *fmt, ...)
     SLO_PRINTF(4, 5);
 
-/* Read a whole file into a NUL-terminated malloc'd buffer. */
+/* Largest input file read (catalogs, profiles, logs): 64 MiB. */
+#define SLO_MAX_INPUT_BYTES (64 << 20)
+
+/* Read a whole text file into a NUL-terminated malloc'd buffer; a NUL byte
+ * or more than SLO_MAX_INPUT_BYTES is SLO_ERR_INVALID, found as it is read. */
 int slo_read_file(const char *path, char **out, slo_error_t *err);
 
 /* Describe a JSON value's type and, for scalars, its value ("a string \"x\"",

@@ -59,10 +59,12 @@ static int parse_loss(const json_t *o, const char *src, struct slo_loss_model *m
                         "loss_model.gamma4: form spotdnn-2022 has no gamma4 (no convergence "
                         "coefficient); remove it or use form spotdnn-2023");
     }
-    if (m->gamma3 <= 0 && m->gamma2 >= 0)
+    /* gamma2 b_w + gamma3 must be positive for some batch b_w > 0. */
+    if (m->gamma3 <= 0 && m->gamma2 <= 0)
         return slo_fail(err, SLO_ERR_INVALID, src,
-                        "loss_model: expected gamma3 > 0 or gamma2 < 0 so that loss decays, "
-                        "found gamma2 = %g, gamma3 = %g",
+                        "loss_model: expected gamma3 > 0 or gamma2 > 0 so that gamma2 b_w + "
+                        "gamma3 > 0 for some batch and the loss decays, found gamma2 = %g, "
+                        "gamma3 = %g",
                         m->gamma2, m->gamma3);
     return SLO_OK;
 }

@@ -97,7 +97,19 @@ static void test_bad_catalogs(void **state)
         {"[1, 2]", "expected a JSON object", "an array"},
         {"{\"types\": [" TYPE_OK "]}", "name", "missing"},
         {"{\"name\": \"x\"}", "types", "nothing"},
-        {"{\"name\": \"x\", \"types\": []}", "types", "an array"},
+        {"{\"name\": \"x\", \"types\": []}", "types", "an empty array"},
+        {"{\"name\": \"x\", \"types\": [{\"name\": \"a\", \"gpu_model\": \"V100\", \"gpus\": 1.0, "
+         "\"spot_usd_per_h\": 1, \"on_demand_usd_per_h\": 3, \"quota\": 1}]}",
+         "gpus", "found 1.0"},
+        {"{\"name\": \"x\", \"types\": [{\"name\": \"p3=2,x\", \"gpu_model\": \"V100\", "
+         "\"gpus\": 1, \"spot_usd_per_h\": 1, \"on_demand_usd_per_h\": 3, \"quota\": 1}]}",
+         "types[0].name", "\"p3=2,x\""},
+        {"{\"name\": \"x\", \"types\": [{\"name\": \"a\", \"gpu_model\": \"V100\", \"gpus\": 1, "
+         "\"spot_usd_per_h\": 1e300, \"on_demand_usd_per_h\": 3, \"quota\": 1}]}",
+         "spot_usd_per_h", "found 1e+300"},
+        {"{\"name\": \"x\", \"types\": [{\"name\": \"a\", \"gpu_model\": \"V100\", \"gpus\": 1, "
+         "\"spot_usd_per_h\": 1, \"on_demand_usd_per_h\": 3, \"quota\": 1, \"pcie_mbps\": 0}]}",
+         "pcie_mbps", "found 0"},
         {"{\"name\": \"x\", \"types\": [{\"name\": \"a\", \"gpu_model\": \"V100\", \"gpus\": 1, "
          "\"spot_usd_per_h\": -1, \"on_demand_usd_per_h\": 3, \"quota\": 2}]}",
          "types[0] (a).spot_usd_per_h", "found -1"},
@@ -156,12 +168,12 @@ static void test_bad_workloads(void **state)
         {WL_HEAD "\"loss_model\": {\"form\": \"spotdnn-2023\", \"gamma1\": 1, \"gamma2\": 0, "
                  "\"gamma3\": 1, \"gamma5\": 0}, " WL_INST,
          "loss_model.gamma4", "missing"},
-        {WL_HEAD "\"loss_model\": {\"form\": \"spotdnn-2022\", \"gamma1\": 1, \"gamma2\": 0.1, "
+        {WL_HEAD "\"loss_model\": {\"form\": \"spotdnn-2022\", \"gamma1\": 1, \"gamma2\": -0.1, "
                  "\"gamma3\": -1, \"gamma5\": 0}, " WL_INST,
          "loss_model", "decays"},
         {WL_HEAD "\"loss_model\": {\"form\": \"spotdnn-2022\", \"gamma1\": 1, \"gamma2\": 0, "
                  "\"gamma3\": 1, \"gamma5\": 0}, \"instances\": []}",
-         "instances", "an array"},
+         "instances", "an empty array"},
         {WL_HEAD "\"loss_model\": {\"form\": \"spotdnn-2022\", \"gamma1\": 1, \"gamma2\": 0, "
                  "\"gamma3\": 1, \"gamma5\": 0}, \"instances\": [{\"type\": \"a\", "
                  "\"batch_per_gpu\": 64, \"speed_samples_per_s\": 0}]}",

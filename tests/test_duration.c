@@ -49,7 +49,9 @@ static void test_malformed(void **state)
     (void)state;
     static const char *bad[] = {"", "abc", "40x", "-5", "1:2:3:4", "1-", "1-2-3", ":30",
                                 "40:", "0", "0s", "00:00:00", "UNLIMITED", "infinite", "h",
-                                "2 h", "1e3m", "nanm"};
+                                "2 h", "1e3m", "nanm", "367d", "527041",
+                                "99999999999999999999999999999999999999999d",
+                                "1666666666"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         double s = 0;
         slo_error_t err = {0};
