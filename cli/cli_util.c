@@ -2,6 +2,7 @@
  * cli_util.c - error reporting and input loading shared by subcommands.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -34,7 +35,7 @@ int cli_parse_double(const char *cmd, const char *opt, const char *text, double 
 {
     char *end;
     double v = strtod(text, &end);
-    if (!*text || *end || !isfinite(v) || v < min || v > max) {
+    if (!*text || isspace((unsigned char)*text) || *end || !isfinite(v) || v < min || v > max) {
         cli_usage_error(cmd, "%s: expected %s, found \"%s\"", opt, what, text);
         return -1;
     }

@@ -19,6 +19,7 @@ struct train_opts {
     double loss, time_s, budget, elapsed_s, loss_now, overhead_s;
     int have_loss, have_time, have_overhead, json, window, exact;
     enum slo_pricing pricing;
+    const char *given[32]; /* value of each option seen, by option code - 256 */
 };
 
 static void usage(FILE *f)
@@ -57,10 +58,25 @@ static void usage(FILE *f)
             "meets the SLO (the fastest achievable time is said); 1 internal error.\n");
 }
 
-static int parse_time_opt(const char *opt, const char *text, double *out)
+/* "0", "00", "0s", "0:00", "0-0:00:00": zero in any of the duration forms. */
+static int is_zero_duration(const char *text)
+{
+    size_t n = strlen(text);
+    if (n > 1 && strchr("smhd", text[n - 1]))
+        n--;
+    return n > 0 && text[0] == '0' && strspn(text, "0:-.") == n;
+}
+
+/* A duration option; allow_zero also takes zero, which slo_parse_duration
+ * rejects because a deadline must be positive. */
+static int parse_time_opt(const char *opt, const char *text, double *out, int allow_zero)
 {
     slo_error_t err = {0};
     int bare = 0;
+    if (allow_zero && is_zero_duration(text)) {
+        *out = 0;
+        return 0;
+    }
     if (slo_parse_duration(text, out, &bare, &err)) {
         cli_usage_error(CMD, "%s: %s", opt, err.text);
         return -1;
@@ -97,6 +113,20 @@ static int parse_opts(int argc, char **argv, struct train_opts *o)
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+        /* The same option twice must agree (Slurm-style callers may repeat
+         * an option; a different value is a mistake to report). */
+        if (c >= O_LOSS && c < O_HELP && c - O_LOSS < 32) {
+            const char *prev = o->given[c - O_LOSS], *now = optarg ? optarg : "";
+            if (prev && strcmp(prev, now) != 0) {
+                const struct option *lo = longopts;
+                while (lo->name && lo->val != c)
+                    lo++;
+                cli_usage_error(CMD, "--%s: given twice with different values (\"%s\", \"%s\")",
+                                lo->name, prev, now);
+                return -1;
+            }
+            o->given[c - O_LOSS] = now;
+        }
         switch (c) {
         case O_LOSS:
             if (cli_parse_double(CMD, "--slo-loss", optarg, -1e300, 1e300, "a number", &o->loss))
@@ -104,7 +134,7 @@ static int parse_opts(int argc, char **argv, struct train_opts *o)
             o->have_loss = 1;
             break;
         case O_TIME:
-            if (parse_time_opt("--slo-time", optarg, &o->time_s))
+            if (parse_time_opt("--slo-time", optarg, &o->time_s, 0))
                 return -1;
             o->have_time = 1;
             break;
@@ -130,7 +160,7 @@ static int parse_opts(int argc, char **argv, struct train_opts *o)
         case O_WINDOW: o->window = 1; break;
         case O_EXISTING: o->existing = optarg; break;
         case O_ELAPSED:
-            if (parse_time_opt("--elapsed", optarg, &o->elapsed_s))
+            if (parse_time_opt("--elapsed", optarg, &o->elapsed_s, 0))
                 return -1;
             break;
         case O_LOSS_NOW:
@@ -139,9 +169,7 @@ static int parse_opts(int argc, char **argv, struct train_opts *o)
                 return -1;
             break;
         case O_OVERHEAD:
-            if (strcmp(optarg, "0") == 0)
-                o->overhead_s = 0;
-            else if (parse_time_opt("--restart-overhead", optarg, &o->overhead_s))
+            if (parse_time_opt("--restart-overhead", optarg, &o->overhead_s, 1))
                 return -1;
             o->have_overhead = 1;
             break;
@@ -151,7 +179,8 @@ static int parse_opts(int argc, char **argv, struct train_opts *o)
             cli_usage_error(CMD, "%s: expected a value, found none", argv[optind - 1]);
             return -1;
         default:
-            cli_usage_error(CMD, "unknown option \"%s\" (slo train --help)", argv[optind - 1]);
+            cli_usage_error(CMD, "unknown or ambiguous option \"%s\" (slo train --help)",
+                            argv[optind - 1]);
             return -1;
         }
     }
@@ -185,11 +214,16 @@ static int parse_opts(int argc, char **argv, struct train_opts *o)
 static int parse_existing(const char *text, const struct slo_train_setup *s, int *counts)
 {
     char *copy = strdup(text), *save = NULL, *tok;
-    int rv = 0;
+    int rv = 0, *seen = calloc(s->n_types, sizeof *seen);
 
-    if (!copy)
+    if (!copy || !seen) {
+        free(copy);
+        free(seen);
         return -1;
-    for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    }
+    if (!text[0] || text[0] == ',' || text[strlen(text) - 1] == ',' || strstr(text, ",,"))
+        rv = cli_usage_error(CMD, "--existing: expected TYPE=N[,TYPE=N...], found \"%s\"", text);
+    for (tok = rv ? NULL : strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         char *eq = strchr(tok, '='), *end;
         size_t k;
         long n;
@@ -201,8 +235,8 @@ static int parse_existing(const char *text, const struct slo_train_setup *s, int
         *eq = '\0';
         n = strtol(eq + 1, &end, 10);
         if (!eq[1] || *end || n < 0 || n > 100000) {
-            rv = cli_usage_error(CMD, "--existing: %s: expected a count >= 0, found \"%s\"", tok,
-                                 eq + 1);
+            rv = cli_usage_error(CMD, "--existing: %s: expected a count from 0 to the type's "
+                                 "quota, found \"%s\"", tok, eq + 1);
             break;
         }
         for (k = 0; k < s->n_types; k++)
@@ -215,9 +249,15 @@ static int parse_existing(const char *text, const struct slo_train_setup *s, int
                                  tok);
             break;
         }
-        counts[k] += (int)n;
+        if (seen[k]++) {
+            rv = cli_usage_error(CMD, "--existing: expected each instance type once, found %s "
+                                 "again", tok);
+            break;
+        }
+        counts[k] = (int)n;
     }
     free(copy);
+    free(seen);
     return rv ? -1 : 0;
 }
 
@@ -261,6 +301,7 @@ static json_t *plan_json(const struct slo_train_setup *s, const struct slo_train
                         p->eval.p_contention < 0 ? json_null() : json_real(p->eval.p_contention));
     if (with_search) {
         json_object_set_new(o, "evaluations", json_integer(p->evaluations));
+        json_object_set_new(o, "proven_optimal", json_boolean(p->proven));
         if (p->n_upper > 0) {
             json_object_set_new(o, "n_lower", json_integer(p->n_lower));
             json_object_set_new(o, "n_upper", json_integer(p->n_upper));
@@ -326,16 +367,25 @@ static void print_human(const struct train_opts *o, const struct slo_catalog *ca
     slo_format_duration(o->time_s, dl, sizeof dl);
     printf("workload %s, catalog %s, %s prices\n", wl->name, cat->name,
            o->pricing == SLO_PRICING_SPOT ? "spot" : "on-demand");
-    printf("SLO: loss %g within %s (%.0f s)", req->target_loss, dl, o->time_s);
+    printf("SLO: loss %.10g within %s (%.6g s)", req->target_loss, dl, o->time_s);
     if (o->budget > 0)
-        printf(", at most %.2f USD", o->budget);
+        printf(", at most %.6g USD", o->budget);
     printf("\n");
-    if (req->loss_now > 0 || o->elapsed_s > 0 || o->existing)
-        printf("re-plan: %.0f s left, loss now %g, restart overhead %.0f s\n", req->deadline_s,
-               req->loss_now, req->overhead_s);
-    printf("\nrecommended plan (%s)\n", strcmp(r->method, "exact") == 0
-                                            ? "exact search: proven cheapest under the model"
-                                            : "sliding window, spotDNN Algorithm 1");
+    if (req->loss_now > 0 || o->elapsed_s > 0 || o->existing) {
+        printf("re-plan: %.0f s left", req->deadline_s);
+        if (req->loss_now > 0)
+            printf(", loss now %.10g", req->loss_now);
+        if (o->existing)
+            printf(", keeping %s", o->existing);
+        printf("\n");
+    }
+    if (req->overhead_s > 0)
+        printf("restart overhead: %.0f s added to every plan's time\n", req->overhead_s);
+    printf("\nrecommended plan (%s)\n",
+           strcmp(r->method, "window") == 0 ? "sliding window, spotDNN Algorithm 1"
+           : p->proven ? "exact search: proven cheapest under the model"
+                       : "exact search stopped at its node limit: the cheapest plan found, "
+                         "not proven");
     printf("  %-16s %-7s %-6s %5s %6s %11s\n", "instance type", "site", "GPU", "GPUs", "count",
            "USD/h each");
     for (size_t k = 0; k < s->n_types; k++) {
@@ -382,6 +432,9 @@ static void print_human(const struct train_opts *o, const struct slo_catalog *ca
         printf("  %-22s %7d %10.2f %11.6f %9s  %s\n", "on-demand prices only",
                r->on_demand.eval.n_workers, r->on_demand.eval.time_s, r->on_demand.eval.cost_usd,
                "", buf);
+    } else if (o->pricing == SLO_PRICING_SPOT) {
+        printf("  %-22s %7s %10s %11s %9s  %s\n", "on-demand prices only", "-", "-", "-", "",
+               "none meets the SLO");
     }
     if (r->have_homo && r->homo.feasible) {
         plan_string(s, r->homo.counts, buf, sizeof buf);
@@ -404,14 +457,30 @@ static int report_infeasible(const struct slo_train_setup *s, const struct slo_t
     slo_error_t err = {0};
     char buf[512], t[32];
 
+    if (req->budget_usd > 0) {
+        /* The budget may be what binds: the cheapest plan without it. */
+        struct slo_train_request free_req = *req;
+        struct slo_train_plan cheap;
+        free_req.budget_usd = 0;
+        if (slo_plan_exact(s, &free_req, &cheap, NULL) == SLO_OK) {
+            plan_string(s, cheap.counts, buf, sizeof buf);
+            fprintf(stderr, "slo " CMD ": %s; the cheapest plan that meets the deadline, %s, "
+                            "costs %.6f USD\n",
+                    why->text, buf, cheap.eval.cost_usd);
+            slo_train_plan_free(&cheap);
+            return SLO_EXIT_USAGE;
+        }
+        slo_train_plan_free(&cheap);
+    }
     if (slo_plan_fastest(s, req, &fast, &err) != SLO_OK) {
         slo_train_plan_free(&fast);
         return cli_report(CMD, &err);
     }
     plan_string(s, fast.counts, buf, sizeof buf);
     slo_format_duration(fast.eval.time_s, t, sizeof t);
-    fprintf(stderr, "slo " CMD ": %s; the fastest plan, %s, needs %.2f s (%s) at %.6f USD\n",
-            why->text, buf, fast.eval.time_s, t, fast.eval.cost_usd);
+    fprintf(stderr, "slo " CMD ": %s; the fastest plan%s, %s, needs %.2f s (%s) at %.6f USD\n",
+            why->text, fast.proven ? "" : " found", buf, fast.eval.time_s, t,
+            fast.eval.cost_usd);
     slo_train_plan_free(&fast);
     return SLO_EXIT_USAGE;
 }

@@ -2,6 +2,7 @@
  * slo.c - `slo`, the command line front end of libslo.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -29,6 +30,16 @@ static void usage(FILE *f)
                "Exit status: 0 success, 2 bad input or an SLO no plan meets, 1 internal error.\n");
 }
 
+/* Output that could not be written is a failure, said once, here. */
+static int finish(int status)
+{
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "slo: cannot write the output: %s\n", strerror(errno));
+        return SLO_EXIT_INTERNAL;
+    }
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -41,15 +52,15 @@ int main(int argc, char **argv)
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
         strcmp(argv[1], "help") == 0) {
         usage(stdout);
-        return SLO_EXIT_OK;
+        return finish(SLO_EXIT_OK);
     }
     if (strcmp(argv[1], "--version") == 0) {
         printf("slo %s\n", SLO_VERSION);
-        return SLO_EXIT_OK;
+        return finish(SLO_EXIT_OK);
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(argv[1], commands[i].name) == 0)
-            return commands[i].run(argc - 1, argv + 1);
+            return finish(commands[i].run(argc - 1, argv + 1));
     fprintf(stderr, "slo: unknown command \"%s\"; expected one of:", argv[1]);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(stderr, " %s", commands[i].name);

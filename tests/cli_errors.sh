@@ -8,7 +8,7 @@ T="train --workload resnet110"
 
 expect "no command" "slo: expected a command \\(train, .*\\), found none"
 expect "unknown command" 'unknown command "plan"' plan
-expect "unknown option" 'unknown option "--slo-lost"' $T --slo-lost 0.8 --slo-time 40m
+expect "unknown option" 'unknown or ambiguous option "--slo-lost"' $T --slo-lost 0.8 --slo-time 40m
 expect "missing workload" "--workload: expected NAME or FILE.*missing" train --slo-loss 0.8 --slo-time 40m
 expect "missing loss" "--slo-loss: expected a value, found it missing" $T --slo-time 40m
 expect "missing time" "--slo-time: expected a value, found it missing" $T --slo-loss 0.8
@@ -29,8 +29,17 @@ expect "bad pricing" '--pricing: expected spot or on-demand, found "cheap"' $T -
 expect "negative budget" '--budget: expected a cost in USD > 0, found "-1"' $T --slo-loss 0.8 --slo-time 40m --budget -1
 expect "existing unknown type" '--existing: expected an instance type .* found "p9.xlarge"' \
     $T --slo-loss 0.8 --slo-time 40m --existing p9.xlarge=2
-expect "existing bad count" '--existing: p3.2xlarge: expected a count >= 0, found "x"' \
+expect "existing bad count" '--existing: p3.2xlarge: expected a count from 0 to the type.s quota, found "x"' \
     $T --slo-loss 0.8 --slo-time 40m --existing p3.2xlarge=x
+expect "existing above quota" '--existing: g3.16xlarge: expected a count from 0 to the catalog.s quota 8, found 9' \
+    $T --slo-loss 0.8 --slo-time 40m --existing g3.16xlarge=9
+expect "existing type twice" '--existing: expected each instance type once, found g3.16xlarge again' \
+    $T --slo-loss 0.8 --slo-time 40m --existing g3.16xlarge=1,g3.16xlarge=2
+expect "existing empty" '--existing: expected TYPE=N\[,TYPE=N...\], found ","' $T --slo-loss 0.8 --slo-time 40m --existing ,
+expect "conflicting repeat" '--slo-time: given twice with different values \("40m", "2h"\)' \
+    $T --slo-loss 0.8 --slo-time 40m --slo-time 2h
+expect "ambiguous abbreviation" 'unknown or ambiguous option "--slo"' $T --slo 0.8 --slo-time 40m
+expect "leading space in a number" '--slo-loss: expected a number, found " 0.8"' $T --slo-loss " 0.8" --slo-time 40m
 expect "elapsed past deadline" '--elapsed: expected less than --slo-time' $T --slo-loss 0.8 --slo-time 40m --elapsed 1h
 expect "loss-now below target" '--loss-now: the loss reached so far \(0.7\) already meets the target 0.8' \
     $T --slo-loss 0.8 --slo-time 40m --loss-now 0.7
@@ -42,7 +51,7 @@ printf '{"name": "c", "types": [\n  {"name": "a",}\n]}\n' >"$tmp/malformed.json"
 expect "malformed catalog" "malformed.json: line 2, column [0-9]+: malformed JSON" \
     $T --catalog "$tmp/malformed.json" --slo-loss 0.8 --slo-time 40m
 sed 's/"spot_usd_per_h": 0.918/"spot_usd_per_h": -0.918/' "$SLO_SRCDIR/etc/slo/catalogs/spotdnn-resnet110.json" >"$tmp/negative.json"
-expect "negative price" 'negative.json: types\[0\] \(p3.2xlarge\).spot_usd_per_h: expected a number >= 0, found -0.918' \
+expect "negative price" 'negative.json: types\[0\] \(p3.2xlarge\).spot_usd_per_h: expected a number in \[0, 1e\+06\], found -0.918' \
     $T --catalog "$tmp/negative.json" --slo-loss 0.8 --slo-time 40m
 sed 's/"spot_usd_per_h": 0.918, //' "$SLO_SRCDIR/etc/slo/catalogs/spotdnn-resnet110.json" >"$tmp/noprice.json"
 expect "missing price" 'noprice.json: types\[0\] \(p3.2xlarge\).spot_usd_per_h: expected .* found it missing' \
@@ -51,6 +60,8 @@ sed 's/"quota": [0-9]*/"quota": 0/' "$SLO_SRCDIR/etc/slo/catalogs/spotdnn-resnet
 expect "zero quota everywhere" 'noquota.json: types\[\].quota: expected at least one instance type with quota > 0' \
     $T --catalog "$tmp/noquota.json" --slo-loss 0.8 --slo-time 40m
 sed 's/"b_req_mbps": 142,//' "$SLO_SRCDIR/etc/slo/workloads/resnet110.json" >"$tmp/wl.json"
+expect "not a text file" '/dev/zero: expected a text file, found a NUL byte at offset 0' \
+    train --workload /dev/zero --slo-loss 0.8 --slo-time 40m
 expect "incomplete workload" 'wl.json: b_req_mbps: expected a number >= 1e-09, found it missing' \
     train --workload "$tmp/wl.json" --slo-loss 0.8 --slo-time 40m
 printf '{"name": "other", "types": [{"name": "x1", "gpu_model": "A100", "gpus": 1, "spot_usd_per_h": 1, "on_demand_usd_per_h": 3, "quota": 4}]}\n' >"$tmp/other.json"

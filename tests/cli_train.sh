@@ -76,7 +76,9 @@ else notok "on-demand pricing"; fi
 
 # 10. A budget below the cheapest plan: exit 2 with the reason.
 run train --workload resnet110 --slo-loss 0.8 --slo-time 40m --budget 2.5
-if [ "$(rc)" = 2 ] && [ ! -s "$tmp/out" ] && grep -q "at most 2.50 USD" "$tmp/err"; then ok "budget"
+if [ "$(rc)" = 2 ] && [ ! -s "$tmp/out" ] && grep -q "at most 2.5 USD" "$tmp/err" &&
+   grep -q "the cheapest plan that meets the deadline, p3.2xlarge=2,g3.8xlarge=4, costs 2.985872 USD" "$tmp/err"; then
+    ok "budget"
 else notok "budget"; fi
 
 # 11. Files work like the embedded names.
@@ -84,5 +86,12 @@ run train --workload "$SLO_SRCDIR/etc/slo/workloads/resnet110.json" \
     --catalog "$SLO_SRCDIR/etc/slo/catalogs/spotdnn-resnet110.json" --slo-loss 0.8 --slo-time 40m --json
 if [ "$(rc)" = 0 ] && cmp -s "$tmp/out" "$tmp/ref.json"; then ok "etc/ files = embedded defaults"
 else notok "etc/ files"; fi
+
+# 12. Output that cannot be written is an error (exit 1), not silence.
+if [ -w /dev/full ]; then
+    "$SLO" train --workload resnet110 --slo-loss 0.8 --slo-time 40m >/dev/full 2>"$tmp/err"
+    if [ $? = 1 ] && grep -q "cannot write the output" "$tmp/err"; then ok "write error reported"
+    else : >"$tmp/out"; notok "write error reported"; fi
+fi
 
 finish
