@@ -21,8 +21,9 @@ static void usage(FILE *f)
             "\n"
             "Fit the spotDNN loss model (Eq. 3) to per-worker training logs (format:\n"
             "doc/formats.md). Logs with the same \"# cluster:\" line form one profiling\n"
-            "run; use runs on at least two different clusters (the paper uses 2, 4 and 7\n"
-            "workers). With --workload, prints that profile with the fitted loss_model\n"
+            "run; use runs on at least two clusters whose weighted-average batches\n"
+            "differ (the paper uses 2, 4 and 7 workers of mixed instance types). With\n"
+            "--workload, prints that profile with the fitted loss_model\n"
             "(form spotdnn-2023 needs it: the convergence coefficient comes from its\n"
             "speeds); without, prints the loss_model object alone. Fit quality goes to\n"
             "stderr.\n"
@@ -92,6 +93,14 @@ int slo_cmd_fit(int argc, char **argv)
                                     "convergence coefficient needs its per-instance speeds)");
     if (optind >= argc)
         return cli_usage_error(CMD, "expected training log files (CSV), found none");
+    if (catalog && !workload)
+        return cli_usage_error(CMD, "--catalog: expected --workload too (the catalog only "
+                                    "serves the workload's convergence coefficient)");
+    for (int i = optind; i < argc; i++)
+        for (int k = optind; k < i; k++)
+            if (strcmp(argv[i], argv[k]) == 0)
+                return cli_usage_error(CMD, "%s: expected each log once, found it again",
+                                       argv[i]);
 
     if (workload &&
         (cli_load_workload(workload, &wl, &err) ||
@@ -120,6 +129,16 @@ int slo_cmd_fit(int argc, char **argv)
     fprintf(stderr,
             "slo " CMD ": %zu loss samples from %zu clusters: rmse %.4g, R^2 %.4f\n",
             rep.n_samples, rep.n_clusters, rep.rmse, rep.r2);
+    if (rep.gamma1_at_limit)
+        fprintf(stderr, "slo " CMD ": warning: gamma1 = %g is at the end of its search range "
+                        "[0.001, 1e6]: the logs do not determine it (log further into "
+                        "training)\n",
+                m.gamma1);
+    if (rep.gamma4_at_limit)
+        fprintf(stderr, "slo " CMD ": warning: gamma4 = %g is at the end of its search range "
+                        "[0, 10]: the logs do not determine it (profile clusters with more "
+                        "different convergence coefficients, or use --form spotdnn-2022)\n",
+                m.gamma4);
     if (workload) {
         wl.loss = m;
         char *text = slo_workload_to_json(&wl);

@@ -350,6 +350,11 @@ static void print_json(const struct train_opts *o, const struct slo_catalog *cat
     for (size_t i = 0; i < s->n_skipped; i++)
         json_array_append_new(skipped, json_string(cat->types[s->skipped[i]].name));
     json_object_set_new(root, "skipped_types", skipped);
+    json_t *unlisted = json_array();
+    for (size_t i = 0; i < wl->n_instances; i++)
+        if (slo_catalog_find(cat, wl->instances[i].type) < 0)
+            json_array_append_new(unlisted, json_string(wl->instances[i].type));
+    json_object_set_new(root, "unlisted_profiles", unlisted);
     json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
     fputc('\n', stdout);
     json_decref(root);
@@ -447,6 +452,10 @@ static void print_human(const struct train_opts *o, const struct slo_catalog *ca
     for (size_t i = 0; i < s->n_skipped; i++)
         printf("note: %s has no profile in workload %s and was not considered\n",
                cat->types[s->skipped[i]].name, wl->name);
+    for (size_t i = 0; i < wl->n_instances; i++)
+        if (slo_catalog_find(cat, wl->instances[i].type) < 0)
+            printf("note: workload %s profiles %s, which catalog %s does not list\n", wl->name,
+                   wl->instances[i].type, cat->name);
 }
 
 /* Nothing meets the SLO: say so with the closest feasible point. */

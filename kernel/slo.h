@@ -409,6 +409,9 @@ struct slo_fit_report {
     double r2;          /* coefficient of determination */
     size_t n_samples;
     size_t n_clusters;  /* distinct (b_w, R, n) */
+    int gamma1_at_limit; /* 1 when gamma1 ended at its search range's end
+                            ([1e-3, 1e6]): the logs do not determine it */
+    int gamma4_at_limit; /* the same for gamma4 ([0, 10], spotdnn-2023) */
 };
 
 /*

@@ -254,6 +254,10 @@ static void fill_report(const struct slo_loss_sample *s, size_t n,
     report->r2 = ss_tot > 0 ? 1 - ss_res / ss_tot : (ss_res == 0 ? 1 : 0);
     report->n_samples = n;
     report->n_clusters = clusters;
+    /* Within 0.1% of a range end (log scale for gamma1): not determined. */
+    report->gamma1_at_limit = m->gamma1 <= G1_MIN * 1.001 || m->gamma1 >= G1_MAX / 1.001;
+    report->gamma4_at_limit = m->form == SLO_LOSS_SPOTDNN_2023 &&
+                              (m->gamma4 >= G4_MAX * 0.999 || m->gamma4 <= 1e-9);
 }
 
 /* The nonlinear search: gamma4 (2023 only) outside, gamma1 inside. */

@@ -53,6 +53,13 @@ else notok "fit with --workload"; fi
 if [ $? = 0 ] && grep -q '"p3.2xlarge": 2' "$tmp/out"; then ok "slo train runs on the fitted profile"
 else notok "slo train on the fitted profile"; fi
 
+# Logs from the 2022 form carry no convergence-coefficient signal: fitting the
+# 2023 form to them must warn that gamma4 is not determined.
+"$SLO" fit train --workload resnet110 "$tmp/a0.csv" "$tmp/b0.csv" "$tmp/c0.csv" >"$tmp/out" 2>"$tmp/err"
+if [ $? = 0 ] && grep -q "warning: gamma4 = .* the logs do not determine it" "$tmp/err"; then
+    ok "undetermined gamma4 is warned about"
+else notok "undetermined gamma4 warning"; fi
+
 # Bad logs.
 grep -v cluster "$tmp/a0.csv" >"$tmp/nocluster.csv"
 expect "log without cluster line" 'nocluster.csv: line [0-9]+: expected a "# cluster' fit train "$tmp/nocluster.csv" "$tmp/b0.csv"
@@ -63,6 +70,8 @@ expect "log with a non-number" 'nan.csv: line 10, column loss: expected a number
 expect "one cluster only" "expected samples from at least 2 clusters .* found 1 cluster" fit train "$tmp/a0.csv" "$tmp/a1.csv"
 expect "missing file" "$tmp/none.csv: cannot open" fit train "$tmp/none.csv"
 expect "no logs" "expected training log files" fit train
+expect "same log twice" 'a0.csv: expected each log once, found it again' fit train "$tmp/a0.csv" "$tmp/a0.csv"
+expect "catalog without workload" '--catalog: expected --workload too' fit train --catalog aws-table3 "$tmp/a0.csv"
 expect "bad form" '--form: expected spotdnn-2023 or spotdnn-2022, found "x"' fit train --form x "$tmp/a0.csv"
 
 finish

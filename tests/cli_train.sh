@@ -65,8 +65,16 @@ else notok "re-plan"; fi
 
 # 8. The paper's Table III catalog: types without a profile are named.
 run train --workload resnet110 --catalog aws-table3 --slo-loss 0.8 --slo-time 40m
-if [ "$(rc)" = 0 ] && grep -q "g4dn.12xlarge has no profile" "$tmp/out"; then ok "aws-table3 catalog"
+if [ "$(rc)" = 0 ] && grep -q "g4dn.12xlarge has no profile" "$tmp/out" &&
+   ! grep -q "does not list" "$tmp/out"; then ok "aws-table3 catalog"
 else notok "aws-table3 catalog"; fi
+
+# 8b. A profiled type the catalog lacks is named too (a typo must show).
+sed 's/"g3.8xlarge", "batch_per_gpu"/"g3.8xlarg", "batch_per_gpu"/' "$SLO_SRCDIR/etc/slo/workloads/resnet110.json" >"$tmp/typo.json"
+run train --workload "$tmp/typo.json" --slo-loss 0.8 --slo-time 40m
+if [ "$(rc)" = 0 ] && grep -q "profiles g3.8xlarg, which catalog spotdnn-resnet110 does not list" "$tmp/out" &&
+   grep -q "g3.8xlarge has no profile" "$tmp/out"; then ok "unlisted profile named"
+else notok "unlisted profile named"; fi
 
 # 9. On-demand pricing costs more for the same SLO.
 run train --workload resnet110 --slo-loss 0.8 --slo-time 40m --pricing on-demand --json
