@@ -505,14 +505,17 @@ static void node_bounds(struct bb *b, size_t d, int m, double *t_lo, double *c_l
     const struct slo_loss_model *lm = &s->wl.loss;
     double V = 0, Rt = 0, P = 0, smax = 0, bmin = DBL_MAX, bmax = 0;
 
+    /* Aggregates of the decided part; the largest speed and the batch range
+     * over every worker a completion may hold (decided, or undecided with
+     * capacity left). */
     for (size_t i = 0; i < b->M; i++) {
         size_t k = b->order[i];
         int c = b->lo[k] + (i < d ? b->x[k] : 0);
-        if (!c)
-            continue;
         V += c * b->sp[k];
         Rt += c * b->rt[k];
         P += c * b->pr[k];
+        if (!c && !(m > 0 && i >= d && b->cap[k]))
+            continue;
         if (b->sp[k] > smax)
             smax = b->sp[k];
         if (s->types[k].batch < bmin)
@@ -520,18 +523,6 @@ static void node_bounds(struct bb *b, size_t d, int m, double *t_lo, double *c_l
         if (s->types[k].batch > bmax)
             bmax = s->types[k].batch;
     }
-    if (m > 0)
-        for (size_t i = d; i < b->M; i++) {
-            size_t k = b->order[i];
-            if (!b->cap[k])
-                continue;
-            if (b->sp[k] > smax)
-                smax = b->sp[k];
-            if (s->types[k].batch < bmin)
-                bmin = s->types[k].batch;
-            if (s->types[k].batch > bmax)
-                bmax = s->types[k].batch;
-        }
     double V_lo = V + greedy_sum(b, d, m, b->sp, 0);
     double R_hi = Rt + greedy_sum(b, d, m, b->rt, 1);
     double P_lo = P + greedy_sum(b, d, m, b->pr, 0);
