@@ -22,6 +22,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: slo comm --model resnet50|vgg16|FILE --bandwidth BW [--latency L]\n"
             "                [--workers N] [--collective ring|ps] [--in-flight N]\n"
+            "                [--forward-ms MS]\n"
             "                [--policy all|NAME] [--json] [--trace FILE]\n"
             "\n"
             "Simulate one steady-state training iteration (backward, gradient\n"
@@ -31,7 +32,12 @@ static void usage(FILE *f)
             "  --model M        built-in model (resnet50, vgg16: PipeDream profiles, batch\n"
             "                   128) or a per-layer CSV (columns forward_ms, backward_ms\n"
             "                   or ready_ms, param_bytes; format of\n"
-            "                   shared/data/prophet/pipedream_*_layers.csv)\n"
+            "                   shared/data/prophet/pipedream_*_layers.csv), or a gradient\n"
+            "                   ready-time file (columns grad_index, bytes_fp32, and ready_ms\n"
+            "                   or prophet_step + step_interval_ms_bs64, as\n"
+            "                   shared/data/prophet/resnet50_v2_mxnet_prophet_gradients.csv)\n"
+            "  --forward-ms MS  total forward time for a gradient ready-time file, ms\n"
+            "                   (default: 182.5/260.9 x backward, PipeDream ResNet-50's ratio)\n"
             "  --bandwidth BW   per-worker link bandwidth: 10Gbit, 10Gb/s, 1.25GB/s, 1250MB/s\n"
             "  --latency L      per-step latency alpha: 20us (default), 0.05ms, 0s\n"
             "  --workers N      data-parallel workers, >= 2 (default 8)\n"
@@ -48,6 +54,7 @@ static void usage(FILE *f)
 
 struct options {
     const char *model, *trace;
+    double forward_s; /* --forward-ms, seconds; < 0 = not given */
     struct slo_comm_link link;
     int have_bandwidth;
     int policy; /* -1 = all */
@@ -73,7 +80,7 @@ static int parse_int(const char *opt, const char *text, long min, long max, cons
 static int parse_options(int argc, char **argv, struct options *o)
 {
     enum { O_MODEL = 256, O_BANDWIDTH, O_LATENCY, O_WORKERS, O_COLLECTIVE, O_INFLIGHT,
-           O_POLICY, O_JSON, O_TRACE, O_HELP };
+           O_POLICY, O_JSON, O_TRACE, O_FORWARD, O_HELP };
     static const struct option longopts[] = {
         {"model", required_argument, NULL, O_MODEL},
         {"bandwidth", required_argument, NULL, O_BANDWIDTH},
@@ -84,6 +91,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"policy", required_argument, NULL, O_POLICY},
         {"json", no_argument, NULL, O_JSON},
         {"trace", required_argument, NULL, O_TRACE},
+        {"forward-ms", required_argument, NULL, O_FORWARD},
         {"help", no_argument, NULL, O_HELP},
         {NULL, 0, NULL, 0}};
     slo_error_t err = {0};
@@ -95,6 +103,7 @@ static int parse_options(int argc, char **argv, struct options *o)
     o->link.collective = SLO_COMM_RING;
     o->link.max_in_flight = 1;
     o->policy = -1;
+    o->forward_s = -1;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
@@ -147,6 +156,19 @@ static int parse_options(int argc, char **argv, struct options *o)
             break;
         case O_JSON: o->json = 1; break;
         case O_TRACE: o->trace = optarg; break;
+        case O_FORWARD: {
+            char *end;
+            double v;
+            errno = 0;
+            v = strtod(optarg, &end);
+            if (!*optarg || *end || errno || !isfinite(v) || v < 0) {
+                cli_usage_error(CMD, "--forward-ms: expected a number of milliseconds >= 0, "
+                                     "found \"%s\"", optarg);
+                return -1;
+            }
+            o->forward_s = v / 1e3;
+            break;
+        }
         case O_HELP: usage(stdout); return 1;
         case ':':
             cli_usage_error(CMD, "%s: expected a value, found none", argv[optind - 1]);
@@ -173,11 +195,26 @@ static int parse_options(int argc, char **argv, struct options *o)
     return 0;
 }
 
-static int load_model(const char *arg, struct slo_comm_model *m, slo_error_t *err)
+static int load_model(const char *arg, double forward_s, struct slo_comm_model *m,
+                      slo_error_t *err)
 {
     size_t n = strlen(arg);
-    if (strchr(arg, '/') || (n > 4 && strcmp(arg + n - 4, ".csv") == 0))
-        return slo_comm_model_load_csv(arg, m, err);
+    if (strchr(arg, '/') || (n > 4 && strcmp(arg + n - 4, ".csv") == 0)) {
+        int rc = slo_comm_model_load(arg, forward_s, m, err);
+        if (rc == SLO_ERR_INVALID && forward_s >= 0 && strstr(err->text, "forward time was given"))
+            snprintf(err->text, sizeof err->text,
+                     "--forward-ms: expected a gradient ready-time file (column grad_index), "
+                     "found a per-layer CSV with its own forward_ms column");
+        return rc;
+    }
+    if (forward_s >= 0) {
+        snprintf(err->source, sizeof err->source, "--forward-ms");
+        snprintf(err->text, sizeof err->text,
+                 "expected a gradient ready-time file as --model, found the built-in model "
+                 "\"%s\" (it has its own forward times)", arg);
+        err->code = SLO_ERR_INVALID;
+        return SLO_ERR_INVALID;
+    }
     if (slo_comm_model_builtin(arg, m, err)) {
         snprintf(err->source, sizeof err->source, "--model");
         return err->code;
@@ -419,7 +456,7 @@ int slo_cmd_comm(int argc, char **argv)
     memset(res, 0, sizeof res);
     if ((rc = parse_options(argc, argv, &o)))
         return rc > 0 ? SLO_EXIT_OK : SLO_EXIT_USAGE;
-    if (load_model(o.model, &m, &err))
+    if (load_model(o.model, o.forward_s, &m, &err))
         return cli_report(CMD, &err);
     /* open the trace file first: a bad path fails before any output */
     if (o.trace && !(trace = fopen(o.trace, "w"))) {

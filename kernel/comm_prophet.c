@@ -19,7 +19,12 @@
  * the B / w reading, which makes Prophet slower than FIFO when the network
  * is the bottleneck).
  * Partitions: each gradient is cut into ceil(s / P) equal parts, which
- * approximates BytePS's partitioning (notes 1.5, worked example).
+ * approximates BytePS's partitioning (notes 1.5, worked example), and each
+ * partition is its own message, as BytePS pushes them. With serialized
+ * collectives that costs one latency per partition; together with holding
+ * a whole step back (notes 1.6 step 1) it is why Prophet loses VGG-16 at
+ * 1 Gbit/s to FIFO by 0.04 % (doc/comm.md, "Prophet vs FIFO";
+ * bench/bench_comm.c).
  */
 #include <math.h>
 #include <stdlib.h>

@@ -93,6 +93,9 @@ struct slo_comm_model {
  * are dropped: that node's time is data loading, shared/data/prophet/
  * README.md section 1), topo_index (must then increase). Fields may be
  * double-quoted (RFC 4180). Other columns are ignored.
+ * A header with grad_index and no forward_ms is a gradient ready-time file:
+ * it is read by slo_comm_model_parse_gradients (below) with the default
+ * forward time, and its errors are that function's.
  * source names the text in messages; name becomes model->name.
  * Errors (SLO_ERR_INVALID, err->source = "SOURCE:LINE", text "column X:
  * expected ..., found ..."): empty text, a missing column, both backward_ms
@@ -103,9 +106,72 @@ struct slo_comm_model {
  */
 int slo_comm_model_parse_csv(const char *text, const char *source, const char *name,
                              struct slo_comm_model *model, slo_error_t *err);
-/* As slo_comm_model_parse_csv, reading the file at path (SLO_ERR_IO). */
+/* As slo_comm_model_parse_csv, reading the file at path (SLO_ERR_IO). A
+ * gradient ready-time file (header with grad_index and no forward_ms) is
+ * read by slo_comm_model_parse_gradients with the default forward time. */
 int slo_comm_model_load_csv(const char *path, struct slo_comm_model *model,
                             slo_error_t *err);
+
+/* Default forward/backward time ratio for gradient ready-time files, which
+ * carry no forward times: PipeDream's ResNet-50 totals, forward 182.5 ms /
+ * backward 260.9 ms (shared/data/prophet/README.md section 1, notes 3.3). */
+#define SLO_COMM_FORWARD_PER_BACKWARD (182.5 / 260.9)
+
+/*
+ * Parse a gradient ready-time file: one row per gradient tensor i (= one
+ * layer of the model, forward order), e.g. shared/data/prophet/
+ * resnet50_v2_mxnet_prophet_gradients.csv (README section 2). Header
+ * columns: grad_index (required; rows must be 0, 1, 2, ... in order),
+ * bytes_fp32 (or grad_bytes, param_bytes; bytes >= 0, some > 0), and the
+ * ready times, either
+ *   ready_ms: measured time gradient i is ready, ms from the start of the
+ *     backward pass (not increasing down the rows), or
+ *   prophet_step + step_interval_ms_bs64 (or step_interval_ms): Prophet's
+ *     arrival-order step k of the gradient (0 = the highest indices, first
+ *     to arrive; a step is a range of consecutive indices, k falls by one
+ *     from step to step, the last row is step 0) and the idle gap Delta_k
+ *     after the step, ms, the same on every row of the step (notes 1.3).
+ *     The staircase: every gradient of step k is ready at
+ *     a_k = sum_{m<k} Delta_m (a_0 = 0: time 0 is the first step's arrival;
+ *     compute before it is not in the file); the last step's interval is
+ *     not used (Prophet never uses it either, notes 1.3 step 4).
+ * mxnet_arg_name (or name), optional, becomes the layer name (truncated to
+ * 63 bytes). Other columns are ignored. Times are as in the file (the
+ * Prophet file's intervals are at batch 64; no batch scaling).
+ * Model built: layer i has grad_bytes s_i, backward b_i = r_i - r_{i+1}
+ * (r_n = 0; so r_0 = Bw), and forward time from forward_s (seconds, total
+ * F of the forward pass; < 0 = default SLO_COMM_FORWARD_PER_BACKWARD x Bw):
+ * a group of gradients ready at the same time (a step) gets F x (backward
+ * time that produced it) / Bw, spread evenly over the group (F / n each if
+ * Bw = 0).
+ * Errors (SLO_ERR_INVALID, err->source "SOURCE:LINE", "column X: expected
+ * ..., found ..."): empty text, a missing column (grad_index, the bytes,
+ * ready_ms or prophet_step + interval), both ready_ms and prophet_step, a
+ * row with a different number of fields, an index out of order, a field
+ * that is not a finite number >= 0, a step that is not an integer or skips
+ * (or a last row not in step 0), an interval that differs within a step,
+ * ready times that increase down the rows, no rows, no bytes; forward_s
+ * NaN or infinite (source "forward"); SLO_ERR_NOMEM. On failure *model is
+ * left empty.
+ */
+int slo_comm_model_parse_gradients(const char *text, const char *source, const char *name,
+                                   double forward_s, struct slo_comm_model *model,
+                                   slo_error_t *err);
+/*
+ * Parse either format, chosen by the header: a per-layer CSV (has
+ * forward_ms; slo_comm_model_parse_csv) or a gradient ready-time file (has
+ * grad_index and no forward_ms; slo_comm_model_parse_gradients with
+ * forward_s). forward_s (seconds, < 0 = default) applies only to the
+ * latter: forward_s >= 0 with a per-layer CSV is SLO_ERR_INVALID ("a
+ * forward time was given, expected a gradient ready-time file ...").
+ * Other errors: as the two parsers.
+ */
+int slo_comm_model_parse(const char *text, const char *source, const char *name,
+                         double forward_s, struct slo_comm_model *model, slo_error_t *err);
+/* As slo_comm_model_parse, reading the file at path (SLO_ERR_IO); the model
+ * is named after the file's base name. */
+int slo_comm_model_load(const char *path, double forward_s, struct slo_comm_model *model,
+                        slo_error_t *err);
 /* A built-in model: "resnet50" or "vgg16" (PipeDream profiles, batch 128,
  * embedded from etc/slo/models/). SLO_ERR_NOT_FOUND names the known ones. */
 int slo_comm_model_builtin(const char *name, struct slo_comm_model *model,

@@ -2,8 +2,10 @@
 # cli_comm.sh - `slo comm`: the issue's example on the built-in models (table,
 # --json schema, --trace as Chrome trace-event JSON), a per-layer CSV given
 # as a file (the hand-worked three-layer model of tests/test_comm.c: FIFO
-# 12 ms, PRIO 11 ms, T_LB 10 ms), and bad input: one clear message on
-# stderr, exit 2, nothing on stdout.
+# 12 ms, PRIO 11 ms, T_LB 10 ms), a gradient staircase file (hand-worked,
+# and shared/data's resnet50_v2_mxnet_prophet_gradients.csv when
+# SLO_REFERENCE_DATA is set), and bad input: one clear message on stderr,
+# exit 2, nothing on stdout.
 . "${SLO_SRCDIR:?make check sets SLO_SRCDIR}/tests/testlib.sh"
 # every error is exactly one line "slo comm: ..."
 MAX_ERR_LINES=1
@@ -84,6 +86,40 @@ succeeds "CSV model, FIFO and PRIO hand-worked" \
 succeeds "--policy prio shows its plan" '^plan of prio: 3 blocks' '^ +0 +2-2 +1 +0\.004 +1\.000 +5\.000 +5\.000' \
     -- comm --model "$tmp/three.csv" --bandwidth 8Mbit --latency 0s --workers 2 --policy prio
 
+# --- a gradient ready-time file: the staircase of test_comm.c ----------------
+# (format of shared/data/prophet/resnet50_v2_mxnet_prophet_gradients.csv)
+# steps {4,5} at 0, {2,3} at 4 ms, {0,1} at 8 ms; bytes 1000, 1000, 2000,
+# 2000, 3000, 3000; --forward-ms 16 gives f = (4, 4, 4, 4, 0, 0) ms. Same link
+# as above: T_LB 25, Prophet 25 (it reaches the bound), FIFO 28 ms.
+cat >"$tmp/stairs.csv" <<'EOF'
+grad_index,byteps_priority,mxnet_arg_name,bytes_fp32,prophet_step,step_interval_ms_bs64
+0,0,g0,1000,2,9
+1,-1,g1,1000,2,9
+2,-2,g2,2000,1,4
+3,-3,g3,2000,1,4
+4,-4,g4,3000,0,4
+5,-5,g5,3000,0,4
+EOF
+succeeds "gradient staircase file, Prophet and FIFO hand-worked" \
+    '^model stairs\.csv: 6 layers, 6 gradients' 'compute F\+Bw 24\.00 ms' \
+    'lower bound T_LB 25\.00 ms' '^fifo +28\.00 +1\.1200' '^prophet +25\.00 +1\.0000' \
+    -- comm --model "$tmp/stairs.csv" --bandwidth 1MB/s --latency 0us --workers 2 --forward-ms 16
+# default forward: 182.5 / 260.9 x Bw (8 ms) = 5.60 ms
+succeeds "gradient staircase file, default forward time" 'compute F\+Bw 13\.60 ms' \
+    -- comm --model "$tmp/stairs.csv" --bandwidth 1MB/s --latency 0us --workers 2
+
+if [ -n "${SLO_REFERENCE_DATA:-}" ] && [ "$SLO_REFERENCE_DATA" != no ]; then
+    # the authors' staircase at the paper's 3 Gbit/s: Prophet beats FIFO
+    # (column "vs fifo" above 1.1)
+    succeeds "resnet50_v2_mxnet_prophet_gradients.csv" \
+        '^model resnet50_v2_mxnet_prophet_gradients\.csv: 157 layers, 157 gradients, 102\.2 MB' \
+        'compute F\+Bw 324\.60 ms' '^prophet +[0-9.]+ +1\.[0-9]+ +[0-9.]+ +1\.[1-9]' \
+        -- comm --model "$SLO_REFERENCE_DATA/prophet/resnet50_v2_mxnet_prophet_gradients.csv" \
+        --bandwidth 3Gbit
+else
+    echo "# skipped the staircase-file check: SLO_REFERENCE_DATA is unset or empty"
+fi
+
 succeeds "--help" '^usage: slo comm' -- comm --help
 succeeds "slo --help lists comm" '^  comm +compare gradient communication schedulers' -- --help
 
@@ -133,6 +169,18 @@ expect "wrong columns" 'cols\.csv:1: header: expected a column forward_ms' \
 printf 'forward_ms,backward_ms,param_bytes\n1,2,x7\n' >"$tmp/nan.csv"
 expect "not a number" 'nan\.csv:2: column param_bytes: expected a number >= 0, found "x7"' \
     comm --model "$tmp/nan.csv" --bandwidth 10Gbit
+expect "--forward-ms with a built-in model" '--forward-ms: expected a gradient ready-time file as --model, found the built-in model "vgg16"' \
+    comm --model vgg16 --bandwidth 10Gbit --forward-ms 100
+expect "--forward-ms with a per-layer CSV" 'three\.csv:1: --forward-ms: expected a gradient ready-time file \(column grad_index\), found a per-layer CSV' \
+    comm --model "$tmp/three.csv" --bandwidth 10Gbit --forward-ms 100
+expect "negative --forward-ms" '--forward-ms: expected a number of milliseconds >= 0, found "-1"' \
+    comm --model "$tmp/stairs.csv" --bandwidth 10Gbit --forward-ms -1
+printf 'grad_index,bytes_fp32,prophet_step\n0,5,0\n' >"$tmp/nogap.csv"
+expect "staircase without intervals" 'nogap\.csv:1: header: expected a column step_interval_ms_bs64 \(with prophet_step\)' \
+    comm --model "$tmp/nogap.csv" --bandwidth 10Gbit
+printf 'grad_index,bytes_fp32,prophet_step,step_interval_ms_bs64\n0,5,2,1\n1,5,0,1\n' >"$tmp/skip.csv"
+expect "staircase skipping a step" 'skip\.csv:3: column prophet_step: expected 2 or 1' \
+    comm --model "$tmp/skip.csv" --bandwidth 10Gbit
 expect "unwritable trace" '--trace: cannot write' \
     comm --model "$tmp/three.csv" --bandwidth 1MB/s --workers 2 --trace "$tmp/no/such/dir/t.json"
 

@@ -6,7 +6,9 @@
  * sent once), CSV errors, and reference data: the PipeDream tables
  * (shared/data/prophet/pipedream_{resnet50,vgg16}_layers.csv, totals from
  * shared/data/prophet/README.md), Prophet's step table
- * (shared/data/prophet/prophet_stepwise_profiles.csv) and the independent
+ * (shared/data/prophet/prophet_stepwise_profiles.csv), the staircase file
+ * shared/data/prophet/resnet50_v2_mxnet_prophet_gradients.csv as a model
+ * (and a hand-worked six-gradient staircase) and the independent
  * simulator results of shared/research/prophet.md section 3.4.
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
@@ -828,6 +830,205 @@ static void test_csv_garbage(void **state)
     }
 }
 
+/* ------------------------------------------------------------------ */
+/* Gradient ready-time files (the Prophet staircase)                   */
+/* ------------------------------------------------------------------ */
+
+/* Ready times of a model's gradients (layers with bytes), forward order. */
+static size_t gradient_ready_times(const struct slo_comm_model *m, double *t)
+{
+    double r = 0, *rr = malloc(m->n_layers * sizeof *rr);
+    size_t g = 0;
+    for (size_t j = m->n_layers; j-- > 0;) {
+        r += m->layers[j].backward_s;
+        rr[j] = r;
+    }
+    for (size_t j = 0; j < m->n_layers; j++)
+        if (m->layers[j].grad_bytes > 0)
+            t[g++] = rr[j];
+    free(rr);
+    return g;
+}
+
+/* A tiny staircase in the format of resnet50_v2_mxnet_prophet_gradients.csv:
+ * arrival step 0 = {4, 5}, then 4 ms, step 1 = {2, 3}, then 4 ms, step 2 =
+ * {0, 1} (its interval, 9 ms, is unused). */
+static const char tiny_staircase[] =
+    "grad_index,byteps_priority,mxnet_arg_name,bytes_fp32,prophet_step,step_interval_ms_bs64\n"
+    "0,0,g0,1000,2,9\n"
+    "1,-1,g1,1000,2,9\n"
+    "2,-2,g2,2000,1,4\n"
+    "3,-3,g3,2000,1,4\n"
+    "4,-4,g4,3000,0,4\n"
+    "5,-5,g5,3000,0,4\n";
+
+static void test_gradients_staircase_hand(void **state)
+{
+    /* Ready times a_0 = 0, a_1 = 4, a_2 = 8: r = (8, 8, 4, 4, 0, 0) ms, so
+     * b = r_i - r_{i+1} = (0, 4, 0, 4, 0, 0), Bw = 8. With F = 16 ms each
+     * step gets F x (its backward time) / Bw spread over its two
+     * gradients: {0,1}: 16 x 4/8 = 8 -> 4 each; {2,3}: 4 each; {4,5}: 0.
+     * Link: 2 workers ring (w = 1), 1 MB/s, alpha 0: 1000 B = 1 ms.
+     * Steps (2 x mean gap): gaps (0, 4, 0, 4, 0), mean 1.6, theta 3.2 ->
+     * steps {0,1}, {2,3}, {4,5} with gaps 4 and 4 ms: the file's table.
+     * Prophet (Q = B (4 + 1) ms = 5000 B):
+     *   t = 0: {4,5} in; top g4 (3000 < 5000): g4 [0, 3], Q = 2000; g5 does
+     *          not fit: the block ends.
+     *   t = 4: {2,3} in; stack g5, g3, g2 (top); Q = 5000: g2 [4, 6] (Q =
+     *          3000), g3 [6, 8] (Q = 1000), g5 does not fit.
+     *   t = 8: {0,1} in, gradient 0: credit phase, ascending: g0 [8, 9],
+     *          g1 [9, 10], g5 [10, 13].
+     *   forward: L0 max(8, 9) = 9 -> 13, L1 -> 17, L2 -> 21, L3 -> 25, L4
+     *   and L5 (f = 0; done 3 and 13) at 25: T = 25.
+     * FIFO (ready order, from the highest index): g5 [0, 3], g4 [3, 6],
+     *   g3 [6, 8], g2 [8, 10], g1 [10, 11], g0 [11, 12]; forward L0 at 12
+     *   -> 16 -> 20 -> 24 -> 28: T = 28.
+     * T_LB = max(F + Bw = 24, max_k [sum_{m>=k}(f+b) + sum_{j<=k} c_j]):
+     *   k = 0: 24 + 1 = 25 (the others: 20 + 2, 12 + 4, 8 + 6, 0 + 9,
+     *   0 + 12): 25, so Prophet reaches the bound here. */
+    struct slo_comm_model m, r_model;
+    struct slo_comm_link link = plain_link(0, 1);
+    struct slo_comm_result r;
+    struct slo_comm_steps st;
+    slo_error_t err = {0};
+    const double f[6] = {4, 4, 4, 4, 0, 0}, b[6] = {0, 4, 0, 4, 0, 0};
+    double t[6], lb;
+    (void)state;
+    assert_int_equal(slo_comm_model_parse_gradients(tiny_staircase, "s.csv", "s", 16 * MS, &m,
+                                                    &err),
+                     SLO_OK);
+    assert_int_equal(m.n_layers, 6);
+    assert_string_equal(m.layers[3].name, "g3");
+    for (size_t i = 0; i < 6; i++) {
+        assert_float_equal(m.layers[i].forward_s, f[i] * MS, 1e-15);
+        assert_float_equal(m.layers[i].backward_s, b[i] * MS, 1e-15);
+    }
+    assert_float_equal(m.layers[5].grad_bytes, 3000, 0);
+    assert_int_equal(gradient_ready_times(&m, t), 6);
+    assert_int_equal(slo_comm_detect_steps(t, 6, &st, &err), SLO_OK);
+    assert_int_equal(st.n_steps, 3);
+    assert_int_equal(st.step_lo[1], 2);
+    assert_int_equal(st.step_lo[2], 4);
+    assert_float_equal(st.gap_s[1], 4 * MS, 1e-15);
+    assert_float_equal(st.gap_s[2], 4 * MS, 1e-15);
+    assert_float_equal(st.threshold_s, 3.2 * MS, 1e-15);
+    slo_comm_steps_free(&st);
+    assert_int_equal(slo_comm_lower_bound(&m, &link, &lb, NULL, NULL, &err), SLO_OK);
+    assert_float_equal(lb, 25 * MS, TOL);
+    simulate(&m, &link, NULL, SLO_COMM_PROPHET, &r);
+    assert_int_equal(r.n_messages, 6);
+    assert_message(&r, 0, 6000, 3000, 0, 3);
+    assert_message(&r, 1, 2000, 2000, 4, 6);
+    assert_message(&r, 2, 4000, 2000, 6, 8);
+    assert_message(&r, 3, 0, 1000, 8, 9);
+    assert_message(&r, 4, 1000, 1000, 9, 10);
+    assert_message(&r, 5, 9000, 3000, 10, 13);
+    assert_float_equal(r.iteration_s, 25 * MS, TOL);
+    slo_comm_result_free(&r);
+    simulate(&m, &link, NULL, SLO_COMM_FIFO, &r);
+    assert_message(&r, 0, 9000, 3000, 0, 3);
+    assert_message(&r, 5, 0, 1000, 11, 12);
+    assert_float_equal(r.iteration_s, 28 * MS, TOL);
+    slo_comm_result_free(&r);
+
+    /* the same ready times given as measured ready_ms: the same model */
+    assert_int_equal(slo_comm_model_parse_csv("grad_index,bytes_fp32,ready_ms\n0,1000,8\n"
+                                              "1,1000,8\n2,2000,4\n3,2000,4\n4,3000,0\n"
+                                              "5,3000,0\n",
+                                              "r.csv", NULL, &r_model, &err),
+                     SLO_OK);
+    assert_int_equal(r_model.n_layers, 6);
+    for (size_t i = 0; i < 6; i++) {
+        /* default forward: F = (182.5 / 260.9) x Bw, same shares */
+        assert_float_equal(r_model.layers[i].forward_s,
+                           f[i] / 16 * 8 * SLO_COMM_FORWARD_PER_BACKWARD * MS, 1e-15);
+        assert_float_equal(r_model.layers[i].backward_s, b[i] * MS, 1e-15);
+        assert_float_equal(r_model.layers[i].grad_bytes, m.layers[i].grad_bytes, 0);
+    }
+    slo_comm_model_free(&r_model);
+    slo_comm_model_free(&m);
+
+    /* slo_comm_model_parse picks the format by the header; a forward time
+     * with a per-layer CSV is an error; the default forward time is used
+     * when forward_s < 0 */
+    assert_int_equal(slo_comm_model_parse(tiny_staircase, "s.csv", NULL, -1, &m, &err), SLO_OK);
+    assert_float_equal(m.layers[0].forward_s, 4.0 / 16 * 8 * SLO_COMM_FORWARD_PER_BACKWARD * MS,
+                       1e-15);
+    slo_comm_model_free(&m);
+    assert_int_equal(slo_comm_model_parse("forward_ms,backward_ms,param_bytes\n1,1,5\n", "p.csv",
+                                          NULL, 1 * MS, &m, &err),
+                     SLO_ERR_INVALID);
+    assert_string_equal(err.source, "p.csv:1");
+    assert_non_null(strstr(err.text, "expected a gradient ready-time file"));
+    assert_null(m.layers);
+    assert_int_equal(slo_comm_model_parse(tiny_staircase, "s.csv", NULL, NAN, &m, &err),
+                     SLO_ERR_INVALID);
+    assert_string_equal(err.source, "forward");
+    /* one step only (Bw = 0): F spread evenly */
+    assert_int_equal(slo_comm_model_parse_gradients("grad_index,grad_bytes,ready_ms\n0,5,0\n"
+                                                    "1,5,0\n",
+                                                    "z.csv", NULL, 2 * MS, &m, &err),
+                     SLO_OK);
+    assert_float_equal(m.layers[0].forward_s, 1 * MS, 1e-15);
+    assert_float_equal(m.layers[1].forward_s, 1 * MS, 1e-15);
+    slo_comm_model_free(&m);
+}
+
+static void test_gradients_errors(void **state)
+{
+    static const struct { const char *text, *source, *needle; } bad[] = {
+        {"", "x.csv", "found an empty file"},
+        {"a,b\n1,2\n", "x.csv:1", "expected a column grad_index"},
+        {"grad_index,name\n0,a\n", "x.csv:1", "expected a column bytes_fp32"},
+        {"grad_index,bytes_fp32\n0,5\n", "x.csv:1",
+         "expected a column ready_ms (or prophet_step and step_interval_ms_bs64)"},
+        {"grad_index,bytes_fp32,prophet_step\n0,5,0\n", "x.csv:1",
+         "expected a column step_interval_ms_bs64"},
+        {"grad_index,bytes_fp32,ready_ms,prophet_step\n0,5,1,0\n", "x.csv:1", "found both"},
+        {"grad_index,bytes_fp32,ready_ms\n", "x.csv", "at least one gradient row"},
+        {"grad_index,bytes_fp32,ready_ms\n1,5,1\n", "x.csv:2",
+         "column grad_index: expected 0 (rows in index order 0, 1, ...), found \"1\""},
+        {"grad_index,bytes_fp32,ready_ms\n0,-5,1\n", "x.csv:2",
+         "column bytes_fp32: expected a number >= 0, found \"-5\""},
+        {"grad_index,bytes_fp32,ready_ms\n0,5,1\n1,5,2\n", "x.csv:3",
+         "column ready_ms: expected a time <= the previous row's 1"},
+        {"grad_index,bytes_fp32,ready_ms\n0,5,-1\n", "x.csv:2",
+         "column ready_ms: expected a number >= 0, found \"-1\""},
+        {"grad_index,bytes_fp32,ready_ms\n0,0,1\n", "x.csv", "expected at least one row > 0"},
+        {"grad_index,bytes_fp32,ready_ms\n0,5\n", "x.csv:2",
+         "expected 3 fields as in the header, found 2"},
+        {"grad_index,bytes_fp32,prophet_step,step_interval_ms\n0,5,2,1\n1,5,0,1\n", "x.csv:3",
+         "column prophet_step: expected 2 or 1"},
+        {"grad_index,bytes_fp32,prophet_step,step_interval_ms\n0,5,1.5,1\n", "x.csv:2",
+         "column prophet_step: expected an integer >= 0, found \"1.5\""},
+        {"grad_index,bytes_fp32,prophet_step,step_interval_ms\n0,5,1,1\n1,5,1,1\n", "x.csv:3",
+         "column prophet_step: expected 0 in the last row"},
+        {"grad_index,bytes_fp32,prophet_step,step_interval_ms\n0,5,0,1\n1,5,0,2\n", "x.csv:3",
+         "column step_interval_ms: expected 1 as in the other rows of step 0, found 2"},
+        {"grad_index,bytes_fp32,prophet_step,step_interval_ms_bs64\n0,5,0,x\n", "x.csv:2",
+         "column step_interval_ms_bs64: expected a number >= 0, found \"x\""},
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct slo_comm_model m;
+        slo_error_t err = {0};
+        int rc = slo_comm_model_parse_gradients(bad[i].text, "x.csv", NULL, -1, &m, &err);
+        if (rc != SLO_ERR_INVALID || strcmp(err.source, bad[i].source) != 0 ||
+            !strstr(err.text, bad[i].needle))
+            fail_msg("case %zu: rc %d, source \"%s\", text \"%s\"", i, rc, err.source,
+                     err.text);
+        assert_null(m.layers);
+        assert_int_equal(m.n_layers, 0);
+        /* files with grad_index and no forward_ms reach the same parser
+         * through slo_comm_model_parse_csv */
+        if (strstr(bad[i].text, "grad_index")) {
+            rc = slo_comm_model_parse_csv(bad[i].text, "x.csv", NULL, &m, &err);
+            assert_int_equal(rc, SLO_ERR_INVALID);
+            assert_non_null(strstr(err.text, bad[i].needle));
+        }
+    }
+}
+
 static void test_builtin_and_errors(void **state)
 {
     struct slo_comm_model m;
@@ -916,22 +1117,6 @@ static void test_ref_pipedream_totals(void **state)
     }
 }
 
-/* Ready times of a model's gradients (layers with bytes), forward order. */
-static size_t gradient_ready_times(const struct slo_comm_model *m, double *t)
-{
-    double r = 0, *rr = malloc(m->n_layers * sizeof *rr);
-    size_t g = 0;
-    for (size_t j = m->n_layers; j-- > 0;) {
-        r += m->layers[j].backward_s;
-        rr[j] = r;
-    }
-    for (size_t j = 0; j < m->n_layers; j++)
-        if (m->layers[j].grad_bytes > 0)
-            t[g++] = rr[j];
-    free(rr);
-    return g;
-}
-
 static void test_ref_prophet_steps(void **state)
 {
     /* (1) shared/research/prophet.md 3.2 step 5 [computed]: the 2 x mean-gap
@@ -1010,6 +1195,81 @@ static void test_ref_prophet_steps(void **state)
         }
         slo_comm_steps_free(&st);
     }
+    {
+        /* (3) the staircase file resnet50_v2_mxnet_prophet_gradients.csv
+         * read as a model (every gradient of a step ready at once, the
+         * step's interval before the next): the rule gives back the same
+         * 12 steps and gaps as the profile table */
+        struct slo_comm_model m;
+        struct slo_comm_steps st;
+        slo_error_t err = {0};
+        if (slo_comm_model_load_csv(
+                ref_path("prophet/resnet50_v2_mxnet_prophet_gradients.csv", buf, sizeof buf), &m,
+                &err))
+            fail_msg("%s: %s", err.source, err.text);
+        assert_int_equal(gradient_ready_times(&m, t), G);
+        assert_int_equal(slo_comm_detect_steps(t, G, &st, &err), SLO_OK);
+        assert_int_equal(st.n_steps, n_rows);
+        for (size_t k = 0; k < n_rows; k++) {
+            size_t j = n_rows - 1 - k;
+            assert_int_equal(st.step_lo[j], lo[k]);
+            if (j > 0)
+                assert_float_equal(st.gap_s[j], gap_ms[k] * 1e-3, 1e-12);
+        }
+        slo_comm_steps_free(&st);
+        slo_comm_model_free(&m);
+    }
+}
+
+static void test_ref_staircase_model(void **state)
+{
+    /* shared/data/prophet/resnet50_v2_mxnet_prophet_gradients.csv (README
+     * section 2): 157 gradients, 25,549,486 params; steps as in Prophet's
+     * hard-coded table, intervals 16+15+9+10+12+18+15+21+30+25+20 = 191 ms
+     * between the first and the last step (the last step's 5 ms unused), so
+     * Bw = 191 ms and by default F = 191 x 182.5 / 260.9 ms. At the paper's
+     * 3 Gbit/s (notes 1.4), 8 workers, ring, 20 us, serialized, Prophet must
+     * beat FIFO on its own staircase, and nothing beats T_LB. */
+    struct slo_comm_model m;
+    struct slo_comm_link link = {3e9 / 8, 20e-6, 8, SLO_COMM_RING, 1};
+    struct slo_comm_result fifo, prophet;
+    slo_error_t err = {0};
+    char buf[4096];
+    double bytes = 0, f = 0, b = 0, lb;
+    (void)state;
+    if (!ref_path("prophet/resnet50_v2_mxnet_prophet_gradients.csv", buf, sizeof buf))
+        skip();
+    if (slo_comm_model_load(buf, -1, &m, &err))
+        fail_msg("%s: %s", err.source, err.text);
+    assert_int_equal(m.n_layers, 157);
+    assert_string_equal(m.layers[0].name, "bn_data_gamma");
+    for (size_t j = 0; j < m.n_layers; j++) {
+        bytes += m.layers[j].grad_bytes;
+        f += m.layers[j].forward_s;
+        b += m.layers[j].backward_s;
+    }
+    assert_float_equal(bytes, 4.0 * 25549486, 0);
+    assert_float_equal(b, 191 * MS, 1e-12);
+    assert_float_equal(f, 191 * MS * 182.5 / 260.9, 1e-12);
+    /* the 13 gradients of the first step (144..156) are ready at time 0 */
+    assert_float_equal(m.layers[144].backward_s, 0, 0);
+    assert_float_equal(m.layers[143].backward_s, 16 * MS, 1e-12);
+    assert_int_equal(slo_comm_lower_bound(&m, &link, &lb, NULL, NULL, &err), SLO_OK);
+    simulate(&m, &link, NULL, SLO_COMM_FIFO, &fifo);
+    simulate(&m, &link, NULL, SLO_COMM_PROPHET, &prophet);
+    assert_true(fifo.iteration_s >= lb - TOL);
+    assert_true(prophet.iteration_s >= lb - TOL);
+    assert_true(prophet.iteration_s < fifo.iteration_s);
+    slo_comm_result_free(&fifo);
+    slo_comm_result_free(&prophet);
+    slo_comm_model_free(&m);
+    /* a forward time given: F = 100 ms exactly */
+    assert_int_equal(slo_comm_model_load(buf, 100 * MS, &m, &err), SLO_OK);
+    f = 0;
+    for (size_t j = 0; j < m.n_layers; j++)
+        f += m.layers[j].forward_s;
+    assert_float_equal(f, 100 * MS, 1e-12);
+    slo_comm_model_free(&m);
 }
 
 static void test_ref_notes_table(void **state)
@@ -1090,9 +1350,12 @@ int main(void)
         cmocka_unit_test(test_csv_ready_times),
         cmocka_unit_test(test_csv_errors),
         cmocka_unit_test(test_csv_garbage),
+        cmocka_unit_test(test_gradients_staircase_hand),
+        cmocka_unit_test(test_gradients_errors),
         cmocka_unit_test(test_builtin_and_errors),
         cmocka_unit_test(test_ref_pipedream_totals),
         cmocka_unit_test(test_ref_prophet_steps),
+        cmocka_unit_test(test_ref_staircase_model),
         cmocka_unit_test(test_ref_notes_table),
     };
     if (!have_data)
