@@ -5,6 +5,7 @@
 #ifndef SLO_CLI_H
 #define SLO_CLI_H
 
+#include <getopt.h>
 #include <stdio.h>
 
 #include "slo.h"
@@ -29,6 +30,29 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
  * "slo CMD: --OPT: expected WHAT, found "TEXT"" and return -1. */
 int cli_parse_double(const char *cmd, const char *opt, const char *text, double min,
                      double max, const char *what, double *out);
+
+/* Options seen so far, for cli_repeated_option. */
+#define CLI_MAX_OPTIONS 64
+struct cli_seen {
+    const char *value[CLI_MAX_OPTIONS]; /* by getopt_long code - first */
+};
+
+/* An option given twice must agree: Slurm-style wrappers may repeat an
+ * option, but a different value is a mistake. Call with each code that
+ * getopt_long returns (codes first..first+CLI_MAX_OPTIONS-1 are tracked;
+ * value NULL for flags). Prints "slo CMD: --NAME: given twice with different
+ * values" and returns -1 on a conflict, else 0. */
+int cli_repeated_option(const char *cmd, const struct option *longopts, int first, int code,
+                        const char *value, struct cli_seen *seen);
+
+/* An argument names a file (rather than an embedded NAME) when it has a
+ * '/', ends in .json, or exists. */
+int cli_is_path(const char *arg);
+/* Fill err for a NAME that is neither embedded nor a file: "OPT: expected an
+ * embedded WHAT (names...) or a JSON file path, found "ARG"". Returns
+ * SLO_ERR_NOT_FOUND. */
+int cli_not_embedded(slo_error_t *err, const char *opt, const char *what,
+                     const char *const *names, const char *arg);
 
 /* Load a catalog / training workload: NAME of an embedded one, or a FILE path
  * (anything containing '/' or ending in .json is a path). */

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -43,15 +44,34 @@ int cli_parse_double(const char *cmd, const char *opt, const char *text, double 
     return 0;
 }
 
-static int is_path(const char *arg)
+int cli_repeated_option(const char *cmd, const struct option *longopts, int first, int code,
+                        const char *value, struct cli_seen *seen)
 {
-    size_t n = strlen(arg);
-    return strchr(arg, '/') || (n > 5 && strcmp(arg + n - 5, ".json") == 0);
+    const char *now = value ? value : "";
+    if (code < first || code - first >= CLI_MAX_OPTIONS)
+        return 0;
+    const char *prev = seen->value[code - first];
+    if (prev && strcmp(prev, now) != 0) {
+        const struct option *lo = longopts;
+        while (lo->name && lo->val != code)
+            lo++;
+        cli_usage_error(cmd, "--%s: given twice with different values (\"%s\", \"%s\")",
+                        lo->name ? lo->name : "?", prev, now);
+        return -1;
+    }
+    seen->value[code - first] = now;
+    return 0;
 }
 
-/* The error for a NAME that is neither embedded nor a path. */
-static int not_embedded(slo_error_t *err, const char *opt, const char *what,
-                        const char *const *names, const char *arg)
+int cli_is_path(const char *arg)
+{
+    size_t n = strlen(arg);
+    return strchr(arg, '/') || (n > 5 && strcmp(arg + n - 5, ".json") == 0) ||
+           access(arg, F_OK) == 0;
+}
+
+int cli_not_embedded(slo_error_t *err, const char *opt, const char *what,
+                     const char *const *names, const char *arg)
 {
     char list[256] = "";
     for (size_t i = 0; names[i]; i++) {
@@ -68,13 +88,13 @@ static int not_embedded(slo_error_t *err, const char *opt, const char *what,
 int cli_load_catalog(const char *arg, struct slo_catalog *cat, slo_error_t *err)
 {
     char src[SLO_ERROR_SOURCE_LENGTH];
-    const char *text = is_path(arg) ? NULL : slo_embedded_catalog(arg);
+    const char *text = cli_is_path(arg) ? NULL : slo_embedded_catalog(arg);
 
     memset(cat, 0, sizeof *cat);
-    if (is_path(arg))
+    if (cli_is_path(arg))
         return slo_catalog_load(arg, cat, err);
     if (!text)
-        return not_embedded(err, "--catalog", "catalog", slo_embedded_catalog_names(), arg);
+        return cli_not_embedded(err, "--catalog", "catalog", slo_embedded_catalog_names(), arg);
     snprintf(src, sizeof src, "embedded catalog %s", arg);
     return slo_catalog_parse(text, src, cat, err);
 }
@@ -82,13 +102,13 @@ int cli_load_catalog(const char *arg, struct slo_catalog *cat, slo_error_t *err)
 int cli_load_workload(const char *arg, struct slo_workload *wl, slo_error_t *err)
 {
     char src[SLO_ERROR_SOURCE_LENGTH];
-    const char *text = is_path(arg) ? NULL : slo_embedded_workload(arg);
+    const char *text = cli_is_path(arg) ? NULL : slo_embedded_workload(arg);
 
     memset(wl, 0, sizeof *wl);
-    if (is_path(arg))
+    if (cli_is_path(arg))
         return slo_workload_load(arg, wl, err);
     if (!text)
-        return not_embedded(err, "--workload", "workload", slo_embedded_workload_names(), arg);
+        return cli_not_embedded(err, "--workload", "workload", slo_embedded_workload_names(), arg);
     snprintf(src, sizeof src, "embedded workload %s", arg);
     return slo_workload_parse(text, src, wl, err);
 }

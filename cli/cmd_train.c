@@ -19,7 +19,7 @@ struct train_opts {
     double loss, time_s, budget, elapsed_s, loss_now, overhead_s;
     int have_loss, have_time, have_overhead, json, window, exact;
     enum slo_pricing pricing;
-    const char *given[32]; /* value of each option seen, by option code - 256 */
+    struct cli_seen seen;
 };
 
 static void usage(FILE *f)
@@ -113,20 +113,8 @@ static int parse_opts(int argc, char **argv, struct train_opts *o)
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-        /* The same option twice must agree (Slurm-style callers may repeat
-         * an option; a different value is a mistake to report). */
-        if (c >= O_LOSS && c < O_HELP && c - O_LOSS < 32) {
-            const char *prev = o->given[c - O_LOSS], *now = optarg ? optarg : "";
-            if (prev && strcmp(prev, now) != 0) {
-                const struct option *lo = longopts;
-                while (lo->name && lo->val != c)
-                    lo++;
-                cli_usage_error(CMD, "--%s: given twice with different values (\"%s\", \"%s\")",
-                                lo->name, prev, now);
-                return -1;
-            }
-            o->given[c - O_LOSS] = now;
-        }
+        if (cli_repeated_option(CMD, longopts, O_LOSS, c, optarg, &o->seen))
+            return -1;
         switch (c) {
         case O_LOSS:
             if (cli_parse_double(CMD, "--slo-loss", optarg, -1e300, 1e300, "a number", &o->loss))
