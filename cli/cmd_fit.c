@@ -4,7 +4,9 @@
  *   slo fit infer PROFILE (cli/cmd_infer.c)
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <getopt.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,10 +99,14 @@ int slo_cmd_fit(int argc, char **argv)
         return cli_usage_error(CMD, "--catalog: expected --workload too (the catalog only "
                                     "serves the workload's convergence coefficient)");
     for (int i = optind; i < argc; i++)
-        for (int k = optind; k < i; k++)
-            if (strcmp(argv[i], argv[k]) == 0)
-                return cli_usage_error(CMD, "%s: expected each log once, found it again",
-                                       argv[i]);
+        for (int k = optind; k < i; k++) {
+            char a[PATH_MAX], b[PATH_MAX];
+            int same = realpath(argv[i], a) && realpath(argv[k], b) ? strcmp(a, b) == 0
+                                                                     : strcmp(argv[i], argv[k]) == 0;
+            if (same)
+                return cli_usage_error(CMD, "%s: expected each log once, found it again (as %s)",
+                                       argv[i], argv[k]);
+        }
 
     if (workload &&
         (cli_load_workload(workload, &wl, &err) ||

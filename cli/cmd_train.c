@@ -148,7 +148,7 @@ static int parse_opts(int argc, char **argv, struct train_opts *o)
         case O_WINDOW: o->window = 1; break;
         case O_EXISTING: o->existing = optarg; break;
         case O_ELAPSED:
-            if (parse_time_opt("--elapsed", optarg, &o->elapsed_s, 0))
+            if (parse_time_opt("--elapsed", optarg, &o->elapsed_s, 1))
                 return -1;
             break;
         case O_LOSS_NOW:
@@ -221,12 +221,6 @@ static int parse_existing(const char *text, const struct slo_train_setup *s, int
             break;
         }
         *eq = '\0';
-        n = strtol(eq + 1, &end, 10);
-        if (!eq[1] || *end || n < 0 || n > 100000) {
-            rv = cli_usage_error(CMD, "--existing: %s: expected a count from 0 to the type's "
-                                 "quota, found \"%s\"", tok, eq + 1);
-            break;
-        }
         for (k = 0; k < s->n_types; k++)
             if (strcmp(s->types[k].name, tok) == 0)
                 break;
@@ -235,6 +229,13 @@ static int parse_existing(const char *text, const struct slo_train_setup *s, int
                                  "--existing: expected an instance type of the catalog that the "
                                  "workload profiles, found \"%s\"",
                                  tok);
+            break;
+        }
+        n = strtol(eq + 1, &end, 10);
+        if (!eq[1] || *end || n < 0 || n > s->types[k].quota) {
+            rv = cli_usage_error(CMD, "--existing: %s: expected a count from 0 to the "
+                                 "catalog's quota %d, found \"%s\"", tok, s->types[k].quota,
+                                 eq + 1);
             break;
         }
         if (seen[k]++) {
@@ -498,6 +499,9 @@ int slo_cmd_train(int argc, char **argv)
         cli_load_catalog(o.catalog ? o.catalog : slo_embedded_default_catalog(wl.name), &cat,
                          &err) ||
         slo_train_setup_init(&s, &cat, &wl, o.pricing, &err)) {
+        if (wl.name[0] && cat.name[0]) /* both loaded: name them as the user gave them */
+            snprintf(err.source, sizeof err.source, "--workload %s, --catalog %s", o.workload,
+                     o.catalog ? o.catalog : slo_embedded_default_catalog(wl.name));
         status = cli_report(CMD, &err);
         goto out;
     }

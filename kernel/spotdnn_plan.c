@@ -162,6 +162,9 @@ static int slot_cmp(const void *a, const void *b)
     return x->type - y->type;                  /* stable: catalog order */
 }
 
+/* The sliding window evaluates at most this many clusters per pass. */
+#define SLO_WINDOW_MAX_EVALS 2000000.0
+
 /* Eq. 15: largest n with P < 1 (clipped by the no-contention size). */
 static int n_upper_bound(const struct slo_workload *wl, int total)
 {
@@ -237,24 +240,33 @@ static int window_pass(const struct slo_train_setup *s, const struct slo_train_r
     int w_min = n_prefix ? 0 : 1;
     int w_lo = nl - n_prefix > w_min ? nl - n_prefix : w_min;
     int w_hi = nu - n_prefix < len ? nu - n_prefix : len;
-    if (w_hi < w_lo) { /* the heuristic bounds leave nothing: search every size */
-        w_lo = w_min;
-        w_hi = len;
+    if (w_hi < w_lo) {
+        /* The bounds cross (Eq. 16 asks for more workers than Eq. 15 allows
+         * without contention): search the sizes between them. */
+        int a = nu - n_prefix, b = nl - n_prefix;
+        w_lo = a > w_min ? a : w_min;
+        w_hi = b < len ? b : len;
     }
+    /* A heuristic must stay fast: at most SLO_WINDOW_MAX_EVALS windows, the
+     * smallest sizes first. */
+    if (w_hi >= w_lo && (double)(w_hi - w_lo + 1) * (len + 1) > SLO_WINDOW_MAX_EVALS)
+        w_hi = w_lo + (int)(SLO_WINDOW_MAX_EVALS / (len + 1));
     if (!plan->n_upper || n_prefix + w_lo < plan->n_lower)
         plan->n_lower = n_prefix + w_lo;
     if (n_prefix + w_hi > plan->n_upper)
         plan->n_upper = n_prefix + w_hi;
 
-    /* Step 6: every window of every size. */
-    for (int w = w_lo; w <= w_hi; w++) {
-        for (int idx = 0; idx + w <= len; idx++) {
-            memcpy(counts, prefix, s->n_types * sizeof *counts);
-            for (int i = idx; i < idx + w; i++)
-                counts[list[i].type]++;
+    /* Step 6: every window of every size, slid one instance at a time. */
+    for (int w = w_lo; w <= w_hi && w <= len; w++) {
+        memcpy(counts, prefix, s->n_types * sizeof *counts);
+        for (int i = 0; i < w; i++)
+            counts[list[i].type]++;
+        for (int idx = 0;; idx++) {
             keep(s, counts, req, plan);
-            if (w == 0)
+            if (w == 0 || idx + w >= len)
                 break;
+            counts[list[idx].type]--;
+            counts[list[idx + w].type]++;
         }
     }
     free(list);

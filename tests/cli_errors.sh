@@ -29,9 +29,9 @@ expect "bad pricing" '--pricing: expected spot or on-demand, found "cheap"' $T -
 expect "negative budget" '--budget: expected a cost in USD > 0, found "-1"' $T --slo-loss 0.8 --slo-time 40m --budget -1
 expect "existing unknown type" '--existing: expected an instance type .* found "p9.xlarge"' \
     $T --slo-loss 0.8 --slo-time 40m --existing p9.xlarge=2
-expect "existing bad count" '--existing: p3.2xlarge: expected a count from 0 to the type.s quota, found "x"' \
+expect "existing bad count" '--existing: p3.2xlarge: expected a count from 0 to the catalog.s quota 2, found "x"' \
     $T --slo-loss 0.8 --slo-time 40m --existing p3.2xlarge=x
-expect "existing above quota" '--existing: g3.16xlarge: expected a count from 0 to the catalog.s quota 8, found 9' \
+expect "existing above quota" '--existing: g3.16xlarge: expected a count from 0 to the catalog.s quota 8, found "9"' \
     $T --slo-loss 0.8 --slo-time 40m --existing g3.16xlarge=9
 expect "existing type twice" '--existing: expected each instance type once, found g3.16xlarge again' \
     $T --slo-loss 0.8 --slo-time 40m --existing g3.16xlarge=1,g3.16xlarge=2
@@ -65,7 +65,7 @@ expect "not a text file" '/dev/zero: expected a text file, found a NUL byte at o
 expect "incomplete workload" 'wl.json: b_req_mbps: expected a number >= 1e-09, found it missing' \
     train --workload "$tmp/wl.json" --slo-loss 0.8 --slo-time 40m
 printf '{"name": "other", "types": [{"name": "x1", "gpu_model": "A100", "gpus": 1, "spot_usd_per_h": 1, "on_demand_usd_per_h": 3, "quota": 4}]}\n' >"$tmp/other.json"
-expect "no profiled type in catalog" 'workload resnet110 profiles none of the catalog' \
+expect "no profiled type in catalog" '--workload resnet110, --catalog .*other.json: workload resnet110 profiles none of the catalog' \
     $T --catalog "$tmp/other.json" --slo-loss 0.8 --slo-time 40m
 
 finish

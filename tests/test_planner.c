@@ -471,6 +471,39 @@ static void test_loss_above_curve_start(void **state)
     assert_float_equal(easy.iterations, 1, 0);
 }
 
+/*
+ * Large quotas (the authors' five types x 1000) with a deadline no plan
+ * meets: the window's crossed bounds used to make it try every window of
+ * every size (O(N^3)). Its work and the exact search's are bounded: at most
+ * 2,000,000 windows a pass, and the node limit.
+ */
+static void test_large_quotas_stay_bounded(void **state)
+{
+    struct fixture *f = *state;
+    struct slo_instance_type types[5];
+    struct slo_catalog cat = f->cat;
+    struct slo_train_setup s;
+    struct slo_train_plan w, e, fast;
+
+    memcpy(types, f->cat.types, sizeof types);
+    for (int k = 0; k < 5; k++)
+        types[k].quota = 1000;
+    cat.types = types;
+    assert_int_equal(slo_train_setup_init(&s, &cat, &f->wl, SLO_PRICING_SPOT, NULL), SLO_OK);
+    struct slo_train_request req = {.target_loss = 0.8, .deadline_s = 60,
+                                    .node_limit = 100000};
+    assert_int_equal(slo_plan_window(&s, &req, &w, NULL), SLO_ERR_INFEASIBLE);
+    assert_true(w.evaluations <= 2000001);
+    assert_int_equal(slo_plan_exact(&s, &req, &e, NULL), SLO_ERR_INFEASIBLE);
+    assert_true(e.evaluations <= 2000001 + 100000 + 5000);
+    assert_int_equal(slo_plan_fastest(&s, &req, &fast, NULL), SLO_OK);
+    assert_true(fast.eval.time_s > 60);
+    slo_train_plan_free(&w);
+    slo_train_plan_free(&e);
+    slo_train_plan_free(&fast);
+    slo_train_setup_free(&s);
+}
+
 static void test_bad_requests(void **state)
 {
     struct fixture *f = *state;
@@ -515,6 +548,7 @@ int main(void)
         cmocka_unit_test(test_free_onprem_ends_search),
         cmocka_unit_test(test_node_limit),
         cmocka_unit_test(test_loss_above_curve_start),
+        cmocka_unit_test(test_large_quotas_stay_bounded),
         cmocka_unit_test(test_bad_requests),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
