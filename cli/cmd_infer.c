@@ -4,6 +4,7 @@
  * `slo infer --predict` / `slo fit infer` (slo_cmd_fit_infer).
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#include <ctype.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
@@ -35,7 +36,8 @@ static void usage(FILE *f)
             "  --profile P       a GPU type: embedded profile (%s) or a file in the\n"
             "                    upstream JSON-lines or our JSON format; repeat for\n"
             "                    several GPU types (default: v100)\n"
-            "  --workload W      MODEL:rate=R:slo=MS (repeatable)\n"
+            "  --workload W      MODEL:rate=R:slo=MS (repeatable); with --predict\n"
+            "                    MODEL:share=S:batch=B, B in 1..%d (the profiled batches)\n"
             "  --workloads FILE  JSON {\"workloads\": [{\"model\", \"rate_rps\", \"slo_ms\"}]}\n"
             "  --policy P        igniter (default), ffd, gslice or gpulets (baselines)\n"
             "  --catalog C       instance catalog pricing the GPU types (default aws-table3)\n"
@@ -44,39 +46,26 @@ static void usage(FILE *f)
             "  --predict         predict the given placement on one GPU instead of planning\n"
             "  --coefficients    print the fitted coefficients of the profile (JSON)\n"
             "  --json            one JSON object on stdout (schema: doc/infer.md)\n"
+            "Planning, --predict and --coefficients are exclusive modes; options other than\n"
+            "--profile and --workload must not repeat with different values.\n"
             "Exit status: 0 success, 2 bad input or an SLO no GPU type can meet, 1 internal.\n",
-            slo_embedded_gpu_profile_names()[0]);
+            slo_embedded_gpu_profile_names()[0], SLO_IG_MAX_BATCH);
 }
 
-static int is_path(const char *arg)
-{
-    size_t n = strlen(arg);
-    return strchr(arg, '/') || (n > 5 && strcmp(arg + n - 5, ".json") == 0) ||
-           (n > 6 && strcmp(arg + n - 6, "config") == 0);
-}
-
-static int load_profile(const char *arg, struct slo_ig_profile *p, slo_error_t *err)
+/* A GPU profile: an embedded NAME or a file (cli_is_path); opt names the
+ * argument in messages ("--profile", "PROFILE"). */
+static int load_profile(const char *opt, const char *arg, struct slo_ig_profile *p,
+                        slo_error_t *err)
 {
     const char *text;
     char src[SLO_ERROR_SOURCE_LENGTH];
 
-    if (is_path(arg))
+    memset(p, 0, sizeof *p);
+    if (cli_is_path(arg))
         return slo_ig_profile_load(arg, p, err);
     text = slo_embedded_gpu_profile(arg);
-    if (!text) {
-        char names[256] = "";
-        const char *const *nm = slo_embedded_gpu_profile_names();
-        for (size_t i = 0; nm[i]; i++) {
-            size_t used = strlen(names);
-            snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "", nm[i]);
-        }
-        memset(p, 0, sizeof *p);
-        err->code = SLO_ERR_NOT_FOUND;
-        snprintf(err->source, sizeof err->source, "--profile");
-        snprintf(err->text, sizeof err->text,
-                 "expected an embedded profile (%s) or a file path, found \"%s\"", names, arg);
-        return err->code;
-    }
+    if (!text)
+        return cli_not_embedded(err, opt, "profile", slo_embedded_gpu_profile_names(), arg);
     snprintf(src, sizeof src, "embedded profile %s", arg);
     return slo_ig_profile_parse(text, src, p, err);
 }
@@ -178,9 +167,13 @@ static int parse_spec(const char *text, struct spec *s)
                                    text, tok);
         *eq = '\0';
         v = strtod(eq + 1, &end);
-        if (!eq[1] || *end || !isfinite(v))
+        if (!eq[1] || isspace((unsigned char)eq[1]) || *end || !isfinite(v))
             return cli_usage_error(CMD, "--workload \"%s\": %s: expected a number, found \"%s\"",
                                    text, tok, eq + 1);
+        if ((!strcmp(tok, "rate") && s->has_rate) || (!strcmp(tok, "slo") && s->has_slo) ||
+            (!strcmp(tok, "share") && s->has_share) || (!strcmp(tok, "batch") && s->has_batch))
+            return cli_usage_error(CMD, "--workload \"%s\": %s: expected once, found twice", text,
+                                   tok);
         if (!strcmp(tok, "rate")) {
             if (!(v > 0))
                 return cli_usage_error(CMD,
@@ -205,11 +198,11 @@ static int parse_spec(const char *text, struct spec *s)
             s->share_pct = v;
             s->has_share = 1;
         } else if (!strcmp(tok, "batch")) {
-            if (!(v >= 1 && v <= 4096 && v == floor(v)))
+            if (!(v >= 1 && v <= SLO_IG_MAX_BATCH && v == floor(v)))
                 return cli_usage_error(CMD,
                                        "--workload \"%s\": batch: expected an integer in [1, "
-                                       "4096], found %g",
-                                       text, v);
+                                       "%d] (the profiled batches), found %g",
+                                       text, SLO_IG_MAX_BATCH, v);
             s->batch = (int)v;
             s->has_batch = 1;
         } else {
@@ -219,98 +212,6 @@ static int parse_spec(const char *text, struct spec *s)
                                    text, tok);
         }
     }
-    return 0;
-}
-
-static int load_workload_file(const char *path, struct slo_ig_workload **w, size_t *n,
-                              size_t *cap)
-{
-    json_error_t jerr;
-    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr), *arr;
-    char found[96];
-
-    if (!root)
-        return cli_usage_error(CMD, "%s: line %d, column %d: %s", path, jerr.line, jerr.column,
-                               jerr.text);
-    arr = json_is_array(root) ? root : json_object_get(root, "workloads");
-    if (!json_is_array(arr) || json_array_size(arr) == 0) {
-        json_decref(root);
-        return cli_usage_error(CMD, "%s: workloads: expected a non-empty array of {\"model\", "
-                                    "\"rate_rps\", \"slo_ms\"}, found %s",
-                               path, arr ? "an empty or non-array value" : "it missing");
-    }
-    for (size_t i = 0; i < json_array_size(arr); i++) {
-        json_t *o = json_array_get(arr, i), *m, *r, *s;
-        const char *key;
-        json_t *v;
-        if (!json_is_object(o)) {
-            json_decref(root);
-            return cli_usage_error(CMD, "%s: workloads[%zu]: expected an object", path, i);
-        }
-        json_object_foreach(o, key, v)
-            if (strcmp(key, "model") && strcmp(key, "rate_rps") && strcmp(key, "slo_ms") &&
-                key[0] != '_') {
-                json_decref(root);
-                return cli_usage_error(CMD,
-                                       "%s: workloads[%zu]: \"%s\": unknown field; expected "
-                                       "one of: model, rate_rps, slo_ms",
-                                       path, i, key);
-            }
-        m = json_object_get(o, "model");
-        r = json_object_get(o, "rate_rps");
-        s = json_object_get(o, "slo_ms");
-        if (!json_is_string(m) || json_string_length(m) == 0 ||
-            json_string_length(m) >= SLO_IG_NAME_LENGTH) {
-            int rv = cli_usage_error(CMD, "%s: workloads[%zu].model: expected a model name, "
-                                          "found %s",
-                                     path, i, m ? "a non-string" : "it missing");
-            json_decref(root);
-            return rv;
-        }
-        if (!json_is_number(r) || !(json_number_value(r) > 0)) {
-            int rv = cli_usage_error(CMD,
-                                     "%s: workloads[%zu].rate_rps: expected a rate > 0 req/s, "
-                                     "found %s",
-                                     path, i,
-                                     r ? (json_is_number(r) ? (snprintf(found, sizeof found, "%g",
-                                                                        json_number_value(r)),
-                                                               found)
-                                                            : "a non-number")
-                                       : "it missing");
-            json_decref(root);
-            return rv;
-        }
-        if (!json_is_number(s) || !(json_number_value(s) > 0)) {
-            int rv = cli_usage_error(CMD,
-                                     "%s: workloads[%zu].slo_ms: expected an SLO > 0 ms, found "
-                                     "%s",
-                                     path, i,
-                                     s ? (json_is_number(s) ? (snprintf(found, sizeof found, "%g",
-                                                                        json_number_value(s)),
-                                                               found)
-                                                            : "a non-number")
-                                       : "it missing");
-            json_decref(root);
-            return rv;
-        }
-        if (*n == *cap) {
-            size_t ncap = *cap ? *cap * 2 : 16;
-            struct slo_ig_workload *nw = realloc(*w, ncap * sizeof *nw);
-            if (!nw) {
-                json_decref(root);
-                fprintf(stderr, "slo %s: out of memory\n", CMD);
-                return SLO_EXIT_INTERNAL;
-            }
-            *w = nw;
-            *cap = ncap;
-        }
-        memset(&(*w)[*n], 0, sizeof **w);
-        snprintf((*w)[*n].model, SLO_IG_NAME_LENGTH, "%s", json_string_value(m));
-        (*w)[*n].rate_rps = json_number_value(r);
-        (*w)[*n].slo_ms = json_number_value(s);
-        (*n)++;
-    }
-    json_decref(root);
     return 0;
 }
 
@@ -354,6 +255,7 @@ static int print_plan_json(const struct slo_ig_profile *prof, const struct slo_i
         json_object_set_new(go, "dedicated", json_boolean(g->dedicated));
         json_object_set_new(go, "share_pct", json_real(g->share_pct));
         json_object_set_new(go, "power_w", json_real(g->power_w));
+        json_object_set_new(go, "power_cap_w", json_real(p->power_cap_w));
         json_object_set_new(go, "clock_mhz", json_real(g->clock_mhz));
         for (size_t i = 0; i < g->count; i++) {
             const struct slo_ig_placement *pl = &plan->placements[g->first + i];
@@ -419,9 +321,14 @@ static void print_plan_human(const struct slo_ig_profile *prof, const struct slo
     for (size_t j = 0; j < plan->n_gpus; j++) {
         const struct slo_ig_plan_gpu *g = &plan->gpus[j];
         const struct slo_ig_profile *p = &prof[g->type];
-        printf("\nGPU %zu: %s (%s, %.4g USD/h)%s  share %.1f %%  power %.0f W  clock %.0f MHz\n",
+        char over[64] = "";
+        /* term 4 is the tenants' power demand; above the cap the board holds
+         * the cap and the clock drops instead (term 5) */
+        if (g->power_w > p->power_cap_w)
+            snprintf(over, sizeof over, " (demand; capped at %.0f W)", p->power_cap_w);
+        printf("\nGPU %zu: %s (%s, %.4g USD/h)%s  share %.1f %%  power %.0f W%s  clock %.0f MHz\n",
                j + 1, gpu_name(p), p->instance_type[0] ? p->instance_type : "-", g->usd_per_h,
-               g->dedicated ? "  dedicated (split workload)" : "", g->share_pct, g->power_w,
+               g->dedicated ? "  dedicated (split workload)" : "", g->share_pct, g->power_w, over,
                g->clock_mhz);
         printf("  %-3s %-10s %9s %7s %7s %5s %10s %8s %11s  %-4s %s\n", "#", "model", "rate/s",
                "SLO ms", "share%", "batch", "latency ms", "SLO/2 ms", "throughput/s", "ok",
@@ -571,6 +478,32 @@ out:
     return status;
 }
 
+/* Append the workloads of file path to w[*n]. */
+static int append_workload_file(const char *path, struct slo_ig_workload **w, size_t *n,
+                                size_t *cap)
+{
+    struct slo_ig_workload *fw = NULL, *nw;
+    size_t fn = 0;
+    slo_error_t err = {0};
+
+    if (slo_ig_workloads_load(path, &fw, &fn, &err))
+        return cli_report(CMD, &err);
+    if (*n + fn > *cap) {
+        nw = realloc(*w, (*n + fn) * sizeof *nw);
+        if (!nw) {
+            free(fw);
+            fprintf(stderr, "slo %s: out of memory\n", CMD);
+            return SLO_EXIT_INTERNAL;
+        }
+        *w = nw;
+        *cap = *n + fn;
+    }
+    memcpy(*w + *n, fw, fn * sizeof *fw);
+    *n += fn;
+    free(fw);
+    return SLO_EXIT_OK;
+}
+
 int slo_cmd_infer(int argc, char **argv)
 {
     enum {
@@ -590,6 +523,9 @@ int slo_cmd_infer(int argc, char **argv)
         {"json", no_argument, NULL, O_JSON},
         {"help", no_argument, NULL, O_HELP},
         {NULL, 0, NULL, 0}};
+    /* Options that only planning reads: with --predict or --coefficients
+     * they would be ignored silently, so they are refused. */
+    static const int plan_only[] = {O_WORKLOADS, O_POLICY, O_CATALOG, O_PRICING, O_INSTANCE};
     const char *profile_args[MAX_PROFILES], *catalog = "aws-table3", *instance = NULL;
     const char *workload_file = NULL;
     size_t n_profile_args = 0, n_specs = 0, n_w = 0, cap_w = 0;
@@ -599,15 +535,22 @@ int slo_cmd_infer(int argc, char **argv)
     struct slo_ig_workload *w = NULL;
     struct slo_catalog cat = {0};
     struct slo_ig_plan plan = {0};
+    struct cli_seen seen;
     enum slo_pricing pricing = SLO_PRICING_ON_DEMAND;
     int policy = SLO_IG_POLICY_IGNITER, predict = 0, coef = 0, as_json = 0, c;
     int status = SLO_EXIT_USAGE;
     slo_error_t err = {0};
 
     memset(prof, 0, sizeof prof);
+    memset(&seen, 0, sizeof seen);
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+        /* --profile and --workload are repeatable (several GPU types, several
+         * workloads); any other option given twice must agree. */
+        if (c != O_PROFILE && c != O_WORKLOAD &&
+            cli_repeated_option(CMD, longopts, O_PROFILE, c, optarg, &seen))
+            goto out;
         switch (c) {
         case O_PROFILE:
             if (n_profile_args == MAX_PROFILES) {
@@ -664,7 +607,7 @@ int slo_cmd_infer(int argc, char **argv)
             status = cli_usage_error(CMD, "%s: expected a value, found none", argv[optind - 1]);
             goto out;
         default:
-            status = cli_usage_error(CMD, "unknown option \"%s\" (slo infer --help)",
+            status = cli_usage_error(CMD, "unknown or ambiguous option \"%s\" (slo infer --help)",
                                      argv[optind - 1]);
             goto out;
         }
@@ -674,6 +617,26 @@ int slo_cmd_infer(int argc, char **argv)
                                  argv[optind]);
         goto out;
     }
+    /* Modes: planning (default), --predict, --coefficients: one at a time. */
+    if (predict && coef) {
+        status = cli_usage_error(CMD, "--predict and --coefficients: expected one mode, found "
+                                      "both (slo infer --help)");
+        goto out;
+    }
+    if (predict || coef) {
+        const char *mode = predict ? "--predict" : "--coefficients";
+        for (size_t k = 0; k < sizeof plan_only / sizeof plan_only[0]; k++)
+            if (seen.value[plan_only[k] - O_PROFILE]) {
+                status = cli_usage_error(CMD, "--%s: only for planning, not with %s",
+                                         longopts[plan_only[k] - O_PROFILE].name, mode);
+                goto out;
+            }
+        if (coef && n_specs) {
+            status = cli_usage_error(CMD, "--workload: not with --coefficients (it prints the "
+                                          "profile's coefficients, nothing else)");
+            goto out;
+        }
+    }
     if (n_profile_args == 0)
         profile_args[n_profile_args++] = slo_embedded_gpu_profile_names()[0];
     if ((predict || coef) && n_profile_args > 1) {
@@ -682,7 +645,7 @@ int slo_cmd_infer(int argc, char **argv)
         goto out;
     }
     for (size_t i = 0; i < n_profile_args; i++) {
-        if (load_profile(profile_args[i], &prof[i], &err)) {
+        if (load_profile("--profile", profile_args[i], &prof[i], &err)) {
             status = cli_report(CMD, &err);
             goto out;
         }
@@ -700,10 +663,9 @@ int slo_cmd_infer(int argc, char **argv)
         goto out;
     }
     if (predict) {
-        if (n_specs == 0 || workload_file) {
+        if (n_specs == 0) {
             status = cli_usage_error(CMD, "--predict: expected --workload MODEL:share=S:batch=B "
-                                          "(repeatable), found %s",
-                                     workload_file ? "--workloads" : "none");
+                                          "(repeatable), found none");
             goto out;
         }
         status = run_predict(&prof[0], specs, n_specs, as_json);
@@ -736,7 +698,7 @@ int slo_cmd_infer(int argc, char **argv)
         w[n_w].slo_ms = specs[i].slo_ms;
         n_w++;
     }
-    if (workload_file && (status = load_workload_file(workload_file, &w, &n_w, &cap_w)))
+    if (workload_file && (status = append_workload_file(workload_file, &w, &n_w, &cap_w)))
         goto out;
     status = SLO_EXIT_USAGE;
     if (n_w == 0) {
@@ -775,23 +737,41 @@ out:
     return status;
 }
 
+static void usage_fit_infer(FILE *f)
+{
+    fprintf(f, "usage: slo fit infer PROFILE\n\nFit the iGniter coefficients (doc/infer.md) from "
+               "a raw GPU profile (upstream JSON-lines or our JSON; a file or the embedded %s)\n"
+               "and print them as JSON in the \"coefficients\" form that --profile reads back.\n",
+            slo_embedded_gpu_profile_names()[0]);
+}
+
 /* `slo fit infer PROFILE`: fit and print the coefficients of a profile. */
 int slo_cmd_fit_infer(int argc, char **argv)
 {
+    enum { O_HELP = 256 };
+    static const struct option longopts[] = {{"help", no_argument, NULL, O_HELP},
+                                             {NULL, 0, NULL, 0}};
     struct slo_ig_profile p;
     slo_error_t err = {0};
     char *text;
+    int c;
 
-    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        printf("usage: slo fit infer PROFILE\n\nFit the iGniter coefficients (doc/infer.md) from "
-               "a raw GPU profile (upstream JSON-lines or our JSON) and print them as JSON\n"
-               "in the \"coefficients\" form that --profile reads back.\n");
-        return SLO_EXIT_OK;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_HELP:
+        case 'h': usage_fit_infer(stdout); return SLO_EXIT_OK;
+        default:
+            return cli_usage_error("fit infer", "unknown or ambiguous option \"%s\" (slo fit "
+                                                "infer --help)",
+                                   argv[optind - 1]);
+        }
     }
-    if (argc != 2)
+    if (argc - optind != 1)
         return cli_usage_error("fit infer", "expected one PROFILE file, found %d arguments",
-                               argc - 1);
-    if (load_profile(argv[1], &p, &err))
+                               argc - optind);
+    if (load_profile("PROFILE", argv[optind], &p, &err))
         return cli_report("fit infer", &err);
     text = slo_ig_profile_coefficients_json(&p);
     slo_ig_profile_free(&p);

@@ -41,10 +41,11 @@ int slo_ig_predict(const struct slo_ig_profile *p, const struct slo_ig_tenant *t
                             "predict: workload %zu: expected a model index in [0, %zu), found %d",
                             i, p->n_models, t[i].model);
         m = &p->models[t[i].model];
-        if (t[i].batch < 1)
+        if (t[i].batch < 1 || t[i].batch > SLO_IG_MAX_BATCH)
             return slo_fail(err, SLO_ERR_INVALID, p->source,
-                            "predict: workload %zu (%s): expected a batch >= 1, found %d", i,
-                            m->name, t[i].batch);
+                            "predict: workload %zu (%s): expected a batch in [1, %d] (the "
+                            "profiled range), found %d",
+                            i, m->name, SLO_IG_MAX_BATCH, t[i].batch);
         if (!(t[i].share_pct > 0.0 && t[i].share_pct <= 100.0))
             return slo_fail(err, SLO_ERR_INVALID, p->source,
                             "predict: workload %zu (%s): expected a share in (0, 100] %%, "
@@ -102,25 +103,36 @@ int slo_ig_predict(const struct slo_ig_profile *p, const struct slo_ig_tenant *t
 int slo_ig_batch_for(const struct slo_ig_profile *p, const struct slo_ig_model *m,
                      double rate_rps, double slo_half_ms)
 {
-    /* notes 2.2 step 2: b = ceil(T' rho B / (B + d_in rho)), rho in req/ms. */
+    /* notes 2.2 step 2: b = ceil(T' rho B / (B + d_in rho)), rho in req/ms,
+     * capped at the largest profiled batch (a loose SLO would otherwise ask
+     * for batches far outside the fitted surface: 24270 at 100 s). */
     double rho = rate_rps / 1000.0;
     double b = ceil(slo_half_ms * rho * p->bandwidth_bytes_per_ms /
                     (p->bandwidth_bytes_per_ms + m->input_bytes * rho));
     if (!(b >= 1.0))
         return 1;
-    if (b > 1e6)
-        return 1000000;
+    if (b > SLO_IG_MAX_BATCH)
+        return SLO_IG_MAX_BATCH;
     return (int)b;
 }
 
+double slo_ig_latency_bound_ms(const struct slo_ig_profile *p, const struct slo_ig_model *m,
+                               int batch, double rate_rps, double slo_half_ms)
+{
+    /* throughput 1000 b / (t_gpu + t_fb) >= R  <=>  latency <= t_load + 1000 b / R */
+    double thr = m->input_bytes * batch / p->bandwidth_bytes_per_ms + 1000.0 * batch / rate_rps;
+    return thr < slo_half_ms ? thr : slo_half_ms;
+}
+
 void slo_ig_bounds_for(const struct slo_ig_profile *p, const struct slo_ig_model *m,
-                       int batch, double slo_half_ms, struct slo_ig_bounds *out)
+                       int batch, double bound_ms, struct slo_ig_bounds *out)
 {
     double b = batch;
     out->batch = batch;
+    out->bound_ms = bound_ms;
     /* notes 2.2 step 3: invert the solo model (clock F, no co-runners). */
     out->gamma = m->k[0] * b * b + m->k[1] * b + m->k[2];
-    out->delta_ms = slo_half_ms - m->t_sch_solo_ms -
+    out->delta_ms = bound_ms - m->t_sch_solo_ms -
                     b * (m->input_bytes + m->output_bytes) / p->bandwidth_bytes_per_ms - m->k[4];
     if (!(out->delta_ms > 0.0) || !(out->gamma > 0.0)) {
         /* Upstream divides anyway (negative or infinite share, notes 5.2); an
@@ -131,6 +143,23 @@ void slo_ig_bounds_for(const struct slo_ig_profile *p, const struct slo_ig_model
     out->r_low_pct = ceil((out->gamma / out->delta_ms - m->k[3]) / p->unit_pct) * p->unit_pct;
     if (out->r_low_pct < p->unit_pct) /* upstream can give 0 or less; one unit minimum */
         out->r_low_pct = p->unit_pct;
+}
+
+void slo_ig_choose_batch(const struct slo_ig_profile *p, const struct slo_ig_model *m,
+                         double rate_rps, double slo_half_ms, struct slo_ig_bounds *out)
+{
+    int b0 = slo_ig_batch_for(p, m, rate_rps, slo_half_ms);
+    /* iGniter's batch b0 fills T' (its latency bound is T' itself, up to the
+     * cap); a smaller batch is taken only when it needs strictly less share,
+     * so the share never grows as T' does: the candidates 1..b0 only grow and
+     * each one's bound min(T', t_load + 1000 b / R) only loosens. */
+    slo_ig_bounds_for(p, m, b0, slo_ig_latency_bound_ms(p, m, b0, rate_rps, slo_half_ms), out);
+    for (int b = b0 - 1; b >= 1; b--) {
+        struct slo_ig_bounds o;
+        slo_ig_bounds_for(p, m, b, slo_ig_latency_bound_ms(p, m, b, rate_rps, slo_half_ms), &o);
+        if (o.r_low_pct < out->r_low_pct)
+            *out = o;
+    }
 }
 
 int slo_ig_workload_bounds(const struct slo_ig_profile *p, const struct slo_ig_workload *w,
@@ -145,9 +174,7 @@ int slo_ig_workload_bounds(const struct slo_ig_profile *p, const struct slo_ig_w
         return slo_fail(err, SLO_ERR_INVALID, p->source,
                         "workload %s: expected rate > 0 req/s and SLO > 0 ms, found %g, %g",
                         w->model, w->rate_rps, w->slo_ms);
-    slo_ig_bounds_for(p, &p->models[mi],
-                      slo_ig_batch_for(p, &p->models[mi], w->rate_rps, w->slo_ms / 2.0),
-                      w->slo_ms / 2.0, out);
+    slo_ig_choose_batch(p, &p->models[mi], w->rate_rps, w->slo_ms / 2.0, out);
     return SLO_OK;
 }
 

@@ -21,10 +21,16 @@ struct item {
     double rate_rps;
     double slo_half_ms;
     int batch;
+    double bound_ms;   /* latency bound at this batch: min(T', t_load + 1000 b / rate),
+                          so a latency within it also serves the rate */
     double r_low_pct;  /* sort key and share it is added with (notes 2.2 step 3) */
     double r_new_pct;  /* share when it opens a GPU: r_low raised until its solo
                           latency holds (upstream used r_low unchecked) */
     double transfer_ms; /* (d_in + d_out) b / B */
+    unsigned long alt_mask; /* bit b-1: batch b < batch needs the same r_low; tried,
+                               largest first, when the batch does not fit on a GPU
+                               (interference-aware greedy): a smaller batch
+                               interferes less with its co-runners */
 };
 
 struct slot {
@@ -96,7 +102,7 @@ static int raise_round(const struct ctx *c, struct slot *s, size_t n)
         double t_sch = m->n_kernels * delta + m->t_sch_solo_ms;
         double t_act = s[i].t_act0_ms * (1.0 + m->alpha_cache_per_pct * (l2 - s[i].l2_pct));
         double lat = (t_sch + t_act) / (clock / p->max_clock_mhz) + it->transfer_ms;
-        if (lat > it->slo_half_ms) {
+        if (lat > it->bound_ms) {
             s[i].share_pct += p->unit_pct;
             if (s[i].share_pct <= 100.0 + SHARE_EPS)
                 solo_terms(p, m, it->batch, &s[i]);
@@ -276,10 +282,19 @@ static int prepare_workload(struct ctx *c, const struct slo_ig_workload *wl, siz
     it.slo_half_ms = wl->slo_ms / 2.0; /* notes 5.1.2: half the SLO */
     for (int pass = 0; pass < 2; pass++) {
         it.rate_rps = rate;
-        it.batch = slo_ig_batch_for(p, m, rate, it.slo_half_ms);
-        slo_ig_bounds_for(p, m, it.batch, it.slo_half_ms, &bd);
+        slo_ig_choose_batch(p, m, rate, it.slo_half_ms, &bd);
+        it.batch = bd.batch;
+        it.bound_ms = bd.bound_ms;
         it.r_low_pct = bd.r_low_pct;
         it.transfer_ms = (m->input_bytes + m->output_bytes) * it.batch / p->bandwidth_bytes_per_ms;
+        it.alt_mask = 0;
+        for (int b = 1; b < it.batch && isfinite(bd.r_low_pct); b++) {
+            struct slo_ig_bounds alt;
+            slo_ig_bounds_for(p, m, b, slo_ig_latency_bound_ms(p, m, b, rate, it.slo_half_ms),
+                              &alt);
+            if (alt.r_low_pct <= bd.r_low_pct)
+                it.alt_mask |= 1UL << (b - 1);
+        }
         if (gslice && it.r_low_pct <= 100.0) {
             /* GSLICE-like (notes 2.5): reactive tuning of (b, r) from b = 1,
              * r = 30 % with its SLAB and resource rules, the model standing in
@@ -308,6 +323,8 @@ static int prepare_workload(struct ctx *c, const struct slo_ig_workload *wl, siz
                 }
             }
             it.batch = (int)b;
+            it.alt_mask = 0;
+            it.bound_ms = slo_ig_latency_bound_ms(p, m, it.batch, rate, it.slo_half_ms);
             it.r_low_pct = ceil(r / p->unit_pct - 1e-9) * p->unit_pct;
             if (it.r_low_pct > 100.0)
                 it.r_low_pct = 100.0;
@@ -319,7 +336,8 @@ static int prepare_workload(struct ctx *c, const struct slo_ig_workload *wl, siz
                 struct slo_ig_prediction o;
                 if (solo_predict(p, model, it.batch, it.r_low_pct, &o) ||
                     o.latency_ms > it.slo_half_ms || o.throughput_rps < rate) {
-                    it.batch = slo_ig_batch_for(p, m, rate, it.slo_half_ms);
+                    it.batch = bd.batch;
+                    it.bound_ms = bd.bound_ms;
                     it.r_low_pct = bd.r_low_pct;
                     it.transfer_ms = (m->input_bytes + m->output_bytes) * it.batch /
                                      p->bandwidth_bytes_per_ms;
@@ -402,6 +420,54 @@ static void sort_items(const struct item *items, size_t *idx, size_t n)
     free(tmp);
 }
 
+/* Run item x at batch b (its latency bound and transfer time follow). */
+static void set_batch(struct ctx *c, size_t x, int b)
+{
+    struct item *it = &c->items[x];
+    const struct slo_ig_model *m = &c->p->models[it->model];
+    it->batch = b;
+    it->bound_ms = slo_ig_latency_bound_ms(c->p, m, b, it->rate_rps, it->slo_half_ms);
+    it->transfer_ms = (m->input_bytes + m->output_bytes) * b / c->p->bandwidth_bytes_per_ms;
+}
+
+/* try_gpu at r_low with raising, at the item's batch and, if that fails, at
+ * its alternatives, largest first; *batch: the batch that fitted. */
+static int try_item(struct ctx *c, const struct gpu *g, size_t x, double *after, int *batch)
+{
+    struct item *it = &c->items[x];
+    int base = it->batch, ok = 0;
+
+    *batch = base;
+    if (try_gpu(c, g, x, it->r_low_pct, 1, after))
+        return 1;
+    /* the share alone does not fit: no batch will (they all need r_low) */
+    if (!it->alt_mask || g->n >= c->slot_cap || g->total_pct + it->r_low_pct > 100.0 + SHARE_EPS)
+        return 0;
+    for (int b = base - 1; b >= 1 && !ok; b--) {
+        if (!(it->alt_mask & (1UL << (b - 1))))
+            continue;
+        set_batch(c, x, b);
+        if (try_gpu(c, g, x, it->r_low_pct, 1, after)) {
+            *batch = b;
+            ok = 1;
+        }
+    }
+    set_batch(c, x, base);
+    return ok;
+}
+
+/* Add item x to GPU g at the batch try_item found to fit (for good). */
+static void commit_item(struct ctx *c, struct gpu *g, size_t x, int batch)
+{
+    double after;
+    if (batch != c->items[x].batch)
+        set_batch(c, x, batch);
+    try_gpu(c, g, x, c->items[x].r_low_pct, 1, &after); /* recompute into work */
+    memcpy(g->s, c->work, (g->n + 1) * sizeof *g->s);
+    g->n++;
+    g->total_pct = after;
+}
+
 static int place_on_new(struct ctx *c, size_t x, double share)
 {
     struct gpu *g = new_gpu(c);
@@ -430,10 +496,12 @@ static int greedy(struct ctx *c, int interference_aware)
         size_t x = idx[k];
         const struct item *it = &c->items[x];
         long best = -1;
+        int best_batch = it->batch, batch = it->batch;
         double best_inter = 101.0, after;
         for (size_t j = 0; j < c->n_gpus; j++) {
             struct gpu *g = &c->gpus[j];
-            if (!try_gpu(c, g, x, it->r_low_pct, interference_aware, &after))
+            if (interference_aware ? !try_item(c, g, x, &after, &batch)
+                                   : !try_gpu(c, g, x, it->r_low_pct, 0, &after))
                 continue;
             if (!interference_aware) { /* first fit */
                 best = (long)j;
@@ -442,20 +510,144 @@ static int greedy(struct ctx *c, int interference_aware)
             if (after - g->total_pct < best_inter) { /* strict: lowest index wins ties */
                 best_inter = after - g->total_pct;
                 best = (long)j;
+                best_batch = batch;
             }
         }
         if (best < 0) {
             if ((rv = place_on_new(c, x, interference_aware ? it->r_new_pct : it->r_low_pct)))
                 break;
+        } else if (interference_aware) {
+            commit_item(c, &c->gpus[best], x, best_batch);
         } else {
             struct gpu *g = &c->gpus[best];
-            try_gpu(c, g, x, it->r_low_pct, interference_aware, &after); /* recompute into work */
+            try_gpu(c, g, x, it->r_low_pct, 0, &after); /* recompute into work */
             memcpy(g->s, c->work, (g->n + 1) * sizeof *g->s);
             g->n++;
             g->total_pct = after;
         }
     }
     free(idx);
+    return rv;
+}
+
+/*
+ * After the interference-aware greedy: empty a shared GPU when every tenant
+ * fits on the other GPUs by the greedy's own rule (added at r_low, tenants
+ * raised by u until every latency holds, the GPU with the smallest increase,
+ * lowest index on ties). GPUs are tried least loaded first, one pass. This
+ * removes most of the bin-packing anomalies of a greedy, where smaller shares
+ * (a looser SLO) change the order and leave one GPU more.
+ */
+static int consolidate(struct ctx *c)
+{
+    size_t n = c->n_gpus, cap = c->slot_cap, kept = 0;
+    size_t *order = malloc((n ? n : 1) * sizeof *order);
+    size_t *bidx = malloc(cap * sizeof *bidx), *tidx = malloc(cap * sizeof *tidx);
+    struct gpu *bgpu = malloc(cap * sizeof *bgpu);
+    struct slot *bslots = malloc(cap * cap * sizeof *bslots);
+    int *swapped = malloc(cap * sizeof *swapped);
+    int rv = SLO_OK;
+
+    if (!order || !bidx || !tidx || !bgpu || !bslots || !swapped) {
+        rv = SLO_ERR_NOMEM;
+        goto out;
+    }
+    for (size_t j = 0; j < n; j++) {
+        size_t v = j, i = j;
+        while (i > 0 && c->gpus[order[i - 1]].total_pct > c->gpus[v].total_pct) {
+            order[i] = order[i - 1];
+            i--;
+        }
+        order[i] = v;
+    }
+    for (size_t o = 0; o < n; o++) {
+        struct gpu *src = &c->gpus[order[o]];
+        size_t nb = 0, m = src->n;
+        double free_pct = 0.0, need = 0.0;
+        int moved = 1;
+        if (m == 0)
+            continue;
+        memset(swapped, 0, cap * sizeof *swapped);
+        for (size_t k = 0; k < n; k++)
+            if (k != order[o] && c->gpus[k].n)
+                free_pct += 100.0 - c->gpus[k].total_pct;
+        for (size_t t = 0; t < m; t++) {
+            size_t v = t, i = t;
+            need += c->items[src->s[t].item].r_low_pct;
+            /* tenants by r_low descending, stable (the greedy's order) */
+            while (i > 0 && c->items[src->s[tidx[i - 1]].item].r_low_pct <
+                                c->items[src->s[v].item].r_low_pct) {
+                tidx[i] = tidx[i - 1];
+                i--;
+            }
+            tidx[i] = v;
+        }
+        if (need > free_pct + SHARE_EPS)
+            continue;
+        for (size_t t = 0; t < m && moved; t++) {
+            size_t x = src->s[tidx[t]].item;
+            long best = -1;
+            int batch = 0, best_batch = 0;
+            double best_inter = 101.0, after;
+            for (size_t k = 0; k < n; k++) {
+                struct gpu *g = &c->gpus[k];
+                if (k == order[o] || g->n == 0 || !try_item(c, g, x, &after, &batch))
+                    continue;
+                if (after - g->total_pct < best_inter) {
+                    best_inter = after - g->total_pct;
+                    best = (long)k;
+                    best_batch = batch;
+                }
+            }
+            if (best < 0) {
+                moved = 0;
+                break;
+            }
+            {
+                struct gpu *g = &c->gpus[best];
+                size_t b;
+                for (b = 0; b < nb && bidx[b] != (size_t)best; b++)
+                    ;
+                if (b == nb) { /* first change to this GPU: keep it to undo */
+                    bidx[nb] = (size_t)best;
+                    bgpu[nb] = *g;
+                    memcpy(&bslots[nb * cap], g->s, g->n * sizeof *g->s);
+                    nb++;
+                }
+                swapped[t] = c->items[x].batch; /* to undo a batch switch */
+                commit_item(c, g, x, best_batch);
+            }
+        }
+        if (moved) {
+            src->n = 0;
+            src->total_pct = 0.0;
+        } else {
+            for (size_t t = 0; t < m; t++)
+                if (swapped[t]) /* undo the batch switches too */
+                    set_batch(c, src->s[tidx[t]].item, swapped[t]);
+            for (size_t b = 0; b < nb; b++) {
+                struct gpu *g = &c->gpus[bidx[b]];
+                memcpy(g->s, &bslots[b * cap], bgpu[b].n * sizeof *g->s);
+                g->n = bgpu[b].n;
+                g->total_pct = bgpu[b].total_pct;
+            }
+        }
+    }
+    for (size_t j = 0; j < n; j++) { /* drop the emptied GPUs, keep the order */
+        if (c->gpus[j].n == 0) {
+            free(c->gpus[j].s);
+            continue;
+        }
+        c->gpus[kept++] = c->gpus[j];
+    }
+    c->n_gpus = kept;
+out:
+    free(order);
+    free(bidx);
+    free(tidx);
+    free(bgpu);
+    free(bslots);
+    free(swapped);
     return rv;
 }
 
@@ -489,6 +681,8 @@ static int gpulets(struct ctx *c)
             }
             if (best_b > 0) {
                 it->batch = best_b;
+                it->bound_ms =
+                    slo_ig_latency_bound_ms(c->p, m, best_b, it->rate_rps, it->slo_half_ms);
                 it->r_low_pct = sizes[s];
                 it->r_new_pct = sizes[s];
                 it->transfer_ms =
@@ -566,7 +760,7 @@ static int plan_type(struct ctx *c, const struct slo_ig_workload *wl, const size
         }
     }
     switch (policy) {
-    case SLO_IG_POLICY_IGNITER: return greedy(c, 1);
+    case SLO_IG_POLICY_IGNITER: return (rv = greedy(c, 1)) ? rv : consolidate(c);
     case SLO_IG_POLICY_GPULETS: return gpulets(c);
     default: return greedy(c, 0); /* FFD, and GSLICE-like packs its tuned shares by FFD */
     }
@@ -910,6 +1104,15 @@ int slo_ig_plan(const struct slo_ig_profile *profiles, size_t n_types,
         }
     }
     rv = evaluate_plan(profiles, wl, plan, err);
+    if (rv == SLO_OK && policy == SLO_IG_POLICY_IGNITER && plan->n_violations) {
+        /* Not expected (every latency is held to its bound while planning), but
+         * an iGniter plan that the model says misses an SLO is never returned. */
+        rv = slo_ig_plan_verify(profiles, n_types, wl, n, plan, err);
+        if (rv == SLO_OK)
+            rv = slo_fail(err, SLO_ERR_INFEASIBLE, NULL,
+                          "the plan misses SLO/2 or a rate in %zu placements",
+                          plan->n_violations);
+    }
 out:
     free(type_of);
     free(best_cost);

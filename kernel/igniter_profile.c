@@ -1,7 +1,8 @@
 /*
  * igniter_profile.c - reading iGniter GPU profiles: the upstream JSON-lines
  * file (i-Gniter/Algorithm/config, read as HEAD loadprofile() does) and our
- * single-document JSON (doc/infer.md), raw or with fitted coefficients.
+ * single-document JSON (doc/infer.md), raw or with fitted coefficients; and
+ * the workload files of `slo infer --workloads`.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <float.h>
@@ -237,16 +238,33 @@ static int parse_gpu(const json_t *g, const char *src, struct slo_ig_profile *p,
     return SLO_OK;
 }
 
-/* Merge JSON-lines into one object (HEAD loadprofile()), or take the single
- * document when the text is one JSON value spread over several lines. */
+/* Our format is one JSON document: the whole text parses as one object, on
+ * one line or on many. Otherwise merge the upstream JSON-lines (HEAD
+ * loadprofile()): several lines, each an object {section: {key: value}}; a
+ * text whose first line is not JSON on its own is a malformed document. */
 static int merge_text(const char *text, const char *src, json_t **out, slo_error_t *err)
 {
-    json_t *root = json_object();
+    json_t *root;
     const char *line = text;
     int lineno = 0, rv = SLO_OK;
     json_error_t jerr;
 
     *out = NULL;
+    root = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
+    if (root) {
+        char found[96];
+        if (json_is_object(root)) {
+            *out = root;
+            return SLO_OK;
+        }
+        slo_json_describe(root, found, sizeof found);
+        json_decref(root);
+        return slo_fail(err, SLO_ERR_INVALID, src,
+                        "expected a JSON object of sections (\"hardware\", one per model) "
+                        "or JSON-lines of such objects, found %s",
+                        found);
+    }
+    root = json_object();
     if (!root)
         return slo_fail(err, SLO_ERR_NOMEM, src, "out of memory");
     while (*line) {
@@ -266,7 +284,7 @@ static int merge_text(const char *text, const char *src, json_t **out, slo_error
             obj = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
             if (!obj) {
                 if (lineno == 1 || json_object_size(root) == 0) {
-                    /* Not JSON-lines: one multi-line document. */
+                    /* Not JSON-lines: a malformed document; say where. */
                     json_decref(root);
                     rv = slo_json_parse_text(text, src, out, err);
                     return rv;
@@ -449,4 +467,110 @@ out:
     json_decref(hc);
     json_decref(root);
     return text;
+}
+
+/* ------------------------------------------------------------------ */
+/* Workload files (doc/infer.md, "--workloads FILE")                   */
+/* ------------------------------------------------------------------ */
+
+static const char *const workloads_keys[] = {"workloads", NULL};
+static const char *const workload_keys[] = {"model", "rate_rps", "slo_ms", NULL};
+
+/* obj.key (named "path.key") as a finite number > 0. */
+static int positive_number(const json_t *obj, const char *key, const char *src,
+                           const char *path, const char *what, double *out, slo_error_t *err)
+{
+    json_t *v = json_object_get(obj, key);
+    char found[96];
+
+    if (!json_is_number(v) || !(json_number_value(v) > 0.0) || !isfinite(json_number_value(v)))
+        return slo_fail(err, SLO_ERR_INVALID, src, "%s.%s: expected %s, found %s", path, key,
+                        what, v ? slo_json_describe(v, found, sizeof found) : "it missing");
+    *out = json_number_value(v);
+    return SLO_OK;
+}
+
+int slo_ig_workloads_parse(const char *text, const char *source, struct slo_ig_workload **w,
+                           size_t *n, slo_error_t *err)
+{
+    json_error_t jerr;
+    json_t *root, *arr;
+    char found[96];
+    int rv = SLO_OK;
+
+    *w = NULL;
+    *n = 0;
+    root = json_loads(text, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+    if (!root)
+        return slo_fail(err, SLO_ERR_INVALID, source, "line %d, column %d: malformed JSON: %s",
+                        jerr.line, jerr.column, jerr.text);
+    if (json_is_object(root)) {
+        if ((rv = slo_json_known_keys(root, workloads_keys, source, "", err)))
+            goto out;
+        arr = json_object_get(root, "workloads");
+    } else if (json_is_array(root)) {
+        arr = root;
+    } else {
+        rv = slo_fail(err, SLO_ERR_INVALID, source,
+                      "expected a JSON object {\"workloads\": [...]} or an array, found %s",
+                      slo_json_describe(root, found, sizeof found));
+        goto out;
+    }
+    if (!json_is_array(arr) || json_array_size(arr) == 0) {
+        rv = slo_fail(err, SLO_ERR_INVALID, source,
+                      "workloads: expected a non-empty array of {\"model\", \"rate_rps\", "
+                      "\"slo_ms\"}, found %s",
+                      arr ? slo_json_describe(arr, found, sizeof found) : "it missing");
+        goto out;
+    }
+    *w = calloc(json_array_size(arr), sizeof **w);
+    if (!*w) {
+        rv = slo_fail(err, SLO_ERR_NOMEM, source, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < json_array_size(arr); i++) {
+        json_t *o = json_array_get(arr, i);
+        struct slo_ig_workload *x = &(*w)[i];
+        char path[32];
+        snprintf(path, sizeof path, "workloads[%zu]", i);
+        if (!json_is_object(o)) {
+            rv = slo_fail(err, SLO_ERR_INVALID, source,
+                          "%s: expected an object {\"model\", \"rate_rps\", \"slo_ms\"}, "
+                          "found %s",
+                          path, slo_json_describe(o, found, sizeof found));
+            goto out;
+        }
+        if ((rv = slo_json_known_keys(o, workload_keys, source, path, err)) ||
+            (rv = slo_json_string(o, "model", 1, source, path, x->model, sizeof x->model,
+                                  err)) ||
+            (rv = positive_number(o, "rate_rps", source, path, "a rate > 0 req/s",
+                                  &x->rate_rps, err)) ||
+            (rv = positive_number(o, "slo_ms", source, path, "an SLO > 0 ms", &x->slo_ms,
+                                  err)))
+            goto out;
+    }
+    *n = json_array_size(arr);
+out:
+    json_decref(root);
+    if (rv) {
+        free(*w);
+        *w = NULL;
+        *n = 0;
+    }
+    return rv;
+}
+
+int slo_ig_workloads_load(const char *path, struct slo_ig_workload **w, size_t *n,
+                          slo_error_t *err)
+{
+    char *text;
+    int rv;
+
+    *w = NULL;
+    *n = 0;
+    if ((rv = slo_read_file(path, &text, err)))
+        return rv;
+    rv = slo_ig_workloads_parse(text, path, w, n, err);
+    free(text);
+    return rv;
 }

@@ -37,7 +37,10 @@ extern "C" {
 
 #define SLO_IG_NAME_LENGTH 64
 #define SLO_IG_MAX_CONCURRENCY 8 /* entries of hardware.power/frequency/idletime */
-#define SLO_IG_MAX_BATCH 32      /* batch sizes searched (TensorRT engines 1..32) */
+/* Largest batch: the profiles measure batches 1, 16 and 32 (TensorRT engines
+ * 1..32), so the fitted surface is only trusted up to 32. The planner never
+ * chooses more and slo_ig_predict (and `slo infer --predict`) reject more. */
+#define SLO_IG_MAX_BATCH 32
 
 /* Raw hardware measurements (upstream "hardware" section; notes 1.3). */
 struct slo_ig_hw_raw {
@@ -97,7 +100,9 @@ struct slo_ig_profile {
 };
 
 /*
- * Parse a GPU profile. Two forms are read (doc/infer.md, "Profiles"):
+ * Parse a GPU profile. Two forms are read (doc/infer.md, "Profiles"); a text
+ * that parses as one JSON object (on one line or many) is ours, any other is
+ * read as JSON-lines:
  *  - the upstream JSON-lines file (i-Gniter/Algorithm/config): one object per
  *    line, {section: {key: value}}, sections merged key by key, later lines
  *    winning; sections "hardware" and one per model;
@@ -195,8 +200,8 @@ struct slo_ig_gpu_state {
 /*
  * Predict latency and throughput of n co-located tenants on one GPU of
  * profile p (notes 1.2.1-1.2.11). out: [n] (required); gpu may be NULL.
- * Errors: SLO_ERR_INVALID for n = 0, an unknown model index, batch < 1, a
- * share outside (0, 100], or a share at which the fitted solo active time is
+ * Errors: SLO_ERR_INVALID for n = 0, an unknown model index, a batch outside
+ * [1, SLO_IG_MAX_BATCH], a share outside (0, 100], or a share at which the fitted solo active time is
  * not positive (text names the tenant). The shares are not required to sum
  * to at most 100 ("what if" questions); planners enforce that.
  */
@@ -227,6 +232,21 @@ enum slo_ig_policy {
     SLO_IG_POLICY_GSLICE = 2,  /* GSLICE-like: per-workload reactive tuning, then FFD */
     SLO_IG_POLICY_GPULETS = 3  /* gpu-lets-like: at most two partitions per GPU */
 };
+
+/*
+ * Read a workloads file (doc/infer.md, --workloads): {"workloads": [{"model":
+ * "vgg19", "rate_rps": 200, "slo_ms": 60}, ...]} or the bare array. Keys
+ * starting with '_' are comments; any other unknown key is an error (as in
+ * every input format, doc/formats.md). *w: malloc'd [*n >= 1], caller frees.
+ * Errors: SLO_ERR_INVALID naming source and the field ("workloads[2].slo_ms:
+ * expected an SLO > 0 ms, found -1"), SLO_ERR_IO and the slo_read_file checks
+ * (missing file, directory, NUL byte, over 64 MiB), SLO_ERR_NOMEM. Models are
+ * checked against the profiles by slo_ig_plan.
+ */
+int slo_ig_workloads_parse(const char *text, const char *source, struct slo_ig_workload **w,
+                           size_t *n, slo_error_t *err);
+int slo_ig_workloads_load(const char *path, struct slo_ig_workload **w, size_t *n,
+                          slo_error_t *err);
 
 /* Parse "igniter", "ffd", "gslice", "gpulets"; -1 if unknown. */
 int slo_ig_policy_from_name(const char *name);
@@ -270,18 +290,27 @@ void slo_ig_plan_free(struct slo_ig_plan *plan);
  * usd_per_h, which must be >= 0) with the given policy.
  *
  * igniter (HEAD algorithm(), notes 2.2, with the upstream defects of notes
- * 5.2 fixed): per type, T' = T/2; batch b = ceil(T' rho / (1 + d_in rho / B))
- * with rho in req/ms; r_low = u ceil((gamma/delta - k4)/u) with gamma = k1 b^2
- * + k2 b + k3, delta = T' - t_sch0 - b (d_in + d_out)/B - k5 (at least u);
- * a workload with r_low > 100 (or delta <= 0) gets dedicated GPUs at 100 % with
+ * 5.2 fixed): per type, T' = T/2; batch b0 = ceil(T' rho / (1 + d_in rho / B))
+ * with rho in req/ms, capped at SLO_IG_MAX_BATCH; each batch b <= b0 has the
+ * latency bound L(b) = min(T', t_load(b) + 1000 b / R) (the second term keeps
+ * throughput >= R; for b0 uncapped it is T' itself) and r_low(b) = u ceil((gamma/
+ * delta - k4)/u) with gamma = k1 b^2 + k2 b + k3, delta = L(b) - t_sch0 -
+ * b (d_in + d_out)/B - k5 (at least u); the workload takes b0 unless a smaller
+ * batch needs strictly less r_low (then the largest such), so a looser SLO
+ * never asks for more share (slo_ig_choose_batch). A workload with r_low > 100
+ * (or delta <= 0) gets dedicated GPUs at 100 % with
  * the largest batch b* whose solo latency < T' (capacity ceil(0.9 h(b*)), as
  * upstream) and its residual rate is planned like the others, on a dedicated
  * GPU again if it still needs more than 100 %; then stable sort by r_low
  * descending and greedy placement: try every open GPU in order, add the
- * workload at r_low, raise every tenant whose predicted latency exceeds T' by u
- * until all hold or the GPU exceeds 100 %; pick the GPU with the smallest
- * share increase (ties: lowest index) and commit all raised shares; otherwise
- * open a new GPU (also checked, shares raised if its solo latency is throttled).
+ * workload at r_low, raise every tenant whose predicted latency exceeds its
+ * L(b) by u until all hold or the GPU exceeds 100 % (if that fails, the
+ * smaller batches with the same r_low are tried, largest first: they
+ * interfere less); pick the GPU with the smallest share increase (ties:
+ * lowest index) and commit all raised shares; otherwise open a new GPU (also
+ * checked, shares raised if its solo latency is throttled). Last, shared GPUs
+ * are emptied, least loaded first, when all their tenants fit elsewhere by
+ * the same rule.
  * With several GPU types: each workload goes to the type where its solo share
  * costs least (usd_per_h r_low / 100, split workloads by their dedicated-GPU
  * count), iGniter runs per type, and the result is compared with every
@@ -294,7 +323,9 @@ void slo_ig_plan_free(struct slo_ig_plan *plan);
  * request, or against batch 1's latency alone - or whose rate would need more
  * than a million dedicated GPUs), SLO_ERR_NOMEM. On failure *plan is empty.
  * Baseline plans (ffd, gslice, gpulets) are returned even when the model
- * predicts violations; plan->n_violations counts them.
+ * predicts violations; plan->n_violations counts them. An igniter plan never
+ * has any: should the model predict one, the call fails with
+ * SLO_ERR_INFEASIBLE naming the workload rather than return it.
  */
 int slo_ig_plan(const struct slo_ig_profile *profiles, size_t n_types,
                 const struct slo_ig_workload *workloads, size_t n, int policy,
@@ -313,26 +344,36 @@ int slo_ig_plan_verify(const struct slo_ig_profile *profiles, size_t n_types,
 
 /*
  * Per-type quantities the planner uses for workload w (exposed for tests and
- * the CLI): batch, solo lower-bound share (may exceed 100; +inf when
- * delta <= 0), and gamma, delta of notes 2.2 step 3.
+ * the CLI): the chosen batch, its latency bound, the solo lower-bound share
+ * (may exceed 100; +inf when delta <= 0), and gamma, delta of notes 2.2 step 3.
  */
 struct slo_ig_bounds {
     int batch;
+    double bound_ms; /* L(b) = min(T', t_load + 1000 b / R): latency that keeps both */
     double gamma;
     double delta_ms;
     double r_low_pct;
 };
 int slo_ig_workload_bounds(const struct slo_ig_profile *p, const struct slo_ig_workload *w,
                            struct slo_ig_bounds *out, slo_error_t *err);
-/* notes 2.2 step 2: batch for rate_rps under the halved SLO slo_half_ms
- * (ceil(T' rho B / (B + d_in rho)), rho = rate/1000 req/ms), at least 1. */
+/* notes 2.2 step 2: iGniter's batch for rate_rps under the halved SLO
+ * slo_half_ms (ceil(T' rho B / (B + d_in rho)), rho = rate/1000 req/ms), in
+ * [1, SLO_IG_MAX_BATCH]. */
 int slo_ig_batch_for(const struct slo_ig_profile *p, const struct slo_ig_model *m,
                      double rate_rps, double slo_half_ms);
-/* notes 2.2 step 3 at a given batch: gamma, delta and r_low (rounded up to
- * the unit, at least one unit; +inf when delta <= 0 or gamma <= 0 with
- * delta <= 0). */
+/* Latency bound of batch b at rate_rps: min(slo_half_ms, t_load + 1000 b /
+ * rate_rps); a latency within it meets T' and gives throughput >= the rate. */
+double slo_ig_latency_bound_ms(const struct slo_ig_profile *p, const struct slo_ig_model *m,
+                               int batch, double rate_rps, double slo_half_ms);
+/* notes 2.2 step 3 at a given batch and latency bound: gamma, delta and r_low
+ * (rounded up to the unit, at least one unit; +inf when delta <= 0). */
 void slo_ig_bounds_for(const struct slo_ig_profile *p, const struct slo_ig_model *m,
-                       int batch, double slo_half_ms, struct slo_ig_bounds *out);
+                       int batch, double bound_ms, struct slo_ig_bounds *out);
+/* The planner's batch: slo_ig_batch_for's b0 unless a smaller batch needs
+ * strictly less r_low at its own bound (then the largest such); the bounds of
+ * the chosen batch into out. r_low never grows when slo_half_ms does. */
+void slo_ig_choose_batch(const struct slo_ig_profile *p, const struct slo_ig_model *m,
+                         double rate_rps, double slo_half_ms, struct slo_ig_bounds *out);
 
 /* ------------------------------------------------------------------ */
 /* Accuracy against measured co-locations                              */

@@ -855,6 +855,239 @@ static void test_embedded_profile(void **state)
     slo_ig_profile_free(&p);
 }
 
+
+/* Random requests for the SLO properties below (the models' tightest SLOs
+ * that every GPU can serve, plus up to 200 ms; rates 20..1519 req/s). */
+static size_t random_request(uint64_t *s, struct slo_ig_workload *w, size_t n_max)
+{
+    static const char *const names[4] = {"alexnet", "resnet50", "vgg19", "ssd"};
+    static const double min_slo[4] = {8, 20, 30, 30};
+    size_t n;
+    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+    n = 1 + (size_t)((*s >> 33) % n_max);
+    for (size_t i = 0; i < n; i++) {
+        *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+        int m = (int)((*s >> 33) % 4);
+        snprintf(w[i].model, sizeof w[i].model, "%s", names[m]);
+        w[i].slo_ms = min_slo[m] + (double)((*s >> 20) % 200);
+        w[i].rate_rps = 20.0 + (double)((*s >> 40) % 1500);
+    }
+    return n;
+}
+
+static void plan_checked(const struct slo_ig_profile *p, const struct slo_ig_workload *w,
+                         size_t n, struct slo_ig_plan *plan)
+{
+    slo_error_t err;
+    if (slo_ig_plan(p, 1, w, n, SLO_IG_POLICY_IGNITER, plan, &err))
+        fail_msg("plan: %s", err.text);
+    verify_or_fail(p, w, n, plan);
+    assert_int_equal(plan->n_violations, 0);
+    for (size_t k = 0; k < plan->n_placements; k++)
+        assert_true(plan->placements[k].batch >= 1 &&
+                    plan->placements[k].batch <= SLO_IG_MAX_BATCH);
+}
+
+/*
+ * Loose SLOs. Reported: alexnet at 500 req/s got batch 243 / 2427 / 24270 at
+ * SLO 1 s / 10 s / 100 s, 7.5 % share at 100 ms but 55 % at 100 s and a
+ * dedicated GPU at 1000 s, and at 1e5 s batch 1000000 with throughput 20 req/s
+ * (a violation in an igniter plan). Now: batches within [1, 32], the solo
+ * share never grows as the SLO loosens, every plan verified with no violation,
+ * and 8 x alexnet:500 stays on one GPU from 100 ms to 1e8 ms.
+ */
+static void test_loose_slo(void **state)
+{
+    struct fixture *fx = *state;
+    static const char *const names[4] = {"alexnet", "resnet50", "vgg19", "ssd"};
+    static const double rates[3] = {50, 500, 1500};
+    static const double slos[] = {40, 60, 100, 130, 200, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e12};
+    struct slo_ig_workload eight[8];
+    struct slo_ig_plan plan;
+
+    for (size_t m = 0; m < 4; m++)
+        for (size_t r = 0; r < 3; r++) {
+            double last_share = INFINITY, last_cost = INFINITY;
+            for (size_t k = 0; k < sizeof slos / sizeof slos[0]; k++) {
+                struct slo_ig_workload w = {"", rates[r], slos[k]};
+                struct slo_ig_bounds b;
+                snprintf(w.model, sizeof w.model, "%s", names[m]);
+                assert_int_equal(slo_ig_workload_bounds(&fx->fitted, &w, &b, NULL), SLO_OK);
+                assert_true(b.batch >= 1 && b.batch <= SLO_IG_MAX_BATCH);
+                assert_true(b.bound_ms <= slos[k] / 2.0);
+                if (b.r_low_pct > last_share)
+                    fail_msg("%s at %g req/s: r_low %g %% at SLO %g ms, %g %% at a tighter SLO",
+                             w.model, w.rate_rps, b.r_low_pct, w.slo_ms, last_share);
+                last_share = b.r_low_pct;
+                plan_checked(&fx->fitted, &w, 1, &plan);
+                if (plan.cost_usd_per_h > last_cost + 1e-9)
+                    fail_msg("%s at %g req/s: %g USD/h at SLO %g ms, %g at a tighter SLO",
+                             w.model, w.rate_rps, plan.cost_usd_per_h, w.slo_ms, last_cost);
+                last_cost = plan.cost_usd_per_h;
+                slo_ig_plan_free(&plan);
+            }
+        }
+    for (size_t k = 2; k < sizeof slos / sizeof slos[0]; k++) {
+        for (size_t i = 0; i < 8; i++)
+            eight[i] = (struct slo_ig_workload){"alexnet", 500, slos[k]};
+        plan_checked(&fx->fitted, eight, 8, &plan);
+        assert_int_equal(plan.n_gpus, 1);
+        slo_ig_plan_free(&plan);
+    }
+    /* the batch cap holds for the model as well: --predict's range */
+    {
+        struct slo_ig_tenant t = {0, SLO_IG_MAX_BATCH + 1, 50};
+        struct slo_ig_prediction o;
+        slo_error_t err;
+        assert_int_equal(slo_ig_predict(&fx->fitted, &t, 1, &o, NULL, &err), SLO_ERR_INVALID);
+        assert_non_null(strstr(err.text, "expected a batch in [1, 32]"));
+        t.batch = SLO_IG_MAX_BATCH;
+        assert_int_equal(slo_ig_predict(&fx->fitted, &t, 1, &o, NULL, NULL), SLO_OK);
+    }
+}
+
+/*
+ * Property: relaxing every SLO of a request (each multiplied by 1 to 4, a
+ * quarter of them left as they were, and every one by 1000 in a second
+ * round) must not make the igniter plan costlier. Per workload this holds by
+ * construction (slo_ig_choose_batch: the share never grows; test_loose_slo
+ * checks it strictly). For the plan it rests on the greedy packing, a
+ * heuristic that is not monotone: a relaxation may rarely take one GPU more
+ * (a bin-packing anomaly; doc/infer.md, Limitations). So this test asserts
+ * what the planner guarantees and measures the rest: never more than one
+ * GPU more, and such anomalies in at most 1% of the 600 relaxations (15000
+ * random requests over 5 seeds gave 8, about 0.05%; before the batch cap
+ * 214 of these 600 did). The seed is the first one tried, not one chosen
+ * to pass.
+ */
+static void test_relaxed_slo_rarely_costs_more(void **state)
+{
+    struct fixture *fx = *state;
+    uint64_t s = 2026;
+    size_t trials = 0, gpus = 0, gpus_relaxed = 0, relaxations = 0, anomalies = 0;
+
+    for (int trial = 0; trial < 300; trial++) {
+        struct slo_ig_workload w[12], loose[12];
+        struct slo_ig_plan plan, relaxed;
+        size_t n = random_request(&s, w, 12);
+        plan_checked(&fx->fitted, w, n, &plan);
+        for (int round = 0; round < 2; round++) {
+            for (size_t i = 0; i < n; i++) {
+                s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+                loose[i] = w[i];
+                if (round == 1)
+                    loose[i].slo_ms *= 1000.0;
+                else if ((s >> 30) % 4)
+                    loose[i].slo_ms *= 1.0 + (double)((s >> 40) % 301) / 100.0;
+            }
+            plan_checked(&fx->fitted, loose, n, &relaxed);
+            relaxations++;
+            if (relaxed.n_gpus > plan.n_gpus + 1)
+                fail_msg("trial %d round %d: %zu workloads: %zu GPUs with the SLOs relaxed, "
+                         "%zu before (more than one GPU more)",
+                         trial, round, n, relaxed.n_gpus, plan.n_gpus);
+            if (relaxed.n_gpus > plan.n_gpus ||
+                relaxed.cost_usd_per_h > plan.cost_usd_per_h + 1e-9)
+                anomalies++;
+            gpus_relaxed += relaxed.n_gpus;
+            slo_ig_plan_free(&relaxed);
+        }
+        trials++;
+        gpus += 2 * plan.n_gpus;
+        slo_ig_plan_free(&plan);
+    }
+    print_message("relaxed SLOs: %zu random requests, %zu GPUs as given, %zu relaxed (x1-4, "
+                  "x1000); %zu of %zu relaxations cost more (one GPU)\n",
+                  trials, gpus / 2, gpus_relaxed, anomalies, relaxations);
+    assert_true(anomalies * 100 <= relaxations);
+}
+
+/* Our JSON on one line (json.dump of etc/slo/gpus/v100.json) is our format,
+ * not a one-line JSON-lines file; a JSON value that is not an object is an
+ * error naming both forms. */
+static void test_one_line_profile(void **state)
+{
+    struct fixture *fx = *state;
+    const char *text = slo_embedded_gpu_profile("v100");
+    char *one = malloc(strlen(text) + 1);
+    struct slo_ig_profile p;
+    slo_error_t err;
+    size_t k = 0;
+
+    assert_non_null(one);
+    for (const char *c = text; *c; c++)
+        if (*c != '\n')
+            one[k++] = *c;
+    one[k] = '\0';
+    assert_null(strchr(one, '\n'));
+    if (slo_ig_profile_parse(one, "v.json", &p, &err))
+        fail_msg("%s: %s", err.source, err.text);
+    assert_string_equal(p.gpu_model, "V100");
+    assert_int_equal(p.n_models, fx->fitted.n_models);
+    for (size_t i = 0; i < p.n_models; i++)
+        for (int j = 0; j < 5; j++)
+            assert_true(p.models[i].k[j] == fx->fitted.models[i].k[j]);
+    slo_ig_profile_free(&p);
+    free(one);
+    expect_profile_error("[1, 2]\n", "expected a JSON object of sections");
+}
+
+/* --workloads files: slo_ig_workloads_parse / _load. */
+static void test_workloads_file(void **state)
+{
+    struct slo_ig_workload *w;
+    size_t n;
+    slo_error_t err;
+    static const struct {
+        const char *text, *needle;
+    } bad[] = {
+        {"{\"workloads\": [{\"model\": \"vgg19\", \"rate_rps\": 200, \"slo_ms\": 60, \"foo\": 1}]}",
+         "workloads[0]: \"foo\": unknown field; expected one of: model, rate_rps, slo_ms"},
+        {"{\"workloads\": [{\"model\": \"vgg19\", \"rate_rps\": 200, \"slo_ms\": 60}], \"x\": 1}",
+         "\"x\": unknown field; expected one of: workloads"},
+        {"{\"workloads\": [{\"model\": \"vgg19\", \"rate_rps\": 0, \"slo_ms\": 60}]}",
+         "workloads[0].rate_rps: expected a rate > 0 req/s, found 0"},
+        {"{\"workloads\": [{\"model\": \"vgg19\", \"rate_rps\": 1, \"slo_ms\": \"60\"}]}",
+         "workloads[0].slo_ms: expected an SLO > 0 ms, found the string \"60\""},
+        {"{\"workloads\": [{\"rate_rps\": 1, \"slo_ms\": 60}]}",
+         "workloads[0].model: expected a non-empty string"},
+        {"{\"workloads\": []}", "workloads: expected a non-empty array"},
+        {"{\"workloads\": [1]}", "workloads[0]: expected an object"},
+        {"{\"workloads\": [}", "line 1, column 16: malformed JSON"},
+        {"42", "expected a JSON object {\"workloads\": [...]} or an array, found 42"},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(slo_ig_workloads_parse(bad[i].text, "wk.json", &w, &n, &err),
+                         SLO_ERR_INVALID);
+        assert_null(w);
+        assert_int_equal(n, 0);
+        assert_string_equal(err.source, "wk.json");
+        if (!strstr(err.text, bad[i].needle))
+            fail_msg("expected \"%s\" in \"%s\"", bad[i].needle, err.text);
+    }
+    assert_int_equal(slo_ig_workloads_parse(
+                         "{\"_about\": \"x\", \"workloads\": [{\"model\": \"ssd\", \"rate_rps\": "
+                         "150, \"slo_ms\": 25, \"_note\": 1}, {\"model\": \"vgg19\", "
+                         "\"rate_rps\": 200.5, \"slo_ms\": 40}]}",
+                         "wk.json", &w, &n, &err),
+                     SLO_OK);
+    assert_int_equal(n, 2);
+    assert_string_equal(w[1].model, "vgg19");
+    assert_true(w[1].rate_rps == 200.5 && w[1].slo_ms == 40.0);
+    free(w);
+    assert_int_equal(slo_ig_workloads_parse("[{\"model\": \"ssd\", \"rate_rps\": 1, \"slo_ms\": 2}]",
+                                            "wk.json", &w, &n, &err),
+                     SLO_OK);
+    assert_int_equal(n, 1);
+    free(w);
+    assert_int_equal(slo_ig_workloads_load("/nonexistent/wk.json", &w, &n, &err), SLO_ERR_IO);
+    assert_non_null(strstr(err.text, "cannot open"));
+    assert_int_not_equal(slo_ig_workloads_load("/", &w, &n, &err), SLO_OK);
+    assert_null(w);
+}
+
 int main(void)
 {
     const char *dir = getenv("SLO_REFERENCE_DATA");
@@ -878,6 +1111,10 @@ int main(void)
         cmocka_unit_test(test_coefficients_roundtrip),
         cmocka_unit_test(test_embedded_profile),
         cmocka_unit_test(test_gpu_types_with_prices),
+        cmocka_unit_test(test_loose_slo),
+        cmocka_unit_test(test_relaxed_slo_rarely_costs_more),
+        cmocka_unit_test(test_one_line_profile),
+        cmocka_unit_test(test_workloads_file),
     };
 
     if (!dir || !*dir || strcmp(dir, "no") == 0) {
