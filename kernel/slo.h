@@ -363,7 +363,8 @@ int slo_plan_window(const struct slo_train_setup *s, const struct slo_train_requ
  * minimum price-per-iteration ratio (Dinkelbach). Ties keep the first plan
  * found; a plan that costs nothing ends the search. When the search visits
  * req->node_limit nodes it stops and returns its best plan with
- * plan->proven = 0. Returns as slo_plan_window.
+ * plan->proven = 0 (with none, SLO_ERR_INFEASIBLE says that no plan was
+ * found, not that none exists). Returns as slo_plan_window.
  */
 int slo_plan_exact(const struct slo_train_setup *s, const struct slo_train_request *req,
                    struct slo_train_plan *plan, slo_error_t *err);

@@ -790,6 +790,17 @@ int slo_plan_exact(const struct slo_train_setup *s, const struct slo_train_reque
     plan->evaluations += seed_evals;
     if (rv)
         return rv;
+    if (!plan->feasible && !plan->proven) {
+        /* Not found is not proven absent: say which. */
+        char budget[64] = "";
+        if (req->budget_usd > 0)
+            snprintf(budget, sizeof budget, " at a cost of at most %.10g USD", req->budget_usd);
+        return slo_fail(err, SLO_ERR_INFEASIBLE, NULL,
+                        "no plan found that meets the SLO: loss %.10g within %.6g s%s (the "
+                        "exact search stopped after %ld nodes without proving that none "
+                        "exists)",
+                        req->target_loss, req->deadline_s, budget, plan->evaluations);
+    }
     return plan->feasible ? SLO_OK : infeasible(req, err);
 }
 
