@@ -5,6 +5,7 @@
  * (libslo's slo_comm.h; doc/comm.md).
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
@@ -38,8 +39,9 @@ static void usage(FILE *f)
             "                   shared/data/prophet/resnet50_v2_mxnet_prophet_gradients.csv)\n"
             "  --forward-ms MS  total forward time for a gradient ready-time file, ms\n"
             "                   (default: 182.5/260.9 x backward, PipeDream ResNet-50's ratio)\n"
-            "  --bandwidth BW   per-worker link bandwidth: 10Gbit, 10Gb/s, 1.25GB/s, 1250MB/s\n"
-            "  --latency L      per-step latency alpha: 20us (default), 0.05ms, 0s\n"
+            "  --bandwidth BW   per-worker link bandwidth: 10Gbit, 10Gb/s, 10Gbps, 1.25GB/s,\n"
+            "                   1250MB/s (bytes need /s), 8bit/s..800Tbit/s\n"
+            "  --latency L      per-step latency alpha: 20us (default), 0.05ms, 0s; <= 1s\n"
             "  --workers N      data-parallel workers, >= 2 (default 8)\n"
             "  --collective C   ring (allreduce, default) or ps (push + pull)\n"
             "  --in-flight N    collectives in flight at once: 1 (default, serialized)\n"
@@ -49,7 +51,9 @@ static void usage(FILE *f)
             "  --json           one JSON object on stdout (schema: doc/comm.md)\n"
             "  --trace FILE     write a Chrome trace-event JSON (Perfetto, chrome://tracing):\n"
             "                   one process per policy, compute and link on separate tracks\n"
-            "Exit status: 0 success, 2 bad input, 1 internal error.\n");
+            "Values contain no spaces; an option given twice must have the same value.\n"
+            "Limits (doc/comm.md): 1e11 gradient bytes, 100000 layers, 1e8 ms of times.\n"
+            "Exit status: 0 success, 2 bad input, 1 internal error or a failed write.\n");
 }
 
 struct options {
@@ -59,6 +63,7 @@ struct options {
     int have_bandwidth;
     int policy; /* -1 = all */
     int json;
+    struct cli_seen seen; /* options given so far (cli_repeated_option) */
 };
 
 static int parse_int(const char *opt, const char *text, long min, long max, const char *what,
@@ -68,8 +73,10 @@ static int parse_int(const char *opt, const char *text, long min, long max, cons
     long v;
     errno = 0;
     v = strtol(text, &end, 10);
-    if (!*text || *end || errno || v < min || v > max) {
-        cli_usage_error(CMD, "%s: expected %s, found \"%s\"", opt, what, text);
+    /* no spaces, as for every number: strtol would skip leading ones */
+    if (!*text || isspace((unsigned char)*text) || *end || errno || v < min || v > max) {
+        cli_usage_error(CMD, "%s: expected %s, found \"%s\" (the range is %ld..%ld)", opt,
+                        what, text, min, max);
         return -1;
     }
     *out = (int)v;
@@ -107,6 +114,10 @@ static int parse_options(int argc, char **argv, struct options *o)
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+        /* an option given twice must have the same value (doc/cli.md);
+         * that includes --policy: "--policy all --policy fifo" is an error */
+        if (cli_repeated_option(CMD, longopts, O_MODEL, c, optarg, &o->seen))
+            return -1;
         switch (c) {
         case O_MODEL: o->model = optarg; break;
         case O_BANDWIDTH:
@@ -123,7 +134,8 @@ static int parse_options(int argc, char **argv, struct options *o)
             }
             break;
         case O_WORKERS:
-            if (parse_int("--workers", optarg, 2, 1000000, "an integer >= 2", &o->link.workers))
+            if (parse_int("--workers", optarg, 2, SLO_COMM_MAX_WORKERS, "an integer >= 2",
+                          &o->link.workers))
                 return -1;
             break;
         case O_COLLECTIVE:
@@ -137,7 +149,7 @@ static int parse_options(int argc, char **argv, struct options *o)
             }
             break;
         case O_INFLIGHT:
-            if (parse_int("--in-flight", optarg, 0, 1000000,
+            if (parse_int("--in-flight", optarg, 0, SLO_COMM_MAX_IN_FLIGHT,
                           "an integer >= 0 (0 = unlimited)", &o->link.max_in_flight))
                 return -1;
             break;
@@ -161,9 +173,16 @@ static int parse_options(int argc, char **argv, struct options *o)
             double v;
             errno = 0;
             v = strtod(optarg, &end);
-            if (!*optarg || *end || errno || !isfinite(v) || v < 0) {
+            if (!*optarg || isspace((unsigned char)*optarg) || *end || errno || !isfinite(v) ||
+                v < 0) {
                 cli_usage_error(CMD, "--forward-ms: expected a number of milliseconds >= 0, "
-                                     "found \"%s\"", optarg);
+                                     "found \"%s\" (the range is 0..%g)",
+                                optarg, SLO_COMM_MAX_TIME_S * 1e3);
+                return -1;
+            }
+            if (v > SLO_COMM_MAX_TIME_S * 1e3) {
+                cli_usage_error(CMD, "--forward-ms: expected at most %g ms, found \"%s\"",
+                                SLO_COMM_MAX_TIME_S * 1e3, optarg);
                 return -1;
             }
             o->forward_s = v / 1e3;
@@ -199,7 +218,8 @@ static int load_model(const char *arg, double forward_s, struct slo_comm_model *
                       slo_error_t *err)
 {
     size_t n = strlen(arg);
-    if (strchr(arg, '/') || (n > 4 && strcmp(arg + n - 4, ".csv") == 0)) {
+    /* a file: as everywhere in the CLI (cli_is_path), or any NAME.csv */
+    if (cli_is_path(arg) || (n > 4 && strcmp(arg + n - 4, ".csv") == 0)) {
         int rc = slo_comm_model_load(arg, forward_s, m, err);
         if (rc == SLO_ERR_INVALID && forward_s >= 0 && strstr(err->text, "forward time was given"))
             snprintf(err->text, sizeof err->text,
@@ -345,11 +365,15 @@ static int write_trace(FILE *out, const char *path, const struct slo_comm_model 
         fprintf(stderr, "slo %s: out of memory building the trace\n", CMD);
         return SLO_EXIT_INTERNAL;
     }
+    /* a file that was opened but cannot be written (a full disk) is an
+     * output failure: exit 1, as for stdout (doc/cli.md) */
     errno = 0;
-    if (json_dumpf(root, out, JSON_COMPACT | JSON_REAL_PRECISION(10)) || fflush(out)) {
+    if (json_dumpf(root, out, JSON_COMPACT | JSON_REAL_PRECISION(10)) || fflush(out) ||
+        ferror(out)) {
         json_decref(root);
-        return cli_usage_error(CMD, "--trace: cannot write \"%s\": %s", path,
-                               errno ? strerror(errno) : "write error");
+        fprintf(stderr, "slo %s: --trace: cannot write \"%s\": %s\n", CMD, path,
+                errno ? strerror(errno) : "write error");
+        return SLO_EXIT_INTERNAL;
     }
     json_decref(root);
     return SLO_EXIT_OK;
@@ -483,18 +507,29 @@ int slo_cmd_comm(int argc, char **argv)
         if (o.policy < 0 || p == o.policy)
             which[n++] = p;
     }
+    /* the trace first, closed and checked: nothing is on stdout when it
+     * fails */
+    if (trace) {
+        status = write_trace(trace, o.trace, &m, res, which, n);
+        errno = 0;
+        if (fclose(trace) && status == SLO_EXIT_OK) {
+            fprintf(stderr, "slo %s: --trace: cannot write \"%s\": %s\n", CMD, o.trace,
+                    errno ? strerror(errno) : "write error");
+            status = SLO_EXIT_INTERNAL;
+        }
+        trace = NULL;
+        if (status != SLO_EXIT_OK)
+            goto out;
+    }
     if (o.json)
         status = print_json(&o, &m, grads, total, lb, seq, comp, res, which, n,
                             res[SLO_COMM_FIFO].iteration_s);
     else
         print_table(&o, &m, grads, total, lb, seq, comp, res, which, n,
                     res[SLO_COMM_FIFO].iteration_s);
-    if (status == SLO_EXIT_OK && trace)
-        status = write_trace(trace, o.trace, &m, res, which, n);
 out:
-    if (trace && fclose(trace) && status == SLO_EXIT_OK)
-        status = cli_usage_error(CMD, "--trace: cannot write \"%s\": %s", o.trace,
-                                 strerror(errno));
+    if (trace)
+        fclose(trace); /* only on an earlier failure: the status is set */
     for (int p = 0; p < SLO_COMM_N_POLICIES; p++)
         slo_comm_result_free(&res[p]);
     slo_comm_model_free(&m);

@@ -162,6 +162,97 @@ static int number_field(const char *text, double *out)
     return 0;
 }
 
+/* A UTF-8 byte order mark at the start of the text (spreadsheet exports). */
+static const char *skip_bom(const char *text)
+{
+    if ((unsigned char)text[0] == 0xEF && (unsigned char)text[1] == 0xBB &&
+        (unsigned char)text[2] == 0xBF)
+        return text + 3;
+    return text;
+}
+
+/* Header names are compared without surrounding spaces and tabs
+ * ("forward_ms, backward_ms, param_bytes" is the three columns). */
+static void trim_fields(struct record *r)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        char *f = r->buf + r->start[i];
+        size_t len, lead = strspn(f, " \t");
+        r->start[i] += lead;
+        f += lead;
+        len = strlen(f);
+        while (len > 0 && (f[len - 1] == ' ' || f[len - 1] == '\t'))
+            f[--len] = '\0';
+    }
+}
+
+/* "a, b, c" of a header's columns, truncated to fit buf. */
+static void list_columns(const struct record *r, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < r->n && used + 1 < len; i++) {
+        int k = snprintf(buf + used, len - used, "%s%s", i ? ", " : "", rec_get(r, i));
+        if (k < 0 || (size_t)k >= len - used) {
+            if (len > 4)
+                memcpy(buf + len - 4, "...", 4);
+            return;
+        }
+        used += (size_t)k;
+    }
+}
+
+/* Column `name` found at index i: set *col, or fail (a column given
+ * twice). Returns 0 or the error code. */
+static int set_column(long *col, size_t i, const char *name, const char *where,
+                      slo_error_t *err)
+{
+    if (*col >= 0)
+        return slo_fail(err, SLO_ERR_INVALID, where,
+                        "header: expected each column once, found %s twice (columns %ld "
+                        "and %zu)",
+                        name, *col + 1, i + 1);
+    *col = (long)i;
+    return 0;
+}
+
+/* A byte count: an integer >= 0, at most SLO_COMM_MAX_LAYER_BYTES.
+ * Returns 0, or fills err for column `col` (where = "SOURCE:LINE"). */
+static int bytes_field(const char *text, const char *col, const char *where, double *out,
+                       slo_error_t *err)
+{
+    double v;
+    if (number_field(text, &v) || v < 0)
+        return slo_fail(err, SLO_ERR_INVALID, where,
+                        "column %s: expected a number >= 0, found \"%.40s\"", col, text);
+    if (v > SLO_COMM_MAX_LAYER_BYTES)
+        return slo_fail(err, SLO_ERR_INVALID, where,
+                        "column %s: expected at most %g bytes per layer, found \"%.40s\"", col,
+                        SLO_COMM_MAX_LAYER_BYTES, text);
+    if (v != floor(v))
+        return slo_fail(err, SLO_ERR_INVALID, where,
+                        "column %s: expected a whole number of bytes, found \"%.40s\"", col,
+                        text);
+    *out = v;
+    return 0;
+}
+
+/* A time in ms: a number >= 0, at most SLO_COMM_MAX_TIME_S. */
+static int ms_field(const char *text, const char *col, const char *where, double *out,
+                    slo_error_t *err)
+{
+    double v;
+    if (number_field(text, &v) || v < 0)
+        return slo_fail(err, SLO_ERR_INVALID, where,
+                        "column %s: expected a number >= 0, found \"%.40s\"", col, text);
+    if (v > SLO_COMM_MAX_TIME_S * 1e3)
+        return slo_fail(err, SLO_ERR_INVALID, where,
+                        "column %s: expected at most %g ms, found \"%.40s\"", col,
+                        SLO_COMM_MAX_TIME_S * 1e3, text);
+    *out = v;
+    return 0;
+}
+
 static int parse_layers(const char *text, const char *source, const char *name,
                         double forward_s, struct slo_comm_model *model, slo_error_t *err)
 {
@@ -169,7 +260,10 @@ static int parse_layers(const char *text, const char *source, const char *name,
     const char *p = text;
     size_t line = 1, n_cols, cap = 0, n = 0;
     long col_f = -1, col_b = -1, col_s = -1, col_type = -1, col_topo = -1, col_r = -1;
+    long col_p = -1, col_g = -1;
     int col_gi = 0;
+    double sum_f = 0, sum_b = 0, sum_bytes = 0;
+    char colnames[220];
     size_t *lines = NULL; /* source line of each layer (ready_ms checks) */
     double last_topo = -INFINITY;
     char where[SLO_ERROR_SOURCE_LENGTH];
@@ -180,6 +274,7 @@ static int parse_layers(const char *text, const char *source, const char *name,
     memset(model, 0, sizeof *model);
     if (!source)
         source = "csv";
+    p = skip_bom(text);
     /* header: skip leading blank lines */
     do {
         if (!*p) {
@@ -201,25 +296,30 @@ static int parse_layers(const char *text, const char *source, const char *name,
         }
     } while (blank_record(&rec));
     n_cols = rec.n;
+    trim_fields(&rec);
+    snprintf(where, sizeof where, "%s:%zu", source, line - 1);
     for (size_t i = 0; i < rec.n; i++) {
         const char *h = rec_get(&rec, i);
-        if (!strcmp(h, "forward_ms"))
-            col_f = (long)i;
-        else if (!strcmp(h, "backward_ms"))
-            col_b = (long)i;
-        else if (!strcmp(h, "ready_ms"))
-            col_r = (long)i;
-        else if (!strcmp(h, "param_bytes") || (!strcmp(h, "grad_bytes") && col_s < 0)) {
-            col_s = (long)i;
-            size_name = h[0] == 'p' ? "param_bytes" : "grad_bytes";
-        }
-        else if (!strcmp(h, "layer_type"))
-            col_type = (long)i;
-        else if (!strcmp(h, "topo_index"))
-            col_topo = (long)i;
-        else if (!strcmp(h, "grad_index"))
+        long *col = !strcmp(h, "forward_ms")    ? &col_f
+                    : !strcmp(h, "backward_ms") ? &col_b
+                    : !strcmp(h, "ready_ms")    ? &col_r
+                    : !strcmp(h, "param_bytes") ? &col_p
+                    : !strcmp(h, "grad_bytes")  ? &col_g
+                    : !strcmp(h, "layer_type")  ? &col_type
+                    : !strcmp(h, "topo_index")  ? &col_topo
+                                                : NULL;
+        if (!strcmp(h, "grad_index"))
             col_gi = 1;
+        if (col && (rc = set_column(col, i, h, where, err)))
+            goto out;
     }
+    if (col_p >= 0 && col_g >= 0 && col_f >= 0) {
+        rc = slo_fail(err, SLO_ERR_INVALID, where,
+                      "header: expected one of param_bytes or grad_bytes, found both");
+        goto out;
+    }
+    col_s = col_p >= 0 ? col_p : col_g;
+    size_name = col_p >= 0 ? "param_bytes" : "grad_bytes";
     if (col_f < 0 && col_gi) {
         /* a gradient ready-time file (resnet50_v2_mxnet_prophet_gradients.csv) */
         free(rec.buf);
@@ -247,9 +347,10 @@ static int parse_layers(const char *text, const char *source, const char *name,
         }
         if (missing) {
             snprintf(where, sizeof where, "%s:%zu", source, line - 1);
+            list_columns(&rec, colnames, sizeof colnames);
             rc = slo_fail(err, SLO_ERR_INVALID, where,
-                          "header: expected a column %s, found columns \"%.200s%s\"", missing,
-                          rec_get(&rec, 0), rec.n > 1 ? ", ..." : "");
+                          "header: expected a column %s, found columns \"%s\"", missing,
+                          colnames);
             goto out;
         }
     }
@@ -294,12 +395,35 @@ static int parse_layers(const char *text, const char *source, const char *name,
         }
         for (int k = 0; k < 3; k++) {
             const char *f = rec_get(&rec, (size_t)cols[k]);
-            if (number_field(f, &v[k]) || v[k] < 0) {
-                rc = slo_fail(err, SLO_ERR_INVALID, where,
-                              "column %s: expected a number >= 0, found \"%.40s\"",
-                              names[k], f);
+            if ((rc = k == 2 ? bytes_field(f, names[k], where, &v[k], err)
+                             : ms_field(f, names[k], where, &v[k], err)))
                 goto out;
-            }
+        }
+        if (n == SLO_COMM_MAX_LAYERS) {
+            rc = slo_fail(err, SLO_ERR_INVALID, where,
+                          "expected at most %d layer rows, found more", SLO_COMM_MAX_LAYERS);
+            goto out;
+        }
+        /* totals: F and Bw (ready_ms is a total itself), all bytes */
+        sum_f += v[0];
+        if (col_b >= 0)
+            sum_b += v[1];
+        sum_bytes += v[2];
+        if (sum_f > SLO_COMM_MAX_TIME_S * 1e3 || sum_b > SLO_COMM_MAX_TIME_S * 1e3) {
+            int fw = sum_f > SLO_COMM_MAX_TIME_S * 1e3;
+            rc = slo_fail(err, SLO_ERR_INVALID, where,
+                          "column %s: expected a total of at most %g ms over the rows, found "
+                          "%g ms up to this row",
+                          fw ? "forward_ms" : "backward_ms", SLO_COMM_MAX_TIME_S * 1e3,
+                          fw ? sum_f : sum_b);
+            goto out;
+        }
+        if (sum_bytes > SLO_COMM_MAX_TOTAL_BYTES) {
+            rc = slo_fail(err, SLO_ERR_INVALID, where,
+                          "column %s: expected a total of at most %g bytes over the rows, "
+                          "found %.17g bytes up to this row",
+                          size_name, SLO_COMM_MAX_TOTAL_BYTES, sum_bytes);
+            goto out;
         }
         if (n == cap) {
             size_t ncap = cap ? 2 * cap : 64;
@@ -441,15 +565,16 @@ int slo_comm_model_parse_gradients(const char *text, const char *source, const c
     int rc = SLO_OK, any_bytes = 0, q;
     struct grad_row *rows = NULL;
     struct slo_comm_layer *layers = NULL;
-    double *arrive = NULL, bw = 0, F;
+    double *arrive = NULL, bw = 0, F, sum_bytes = 0;
 
     memset(model, 0, sizeof *model);
     if (!source)
         source = "csv";
-    if (isnan(forward_s) || isinf(forward_s))
+    if (isnan(forward_s) || isinf(forward_s) || forward_s > SLO_COMM_MAX_TIME_S)
         return slo_fail(err, SLO_ERR_INVALID, "forward",
-                        "expected a forward time >= 0 s (or < 0 for the default), found %g",
-                        forward_s);
+                        "expected a forward time in 0..%g s (or < 0 for the default), found %g",
+                        SLO_COMM_MAX_TIME_S, forward_s);
+    p = skip_bom(text);
     do {
         if (!*p) {
             rc = slo_fail(err, SLO_ERR_INVALID, source,
@@ -473,24 +598,40 @@ int slo_comm_model_parse_gradients(const char *text, const char *source, const c
     header_line = line - 1;
     snprintf(where, sizeof where, "%s:%zu", source, header_line);
     n_cols = rec.n;
+    trim_fields(&rec);
     for (size_t i = 0; i < rec.n; i++) {
         const char *h = rec_get(&rec, i);
-        if (!strcmp(h, "grad_index"))
-            col_gi = (long)i;
-        else if (col_s < 0 && (!strcmp(h, "bytes_fp32") || !strcmp(h, "grad_bytes") ||
-                               !strcmp(h, "param_bytes"))) {
-            col_s = (long)i;
-            size_name = h[0] == 'b' ? "bytes_fp32" : h[0] == 'g' ? "grad_bytes" : "param_bytes";
-        } else if (!strcmp(h, "ready_ms"))
-            col_r = (long)i;
-        else if (!strcmp(h, "prophet_step"))
-            col_k = (long)i;
-        else if (col_iv < 0 && (!strcmp(h, "step_interval_ms_bs64") ||
-                                !strcmp(h, "step_interval_ms"))) {
-            col_iv = (long)i;
-            iv_name = strcmp(h, "step_interval_ms") ? "step_interval_ms_bs64" : "step_interval_ms";
-        } else if (col_name < 0 && (!strcmp(h, "mxnet_arg_name") || !strcmp(h, "name")))
-            col_name = (long)i;
+        /* alternatives of one column: the second is an error, as a repeat */
+        static const char *const groups[][4] = {
+            {"grad_index", NULL},
+            {"bytes_fp32", "grad_bytes", "param_bytes", NULL},
+            {"ready_ms", NULL},
+            {"prophet_step", NULL},
+            {"step_interval_ms_bs64", "step_interval_ms", NULL},
+            {"mxnet_arg_name", "name", NULL},
+        };
+        long *cols[] = {&col_gi, &col_s, &col_r, &col_k, &col_iv, &col_name};
+        for (size_t gr = 0; gr < sizeof groups / sizeof groups[0]; gr++)
+            for (size_t k = 0; groups[gr][k]; k++) {
+                if (strcmp(h, groups[gr][k]))
+                    continue;
+                if (*cols[gr] >= 0 && strcmp(rec_get(&rec, (size_t)*cols[gr]), h)) {
+                    rc = slo_fail(err, SLO_ERR_INVALID, where,
+                                  "header: expected one of %s%s%s%s%s, found both %s and %s",
+                                  groups[gr][0], groups[gr][1] ? " or " : "",
+                                  groups[gr][1] ? groups[gr][1] : "",
+                                  groups[gr][1] && groups[gr][2] ? " or " : "",
+                                  groups[gr][1] && groups[gr][2] ? groups[gr][2] : "",
+                                  rec_get(&rec, (size_t)*cols[gr]), h);
+                    goto out;
+                }
+                if ((rc = set_column(cols[gr], i, h, where, err)))
+                    goto out;
+                if (gr == 1)
+                    size_name = groups[gr][k];
+                else if (gr == 4)
+                    iv_name = groups[gr][k];
+            }
     }
     {
         const char *missing =
@@ -500,10 +641,12 @@ int slo_comm_model_parse_gradients(const char *text, const char *source, const c
             : col_r < 0 && col_iv < 0    ? "step_interval_ms_bs64 (with prophet_step)"
                                          : NULL;
         if (missing) {
+            char colnames[220];
+            list_columns(&rec, colnames, sizeof colnames);
             rc = slo_fail(err, SLO_ERR_INVALID, where,
                           "header: expected a column %s (a gradient ready-time file), found "
-                          "columns \"%.200s%s\"",
-                          missing, rec_get(&rec, 0), rec.n > 1 ? ", ..." : "");
+                          "columns \"%s\"",
+                          missing, colnames);
             goto out;
         }
         if (col_r >= 0 && col_k >= 0) {
@@ -555,19 +698,25 @@ int slo_comm_model_parse_gradients(const char *text, const char *source, const c
                           n, rec_get(&rec, (size_t)col_gi));
             goto out;
         }
-        if (number_field(rec_get(&rec, (size_t)col_s), &g->bytes) || g->bytes < 0) {
+        if ((rc = bytes_field(rec_get(&rec, (size_t)col_s), size_name, where, &g->bytes, err)))
+            goto out;
+        if (n == SLO_COMM_MAX_LAYERS) {
             rc = slo_fail(err, SLO_ERR_INVALID, where,
-                          "column %s: expected a number >= 0, found \"%.40s\"", size_name,
-                          rec_get(&rec, (size_t)col_s));
+                          "expected at most %d gradient rows, found more", SLO_COMM_MAX_LAYERS);
+            goto out;
+        }
+        sum_bytes += g->bytes;
+        if (sum_bytes > SLO_COMM_MAX_TOTAL_BYTES) {
+            rc = slo_fail(err, SLO_ERR_INVALID, where,
+                          "column %s: expected a total of at most %g bytes over the rows, "
+                          "found %.17g bytes up to this row",
+                          size_name, SLO_COMM_MAX_TOTAL_BYTES, sum_bytes);
             goto out;
         }
         if (col_r >= 0) {
             const char *f = rec_get(&rec, (size_t)col_r);
-            if (number_field(f, &g->ready_ms) || g->ready_ms < 0) {
-                rc = slo_fail(err, SLO_ERR_INVALID, where,
-                              "column ready_ms: expected a number >= 0, found \"%.40s\"", f);
+            if ((rc = ms_field(f, "ready_ms", where, &g->ready_ms, err)))
                 goto out;
-            }
             if (n > 0 && g->ready_ms > rows[n - 1].ready_ms) {
                 rc = slo_fail(err, SLO_ERR_INVALID, where,
                               "column ready_ms: expected a time <= the previous row's %g "
@@ -592,12 +741,8 @@ int slo_comm_model_parse_gradients(const char *text, const char *source, const c
                                   "\"%.40s\"", f);
                 goto out;
             }
-            if (number_field(fi, &g->interval_ms) || g->interval_ms < 0) {
-                rc = slo_fail(err, SLO_ERR_INVALID, where,
-                              "column %s: expected a number >= 0, found \"%.40s\"", iv_name,
-                              fi);
+            if ((rc = ms_field(fi, iv_name, where, &g->interval_ms, err)))
                 goto out;
-            }
             if (n > 0 && g->step == rows[n - 1].step &&
                 g->interval_ms != rows[n - 1].interval_ms) {
                 rc = slo_fail(err, SLO_ERR_INVALID, where,
@@ -646,6 +791,14 @@ int slo_comm_model_parse_gradients(const char *text, const char *source, const c
             if (i + 1 == n || rows[i].step != rows[i + 1].step) {
                 long k = rows[i].step;
                 arrive[k] = k == 0 ? 0 : arrive[k - 1] + rows[i + 1].interval_ms;
+                if (arrive[k] > SLO_COMM_MAX_TIME_S * 1e3) {
+                    snprintf(where, sizeof where, "%s:%zu", source, rows[i + 1].line);
+                    rc = slo_fail(err, SLO_ERR_INVALID, where,
+                                  "column %s: expected intervals adding up to at most %g ms "
+                                  "(the ready time of step %ld), found %g ms",
+                                  iv_name, SLO_COMM_MAX_TIME_S * 1e3, k, arrive[k]);
+                    goto out;
+                }
             }
         for (size_t i = 0; i < n; i++)
             rows[i].ready_ms = arrive[rows[i].step];
@@ -722,8 +875,20 @@ int slo_comm_model_builtin(const char *name, struct slo_comm_model *model, slo_e
 /* ------------------------------------------------------------------ */
 
 static const char bandwidth_forms[] =
-    "a number with a unit: bits (10Gbit, 10Gb/s, 10Gbps, 100Mbit/s) or bytes per second "
-    "(1.25GB/s, 1250MB/s, 1GiB/s)";
+    "a number with a unit, no spaces: bits (10Gbit, 10Gbit/s, 10Gb/s, 10Gbps) or bytes "
+    "per second (1.25GB/s, 1250MB/s, 1GiB/s)";
+
+static const char bandwidth_range[] = "8bit/s..800Tbit/s (1B/s..100TB/s)";
+
+/* Whitespace anywhere in a value is an error (as for every number the CLI
+ * reads): "10 Gbit" could be two arguments pasted together. */
+static int has_space(const char *text)
+{
+    for (; *text; text++)
+        if (isspace((unsigned char)*text))
+            return 1;
+    return 0;
+}
 
 int slo_comm_parse_bandwidth(const char *text, double *bytes_per_s, slo_error_t *err)
 {
@@ -731,22 +896,24 @@ int slo_comm_parse_bandwidth(const char *text, double *bytes_per_s, slo_error_t 
     char *end;
     double v, scale = 1;
     const char *u;
-    static const char *const bit_units[] = {"bit", "bit/s", "bits", "bits/s", "b", "b/s",
-                                            "bps", NULL};
-    static const char *const byte_units[] = {"B", "B/s", "Bps", "byte/s", "bytes/s", NULL};
-    int bits = -1;
+    /* the listed spellings only: bytes need "/s" ("10GB" is too close to
+     * "10Gb"), binary prefixes only with bytes */
+    static const char *const bit_units[] = {"bit", "bit/s", "bits/s", "b/s", "bps", NULL};
+    static const char *const byte_units[] = {"B/s", NULL};
+    int bits = -1, binary = 0;
 
     if (!text || !*text)
         return slo_fail(err, SLO_ERR_INVALID, src, "expected %s, found an empty value",
                         bandwidth_forms);
+    if (has_space(text))
+        return slo_fail(err, SLO_ERR_INVALID, src, "expected %s, found \"%s\" (a space)",
+                        bandwidth_forms, text);
     errno = 0;
     v = strtod(text, &end);
     if (end == text || errno == ERANGE || !isfinite(v))
         return slo_fail(err, SLO_ERR_INVALID, src, "expected %s, found \"%s\"",
                         bandwidth_forms, text);
     u = end;
-    while (*u == ' ')
-        u++;
     if (!*u)
         return slo_fail(err, SLO_ERR_INVALID, src, "expected %s, found \"%s\" (no unit)",
                         bandwidth_forms, text);
@@ -760,6 +927,7 @@ int slo_comm_parse_bandwidth(const char *text, double *bytes_per_s, slo_error_t 
     if (scale > 1 && *u == 'i') {
         scale = scale == 1e3 ? 1024.0 : scale == 1e6 ? 1048576.0
                 : scale == 1e9 ? 1073741824.0 : 1099511627776.0;
+        binary = 1;
         u++;
     }
     for (size_t i = 0; bit_units[i]; i++)
@@ -768,15 +936,27 @@ int slo_comm_parse_bandwidth(const char *text, double *bytes_per_s, slo_error_t 
     for (size_t i = 0; byte_units[i]; i++)
         if (!strcmp(u, byte_units[i]))
             bits = 0;
-    if (bits < 0)
-        return slo_fail(err, SLO_ERR_INVALID, src, "expected %s, found \"%s\" (unknown unit)",
-                        bandwidth_forms, text);
+    if (bits == 1 && binary)
+        bits = -1;
+    if (bits < 0) {
+        int bytes_no_rate = !strcmp(u, "B") || !strcmp(u, "Bps") || !strcmp(u, "byte") ||
+                            !strcmp(u, "bytes");
+        return slo_fail(err, SLO_ERR_INVALID, src, "expected %s, found \"%s\" (%s)",
+                        bandwidth_forms, text,
+                        bytes_no_rate ? "bytes per second are written B/s: 10GB/s; bits as "
+                                        "Gbit, Gb/s or Gbps"
+                                      : "unknown unit");
+    }
     v *= scale;
     if (bits)
         v /= 8;
-    if (!(v > 0) || !isfinite(v))
-        return slo_fail(err, SLO_ERR_INVALID, src, "expected a bandwidth > 0, found \"%s\"",
-                        text);
+    if (!(v > 0))
+        return slo_fail(err, SLO_ERR_INVALID, src,
+                        "expected a bandwidth > 0, found \"%s\" (the range is %s)", text,
+                        bandwidth_range);
+    if (!(v >= SLO_COMM_MIN_BANDWIDTH_BYTES_PER_S && v <= SLO_COMM_MAX_BANDWIDTH_BYTES_PER_S))
+        return slo_fail(err, SLO_ERR_INVALID, src, "expected a bandwidth in %s, found \"%s\"",
+                        bandwidth_range, text);
     *bytes_per_s = v;
     return SLO_OK;
 }
@@ -784,20 +964,21 @@ int slo_comm_parse_bandwidth(const char *text, double *bytes_per_s, slo_error_t 
 int slo_comm_parse_latency(const char *text, double *s, slo_error_t *err)
 {
     const char *src = "latency";
-    static const char forms[] = "a number with a unit s, ms, us or ns (20us, 0.05ms)";
+    static const char forms[] = "a number with a unit s, ms, us or ns, no spaces (20us, 0.05ms)";
     char *end;
     double v, scale;
     const char *u;
 
     if (!text || !*text)
         return slo_fail(err, SLO_ERR_INVALID, src, "expected %s, found an empty value", forms);
+    if (has_space(text))
+        return slo_fail(err, SLO_ERR_INVALID, src, "expected %s, found \"%s\" (a space)", forms,
+                        text);
     errno = 0;
     v = strtod(text, &end);
     if (end == text || errno == ERANGE || !isfinite(v))
         return slo_fail(err, SLO_ERR_INVALID, src, "expected %s, found \"%s\"", forms, text);
     u = end;
-    while (*u == ' ')
-        u++;
     if (!strcmp(u, "s"))
         scale = 1;
     else if (!strcmp(u, "ms"))
@@ -809,9 +990,12 @@ int slo_comm_parse_latency(const char *text, double *s, slo_error_t *err)
     else
         return slo_fail(err, SLO_ERR_INVALID, src, "expected %s, found \"%s\"%s", forms, text,
                         *u ? " (unknown unit)" : " (no unit)");
-    if (v < 0)
-        return slo_fail(err, SLO_ERR_INVALID, src, "expected a latency >= 0, found \"%s\"",
-                        text);
+    if (!(v >= 0))
+        return slo_fail(err, SLO_ERR_INVALID, src,
+                        "expected a latency >= 0, found \"%s\" (the range is 0s..1s)", text);
+    if (!(v * scale <= SLO_COMM_MAX_LATENCY_S))
+        return slo_fail(err, SLO_ERR_INVALID, src,
+                        "expected a latency in 0s..1s (0..1000ms), found \"%s\"", text);
     *s = v * scale;
     return SLO_OK;
 }

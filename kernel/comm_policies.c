@@ -74,13 +74,23 @@ struct chunk_state {
     double credit, credit_max;
     size_t a;       /* lowest ready layer */
     double *posted; /* [n] bytes of layer j posted so far */
+    /* ready layers with bytes still to post, lowest index on top: layers
+     * become ready from the highest index down, so a newly ready layer is
+     * always below every one in the stack, and the policy always takes the
+     * top. O(1) amortized per chunk (a scan from `a` over fully posted
+     * layers made P3 quadratic in the number of layers). */
+    size_t *stack;
+    size_t top;
 };
 
 static int chunk_init_mode(struct comm_sim *s, void **state, enum chunk_mode mode,
                            slo_error_t *err)
 {
     struct chunk_state *st = calloc(1, sizeof *st);
-    if (!st || !(st->posted = calloc(s->n, sizeof *st->posted))) {
+    if (!st || !(st->posted = calloc(s->n, sizeof *st->posted)) ||
+        !(st->stack = malloc(s->n * sizeof *st->stack))) {
+        if (st)
+            free(st->posted);
         free(st);
         return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
     }
@@ -112,14 +122,22 @@ static int chunk_step(struct comm_sim *s, void *state, slo_error_t *err)
     struct chunk_state *st = state;
     int rc;
 
-    st->a = lowest_ready(s, st->a);
+    {
+        size_t a = lowest_ready(s, st->a);
+        for (size_t j = st->a; j-- > a;)
+            if (comm_bytes(s, j) > 0)
+                st->stack[st->top++] = j;
+        st->a = a;
+    }
     for (;;) {
-        size_t j = st->a;
+        size_t j;
         double len;
-        while (j < s->n && st->posted[j] >= comm_bytes(s, j))
-            j++;
-        if (j == s->n)
+        while (st->top > 0 && st->posted[st->stack[st->top - 1]] >=
+                                  comm_bytes(s, st->stack[st->top - 1]))
+            st->top--;
+        if (st->top == 0)
             return SLO_OK; /* nothing ready and unposted: wait for a ready event */
+        j = st->stack[st->top - 1];
         if (st->mode == CHUNK_BS) {
             if (!(st->credit > 0))
                 return SLO_OK; /* wait for a completion */
@@ -145,8 +163,10 @@ static void chunk_done(struct comm_sim *s, void *state, const struct slo_comm_me
 static void chunk_fini(void *state)
 {
     struct chunk_state *st = state;
-    if (st)
+    if (st) {
         free(st->posted);
+        free(st->stack);
+    }
     free(st);
 }
 

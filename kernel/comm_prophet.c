@@ -120,8 +120,8 @@ static void prophet_fini(void *state)
 static int prophet_init(struct comm_sim *s, void **state, slo_error_t *err)
 {
     struct prophet_state *st = calloc(1, sizeof *st);
-    double *t = NULL;
-    size_t n_parts = 0;
+    double *t = NULL, parts = 0;
+    size_t n_parts;
     int rc;
 
     if (!st)
@@ -129,8 +129,17 @@ static int prophet_init(struct comm_sim *s, void **state, slo_error_t *err)
     for (size_t j = 0; j < s->n; j++)
         if (comm_bytes(s, j) > 0) {
             st->G++;
-            n_parts += (size_t)ceil(comm_bytes(s, j) / s->params->prophet_partition_bytes);
+            parts += ceil(comm_bytes(s, j) / s->params->prophet_partition_bytes);
         }
+    /* counted in double: slo_comm_simulate has checked the count against
+     * SLO_COMM_MAX_MESSAGES, so the conversion is exact; check again here */
+    if (!(parts <= SLO_COMM_MAX_MESSAGES)) {
+        prophet_fini(st);
+        return slo_fail(err, SLO_ERR_INVALID, "prophet_partition_bytes",
+                        "expected at most %g partitions, found %g", SLO_COMM_MAX_MESSAGES,
+                        parts);
+    }
+    n_parts = (size_t)parts;
     st->grad_layer = malloc(st->G * sizeof *st->grad_layer);
     t = malloc(st->G * sizeof *t);
     st->stack = malloc((n_parts + 1) * sizeof *st->stack);

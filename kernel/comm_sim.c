@@ -43,22 +43,27 @@ double slo_comm_message_latency_s(const struct slo_comm_link *link)
 
 int slo_comm_link_check(const struct slo_comm_link *link, slo_error_t *err)
 {
-    if (!(isfinite(link->bandwidth_bytes_per_s) && link->bandwidth_bytes_per_s > 0))
+    if (!(link->bandwidth_bytes_per_s >= SLO_COMM_MIN_BANDWIDTH_BYTES_PER_S &&
+          link->bandwidth_bytes_per_s <= SLO_COMM_MAX_BANDWIDTH_BYTES_PER_S))
         return slo_fail(err, SLO_ERR_INVALID, "bandwidth",
-                        "expected a bandwidth > 0 bytes/s, found %g", link->bandwidth_bytes_per_s);
-    if (!(isfinite(link->latency_s) && link->latency_s >= 0))
+                        "expected a bandwidth > 0 bytes/s in %g..%g, found %g",
+                        SLO_COMM_MIN_BANDWIDTH_BYTES_PER_S, SLO_COMM_MAX_BANDWIDTH_BYTES_PER_S,
+                        link->bandwidth_bytes_per_s);
+    if (!(link->latency_s >= 0 && link->latency_s <= SLO_COMM_MAX_LATENCY_S))
         return slo_fail(err, SLO_ERR_INVALID, "latency",
-                        "expected a latency >= 0 s, found %g", link->latency_s);
-    if (link->workers < 2)
+                        "expected a latency >= 0 s, at most %g s, found %g",
+                        SLO_COMM_MAX_LATENCY_S, link->latency_s);
+    if (link->workers < 2 || link->workers > SLO_COMM_MAX_WORKERS)
         return slo_fail(err, SLO_ERR_INVALID, "workers",
-                        "expected at least 2 workers, found %d", link->workers);
+                        "expected at least 2 workers, at most %d, found %d",
+                        SLO_COMM_MAX_WORKERS, link->workers);
     if (link->collective != SLO_COMM_RING && link->collective != SLO_COMM_PS)
         return slo_fail(err, SLO_ERR_INVALID, "collective",
                         "expected ring (0) or ps (1), found %d", (int)link->collective);
-    if (link->max_in_flight < 0)
+    if (link->max_in_flight < 0 || link->max_in_flight > SLO_COMM_MAX_IN_FLIGHT)
         return slo_fail(err, SLO_ERR_INVALID, "max_in_flight",
-                        "expected an integer >= 0 (0 = unlimited), found %d",
-                        link->max_in_flight);
+                        "expected an integer >= 0 (0 = unlimited), at most %d, found %d",
+                        SLO_COMM_MAX_IN_FLIGHT, link->max_in_flight);
     return SLO_OK;
 }
 
@@ -131,9 +136,13 @@ int slo_comm_model_check(const struct slo_comm_model *model, slo_error_t *err)
 {
     int any = 0;
     const char *src = model->name[0] ? model->name : "model";
+    double F = 0, Bw = 0, total = 0;
 
     if (model->n_layers == 0 || !model->layers)
         return slo_fail(err, SLO_ERR_INVALID, src, "expected at least one layer, found none");
+    if (model->n_layers > SLO_COMM_MAX_LAYERS)
+        return slo_fail(err, SLO_ERR_INVALID, src, "expected at most %d layers, found %zu",
+                        SLO_COMM_MAX_LAYERS, model->n_layers);
     for (size_t j = 0; j < model->n_layers; j++) {
         const struct slo_comm_layer *l = &model->layers[j];
         if (!(isfinite(l->forward_s) && l->forward_s >= 0))
@@ -148,9 +157,26 @@ int slo_comm_model_check(const struct slo_comm_model *model, slo_error_t *err)
             return slo_fail(err, SLO_ERR_INVALID, src,
                             "layers[%zu].grad_bytes: expected a number >= 0, found %g", j,
                             l->grad_bytes);
+        if (l->grad_bytes > SLO_COMM_MAX_LAYER_BYTES)
+            return slo_fail(err, SLO_ERR_INVALID, src,
+                            "layers[%zu].grad_bytes: expected at most %g bytes, found %g", j,
+                            SLO_COMM_MAX_LAYER_BYTES, l->grad_bytes);
+        F += l->forward_s;
+        Bw += l->backward_s;
+        total += l->grad_bytes;
         if (l->grad_bytes > 0)
             any = 1;
     }
+    /* sums bound every single time and size too */
+    if (F > SLO_COMM_MAX_TIME_S || Bw > SLO_COMM_MAX_TIME_S)
+        return slo_fail(err, SLO_ERR_INVALID, src,
+                        "expected forward and backward times adding up to at most %g s each, "
+                        "found %g s forward and %g s backward",
+                        SLO_COMM_MAX_TIME_S, F, Bw);
+    if (total > SLO_COMM_MAX_TOTAL_BYTES)
+        return slo_fail(err, SLO_ERR_INVALID, src,
+                        "expected at most %g gradient bytes in all, found %.17g",
+                        SLO_COMM_MAX_TOTAL_BYTES, total);
     if (!any)
         return slo_fail(err, SLO_ERR_INVALID, src,
                         "expected at least one layer with gradient bytes > 0, found none");
@@ -415,6 +441,52 @@ void slo_comm_result_free(struct slo_comm_result *r)
     memset(r, 0, sizeof *r);
 }
 
+/* The pieces a chunking policy cuts the model into: at most
+ * SLO_COMM_MAX_MESSAGES (computed in floating point before any size_t
+ * conversion, so a tiny chunk cannot overflow a count). */
+static int check_message_count(const struct slo_comm_model *model,
+                               const struct slo_comm_params *params, int policy,
+                               slo_error_t *err)
+{
+    double chunk, count = 0;
+    const char *name;
+    switch (policy) {
+    case SLO_COMM_P3: chunk = params->p3_slice_bytes; name = "p3_slice_bytes"; break;
+    case SLO_COMM_BYTESCHEDULER:
+        chunk = params->bs_partition_bytes;
+        name = "bs_partition_bytes";
+        break;
+    case SLO_COMM_PROPHET:
+        chunk = params->prophet_partition_bytes;
+        name = "prophet_partition_bytes";
+        break;
+    default: return SLO_OK;
+    }
+    for (size_t j = 0; j < model->n_layers; j++)
+        if (model->layers[j].grad_bytes > 0)
+            count += ceil(model->layers[j].grad_bytes / chunk);
+    if (!(count <= SLO_COMM_MAX_MESSAGES))
+        return slo_fail(err, SLO_ERR_INVALID, name,
+                        "expected a size that cuts the model into at most %g pieces, found %g "
+                        "bytes (%.3g pieces)",
+                        SLO_COMM_MAX_MESSAGES, chunk, count);
+    return SLO_OK;
+}
+
+/* (T_seq - T) / (T_seq - T_LB). When T_seq = T_LB there is nothing to
+ * overlap (no compute, or ...): 1 if T reaches it, else the excess over
+ * no overlap as a negative fraction of T_seq, -(T - T_seq) / T_seq, so that
+ * the value is negative exactly when T is worse than no overlap. */
+static double overlap_efficiency(double T, double lb, double seq)
+{
+    double tol = 1e-12 * seq;
+    if (seq - lb > tol)
+        return (seq - T) / (seq - lb);
+    if (T <= seq + tol)
+        return 1.0;
+    return (seq - T) / seq;
+}
+
 int slo_comm_simulate(const struct slo_comm_model *model, const struct slo_comm_link *link,
                       const struct slo_comm_params *params, int policy,
                       struct slo_comm_result *result, slo_error_t *err)
@@ -437,7 +509,8 @@ int slo_comm_simulate(const struct slo_comm_model *model, const struct slo_comm_
         params = &defaults;
     }
     if ((rc = slo_comm_lower_bound(model, link, &lb, &seq, NULL, err)) ||
-        (rc = slo_comm_params_check(params, err)))
+        (rc = slo_comm_params_check(params, err)) ||
+        (rc = check_message_count(model, params, policy, err)))
         return rc;
 
     s.model = model;
@@ -550,8 +623,7 @@ int slo_comm_simulate(const struct slo_comm_model *model, const struct slo_comm_
     result->lower_bound_s = lb;
     result->sequential_s = seq;
     result->rho = result->iteration_s / lb;
-    result->overlap_efficiency =
-        seq - lb > 1e-15 * seq ? (seq - result->iteration_s) / (seq - lb) : 1.0;
+    result->overlap_efficiency = overlap_efficiency(result->iteration_s, lb, seq);
     result->backward_s = s.backward_s;
     result->n_layers = n;
     result->n_messages = s.n_msg;

@@ -65,6 +65,34 @@ extern "C" {
 #define SLO_COMM_NAME_LENGTH 64
 
 /* ------------------------------------------------------------------ */
+/* Limits (doc/comm.md, "Limits")                                      */
+/* ------------------------------------------------------------------ */
+
+/* Inputs beyond these are rejected (SLO_ERR_INVALID) by the parsers, with
+ * file and line, and by slo_comm_model_check / slo_comm_link_check for
+ * models and links built in memory. They keep every number the simulator
+ * forms finite and exact enough, and every policy's message count bounded
+ * (at most total bytes / chunk + layers; see SLO_COMM_MAX_MESSAGES). */
+#define SLO_COMM_MAX_LAYERS 100000          /* layers (rows) of a model */
+#define SLO_COMM_MAX_LAYER_BYTES 1e11       /* gradient bytes of one layer; the
+                                               largest real tensors are a few GB */
+#define SLO_COMM_MAX_TOTAL_BYTES 1e11       /* all gradient bytes of a model
+                                               (25e9 fp32 gradients) */
+#define SLO_COMM_MAX_TIME_S 1e5             /* any layer time, ready time, F and
+                                               Bw: 1e8 ms, about 28 hours */
+#define SLO_COMM_MIN_BANDWIDTH_BYTES_PER_S 1.0  /* 8 bit/s */
+#define SLO_COMM_MAX_BANDWIDTH_BYTES_PER_S 1e14 /* 800 Tbit/s */
+#define SLO_COMM_MAX_LATENCY_S 1.0          /* alpha per step */
+#define SLO_COMM_MAX_WORKERS 1000000
+#define SLO_COMM_MAX_IN_FLIGHT 1000000
+/* Messages one simulation may post: slo_comm_simulate rejects chunk sizes
+ * (p3_slice_bytes, bs_partition_bytes, prophet_partition_bytes) that would
+ * cut the model into more pieces (source names the parameter). With the
+ * default parameters every model within the limits above stays below it
+ * (P3: 1e11 / 160,000 + 1e5 = 725,000). */
+#define SLO_COMM_MAX_MESSAGES 10000000.0
+
+/* ------------------------------------------------------------------ */
 /* Models                                                              */
 /* ------------------------------------------------------------------ */
 
@@ -86,13 +114,15 @@ struct slo_comm_model {
  * Parse a per-layer CSV in the format of shared/data/prophet/pipedream_MODEL_layers.csv
  * (doc/comm.md, "Per-layer CSV"): a header row, then one row per layer in
  * forward order. Required columns: forward_ms, backward_ms and param_bytes
- * (or grad_bytes). Instead of backward_ms a column ready_ms may give
+ * (or grad_bytes, not both). Instead of backward_ms a column ready_ms may give
  * measured gradient ready times (ms from the start of the backward pass,
  * not increasing down the rows); backward times are then r_j - r_{j+1}.
  * Optional: layer_type (rows whose layer_type is "Input"
  * are dropped: that node's time is data loading, shared/data/prophet/
  * README.md section 1), topo_index (must then increase). Fields may be
- * double-quoted (RFC 4180). Other columns are ignored.
+ * double-quoted (RFC 4180). Other columns are ignored. A leading UTF-8
+ * byte order mark is skipped; header names are compared without the spaces
+ * and tabs around them.
  * A header with grad_index and no forward_ms is a gradient ready-time file:
  * it is read by slo_comm_model_parse_gradients (below) with the default
  * forward time, and its errors are that function's.
@@ -100,7 +130,10 @@ struct slo_comm_model {
  * Errors (SLO_ERR_INVALID, err->source = "SOURCE:LINE", text "column X:
  * expected ..., found ..."): empty text, a missing column, both backward_ms
  * and ready_ms, a row with a different number of fields than the header,
- * an unterminated quote, a field that is not a finite number >= 0, ready
+ * an unterminated quote, a field that is not a finite number >= 0, a
+ * column given twice, both param_bytes and grad_bytes, bytes that are not
+ * a whole number, a value beyond the limits (SLO_COMM_MAX_LAYER_BYTES,
+ * _TOTAL_BYTES, _LAYERS, _TIME_S: each time and the sums F and Bw), ready
  * times that increase down the rows, no layer rows, no layer with
  * param_bytes > 0; SLO_ERR_NOMEM. On failure *model is left empty.
  */
@@ -148,10 +181,15 @@ int slo_comm_model_load_csv(const char *path, struct slo_comm_model *model,
  * ..., found ..."): empty text, a missing column (grad_index, the bytes,
  * ready_ms or prophet_step + interval), both ready_ms and prophet_step, a
  * row with a different number of fields, an index out of order, a field
- * that is not a finite number >= 0, a step that is not an integer or skips
+ * that is not a finite number >= 0, a column given twice (or two of
+ * bytes_fp32 / grad_bytes / param_bytes, of the two interval names, of
+ * the two name columns), bytes that are not a whole number, a value beyond
+ * the limits (as for slo_comm_model_parse_csv; ready times built from the
+ * intervals count), a step that is not an integer or skips
  * (or a last row not in step 0), an interval that differs within a step,
  * ready times that increase down the rows, no rows, no bytes; forward_s
- * NaN or infinite (source "forward"); SLO_ERR_NOMEM. On failure *model is
+ * NaN, infinite or above SLO_COMM_MAX_TIME_S (source "forward");
+ * SLO_ERR_NOMEM. On failure *model is
  * left empty.
  */
 int slo_comm_model_parse_gradients(const char *text, const char *source, const char *name,
@@ -182,7 +220,9 @@ const char *const *slo_comm_model_names(void);
 int slo_comm_model_alloc(struct slo_comm_model *model, size_t n, slo_error_t *err);
 /* Release a model's layers and empty it (NULL and empty models are fine). */
 void slo_comm_model_free(struct slo_comm_model *model);
-/* Check a model: n >= 1, finite times and sizes >= 0, some bytes > 0. */
+/* Check a model: n >= 1, finite times and sizes >= 0, some bytes > 0, and
+ * the limits: n <= SLO_COMM_MAX_LAYERS, each size <= _MAX_LAYER_BYTES, all
+ * bytes <= _MAX_TOTAL_BYTES, F and Bw (hence every time) <= _MAX_TIME_S. */
 int slo_comm_model_check(const struct slo_comm_model *model, slo_error_t *err);
 
 /* ------------------------------------------------------------------ */
@@ -200,20 +240,25 @@ struct slo_comm_link {
 };
 
 /*
- * Parse a bandwidth as people write it: a number and a unit. Bits: "bit",
- * "b", "bps", with prefix K/M/G/T (decimal; "10Gbit", "10Gb/s", "10Gbps",
- * "100Mbit/s"). Bytes: "B/s" with K/M/G/T (decimal) or Ki/Mi/Gi/Ti (binary):
- * "1.25GB/s", "1250MB/s", "1GiB/s". "/s" is optional after bit units, and
- * after byte units ("1250MB"). The prefix letter is case-insensitive; "b"
- * is bits and "B" bytes.
- * out: bytes per second, > 0. Errors: SLO_ERR_INVALID naming the accepted
- * forms and the text found (no unit, unknown unit, zero, negative).
+ * Parse a bandwidth as people write it: a number and a unit, no spaces.
+ * Bits: "bit", "bit/s", "bits/s", "b/s", "bps", with prefix K/M/G/T
+ * (decimal; "10Gbit", "10Gb/s", "10Gbps", "100Mbit/s"). Bytes: "B/s" only
+ * (not "B" or "Bps", one letter's case away from bits), with K/M/G/T
+ * (decimal) or Ki/Mi/Gi/Ti (binary): "1.25GB/s", "1250MB/s", "1GiB/s". The
+ * prefix letter is case-insensitive; "b" is bits and "B" bytes.
+ * out: bytes per second, in SLO_COMM_MIN_BANDWIDTH_BYTES_PER_S ..
+ * _MAX_ (8 bit/s .. 800 Tbit/s). Errors: SLO_ERR_INVALID naming the
+ * accepted forms and the text found (no unit, unknown unit, a space, zero,
+ * negative, out of range: the message gives the range).
  */
 int slo_comm_parse_bandwidth(const char *text, double *bytes_per_s, slo_error_t *err);
-/* Parse a latency: a number and one of s, ms, us (or "µs"), ns; "20us".
- * out: seconds, >= 0. Errors: SLO_ERR_INVALID as above. */
+/* Parse a latency: a number and one of s, ms, us (or "µs"), ns, no spaces;
+ * "20us". out: seconds, 0 .. SLO_COMM_MAX_LATENCY_S (1 s). Errors:
+ * SLO_ERR_INVALID as above. */
 int slo_comm_parse_latency(const char *text, double *s, slo_error_t *err);
-/* Check a link; err->source names the field ("bandwidth", "workers", ...). */
+/* Check a link, limits included (bandwidth, latency, workers <=
+ * SLO_COMM_MAX_WORKERS, max_in_flight <= SLO_COMM_MAX_IN_FLIGHT); err->source
+ * names the field ("bandwidth", "workers", ...). */
 int slo_comm_link_check(const struct slo_comm_link *link, slo_error_t *err);
 /* w of the header comment: link seconds per byte is w / B. */
 double slo_comm_bytes_factor(const struct slo_comm_link *link);
@@ -311,9 +356,11 @@ struct slo_comm_result {
     double lower_bound_s;        /* T_LB */
     double sequential_s;         /* T_seq */
     double rho;                  /* T / T_LB >= 1 */
-    double overlap_efficiency;   /* (T_seq - T) / (T_seq - T_LB); 1 when
-                                    T_seq == T_LB; < 0 when per-message latency
-                                    makes T worse than no overlap */
+    double overlap_efficiency;   /* (T_seq - T) / (T_seq - T_LB); < 0 when
+                                    per-message latency makes T worse than no
+                                    overlap. When T_seq == T_LB (nothing to
+                                    overlap: no compute): 1 if T == T_LB, else
+                                    (T_seq - T) / T_seq = 1 - rho < 0 */
     double backward_s;           /* Bw; the next forward starts at or after it */
     size_t n_layers;
     double *done_s;              /* [n_layers] gradient complete (ready time for
@@ -329,7 +376,9 @@ struct slo_comm_result {
  * (params NULL = defaults). On success *result owns its arrays (release
  * with slo_comm_result_free); on failure it is left empty.
  * Errors: SLO_ERR_INVALID for a bad model, link, params or policy (source
- * names the field); SLO_ERR_NOMEM; SLO_ERR_NUMERIC if a policy stalls
+ * names the field), or a chunk size of the policy (p3_slice_bytes,
+ * bs_partition_bytes, prophet_partition_bytes) that cuts the model into
+ * more than SLO_COMM_MAX_MESSAGES pieces; SLO_ERR_NOMEM; SLO_ERR_NUMERIC if a policy stalls
  * (a bug: never expected).
  */
 int slo_comm_simulate(const struct slo_comm_model *model, const struct slo_comm_link *link,

@@ -5,7 +5,10 @@
 # 12 ms, PRIO 11 ms, T_LB 10 ms), a gradient staircase file (hand-worked,
 # and shared/data's resnet50_v2_mxnet_prophet_gradients.csv when
 # SLO_REFERENCE_DATA is set), and bad input: one clear message on stderr,
-# exit 2, nothing on stdout.
+# exit 2, nothing on stdout. Also: the input limits (sizes that crashed or
+# hung), a trace that cannot be written (exit 1, nothing on stdout), options
+# given twice, CSV headers (repeats, spaces, BOM), unit spellings and the
+# overlap efficiency with no compute.
 . "${SLO_SRCDIR:?make check sets SLO_SRCDIR}/tests/testlib.sh"
 # every error is exactly one line "slo comm: ..."
 MAX_ERR_LINES=1
@@ -183,5 +186,111 @@ expect "staircase skipping a step" 'skip\.csv:3: column prophet_step: expected 2
     comm --model "$tmp/skip.csv" --bandwidth 10Gbit
 expect "unwritable trace" '--trace: cannot write' \
     comm --model "$tmp/three.csv" --bandwidth 1MB/s --workers 2 --trace "$tmp/no/such/dir/t.json"
+
+# --- limits: huge sizes are input errors, not crashes or hangs ---------------
+# (1e300 bytes: Prophet overflowed its partition count and wrote past a heap
+# buffer; P3 and ByteScheduler hung from 1e13; 1e17-1e25: "out of memory",
+# "p3: internal: policy stalled")
+for b in 1e300 1e50 1e25 1e17 1e13 100000000001; do
+    printf 'forward_ms,backward_ms,param_bytes\n1,2,%s\n' "$b" >"$tmp/m_b.csv"
+    for p in prophet p3 bytescheduler all; do
+        expect "param_bytes $b, --policy $p" "m_b\.csv:2: column param_bytes: expected at most 1e\+11 bytes per layer, found \"$b\"" \
+            comm --model "$tmp/m_b.csv" --bandwidth 10Gbit --policy "$p"
+    done
+done
+printf 'forward_ms,backward_ms,param_bytes\n1,2,1e11\n' >"$tmp/max.csv"
+succeeds "1e11 bytes (the limit): every policy runs" '^fifo ' '^p3 ' '^bytescheduler ' '^prophet ' '^optimal ' \
+    -- comm --model "$tmp/max.csv" --bandwidth 10Gbit
+printf 'forward_ms,backward_ms,param_bytes\n1,2,6e10\n1,2,6e10\n' >"$tmp/total.csv"
+expect "total bytes" 'total\.csv:3: column param_bytes: expected a total of at most 1e\+11 bytes over the rows' \
+    comm --model "$tmp/total.csv" --bandwidth 10Gbit
+printf 'forward_ms,backward_ms,param_bytes\n1e300,2,5\n' >"$tmp/time.csv"
+expect "huge time" 'time\.csv:2: column forward_ms: expected at most 1e\+08 ms, found "1e300"' \
+    comm --model "$tmp/time.csv" --bandwidth 10Gbit
+expect "tiny bandwidth" '--bandwidth: expected a bandwidth in 8bit/s\.\.800Tbit/s \(1B/s\.\.100TB/s\), found "1e-300Gbit"' \
+    comm --model resnet50 --bandwidth 1e-300Gbit
+expect "huge bandwidth" '--bandwidth: expected a bandwidth in 8bit/s\.\.800Tbit/s.*found "1e300Gbit"' \
+    comm --model resnet50 --bandwidth 1e300Gbit
+expect "huge latency" '--latency: expected a latency in 0s\.\.1s \(0\.\.1000ms\), found "1e300s"' \
+    comm --model resnet50 --bandwidth 10Gbit --latency 1e300s
+expect "huge --forward-ms" '--forward-ms: expected at most 1e\+08 ms, found "1e300"' \
+    comm --model "$tmp/stairs.csv" --bandwidth 10Gbit --forward-ms 1e300
+expect "too many workers" '--workers: expected an integer >= 2, found "2000000" \(the range is 2\.\.1000000\)' \
+    comm --model resnet50 --bandwidth 10Gbit --workers 2000000
+
+# --- a trace that cannot be written: exit 1, nothing on stdout ----------------
+if [ -w /dev/full ]; then
+    "$SLO" comm --model "$tmp/three.csv" --bandwidth 1MB/s --workers 2 --trace /dev/full \
+        >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ "$rc" = 1 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" = 1 ] &&
+       grep -q '^slo comm: --trace: cannot write "/dev/full": ' "$tmp/err"; then
+        ok "--trace /dev/full: exit 1, nothing on stdout"
+    else
+        notok "--trace /dev/full: exit 1, nothing on stdout (exit $rc)"
+    fi
+    # the output itself: exit 1 (doc/cli.md)
+    "$SLO" comm --model "$tmp/three.csv" --bandwidth 1MB/s --workers 2 >/dev/full 2>"$tmp/err"
+    rc=$?
+    if [ "$rc" = 1 ] && grep -q 'cannot write the output' "$tmp/err"; then
+        ok "stdout on /dev/full: exit 1"
+    else
+        : >"$tmp/out"; notok "stdout on /dev/full: exit 1 (exit $rc)"
+    fi
+else
+    echo "# skipped the /dev/full checks: /dev/full is not writable"
+fi
+
+# --- an option given twice must agree (doc/cli.md), --policy too --------------
+expect "--workers twice" '--workers: given twice with different values \("8", "4"\)' \
+    comm --model resnet50 --bandwidth 10Gbit --workers 8 --workers 4
+expect "--collective twice" '--collective: given twice with different values' \
+    comm --model resnet50 --bandwidth 10Gbit --collective ps --collective ring
+expect "--model twice" '--model: given twice with different values \("resnet50", "vgg16"\)' \
+    comm --model resnet50 --model vgg16 --bandwidth 10Gbit
+expect "--policy twice" '--policy: given twice with different values \("fifo", "p3"\)' \
+    comm --model resnet50 --bandwidth 10Gbit --policy fifo --policy p3
+expect "--bandwidth twice" '--bandwidth: given twice with different values' \
+    comm --model resnet50 --bandwidth 10Gbit --bandwidth 1Gbit
+succeeds "the same value twice is fine" '^plan of prio' \
+    -- comm --model resnet50 --bandwidth 10Gbit --workers 8 --workers 8 --policy prio --policy prio
+
+# --- CSV headers and bytes -----------------------------------------------------
+printf 'forward_ms,backward_ms,forward_ms,param_bytes\n1,2,3,4\n' >"$tmp/dup.csv"
+expect "duplicated column" 'dup\.csv:1: header: expected each column once, found forward_ms twice \(columns 1 and 3\)' \
+    comm --model "$tmp/dup.csv" --bandwidth 10Gbit
+printf 'forward_ms,backward_ms,grad_bytes,param_bytes\n1,2,3,4\n' >"$tmp/both.csv"
+expect "grad_bytes and param_bytes" 'both\.csv:1: header: expected one of param_bytes or grad_bytes, found both' \
+    comm --model "$tmp/both.csv" --bandwidth 10Gbit
+printf 'forward_ms,backward_ms,param_bytes\n1,2,4096.5\n' >"$tmp/frac.csv"
+expect "fractional bytes" 'frac\.csv:2: column param_bytes: expected a whole number of bytes, found "4096\.5"' \
+    comm --model "$tmp/frac.csv" --bandwidth 10Gbit
+printf 'forward_ms, bwd_ms, param_bytes\n1,2,3\n' >"$tmp/sp.csv"
+expect "header with spaces names the bad column" 'sp\.csv:1: header: expected a column backward_ms \(or ready_ms\), found columns "forward_ms, bwd_ms, param_bytes"' \
+    comm --model "$tmp/sp.csv" --bandwidth 10Gbit
+printf 'forward_ms, backward_ms, param_bytes\n1, 2, 4096\n' >"$tmp/sp2.csv"
+succeeds "header with spaces is read" '^model sp2\.csv: 1 layers, 1 gradients' \
+    -- comm --model "$tmp/sp2.csv" --bandwidth 10Gbit
+printf '\357\273\277forward_ms,backward_ms,param_bytes\n1,2,4096\n' >"$tmp/bom.csv"
+succeeds "UTF-8 BOM skipped" '^model bom\.csv: 1 layers, 1 gradients' \
+    -- comm --model "$tmp/bom.csv" --bandwidth 10Gbit
+
+# --- units: the listed spellings, no spaces -------------------------------------
+expect "10GB (no /s)" '--bandwidth: .*found "10GB" \(bytes per second are written B/s' \
+    comm --model resnet50 --bandwidth 10GB
+expect "bandwidth with a space" '--bandwidth: expected a number with a unit, no spaces.*found "10 Gbit" \(a space\)' \
+    comm --model resnet50 --bandwidth "10 Gbit"
+expect "latency with a space" '--latency: .*found "20 us" \(a space\)' \
+    comm --model resnet50 --bandwidth 10Gbit --latency "20 us"
+expect "--workers with a space" '--workers: expected an integer >= 2, found " 8"' \
+    comm --model resnet50 --bandwidth 10Gbit --workers " 8"
+expect "--forward-ms with a space" '--forward-ms: expected a number of milliseconds >= 0, found " 5"' \
+    comm --model "$tmp/stairs.csv" --bandwidth 10Gbit --forward-ms " 5"
+
+# --- overlap efficiency with no compute: T_seq = T_LB, FIFO's latency makes it
+# worse than no overlap, so its efficiency is negative (it printed 1.000)
+printf 'forward_ms,backward_ms,param_bytes\n0,0,4096\n0,0,4096\n' >"$tmp/z.csv"
+succeeds "zero compute: negative overlap for fifo" 'no overlap 0\.01 ms, lower bound T_LB 0\.01 ms' \
+    '^fifo +0\.57 +[0-9.]+ +-[0-9.]+ ' -- comm --model "$tmp/z.csv" --bandwidth 10Gbit
 
 finish

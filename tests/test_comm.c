@@ -85,12 +85,19 @@ static void test_bandwidth_units(void **state)
     static const struct { const char *text; double bytes_per_s; } ok[] = {
         {"10Gbit", 1.25e9},   {"10Gbit/s", 1.25e9}, {"10Gb/s", 1.25e9},
         {"10Gbps", 1.25e9},   {"1.25GB/s", 1.25e9}, {"1250MB/s", 1.25e9},
-        {"1250MB", 1.25e9},   {"100Mbit", 12.5e6},  {"3000Mbit/s", 375e6},
-        {"1GiB/s", 1073741824.0}, {"25 Gbit", 3.125e9}, {"8Kbit", 1000},
+        {"100Mbit", 12.5e6},  {"3000Mbit/s", 375e6},
+        {"1GiB/s", 1073741824.0}, {"8Kbit", 1000},
         {"1TB/s", 1e12},      {"2B/s", 2},
+        /* the range ends: 8 bit/s .. 800 Tbit/s */
+        {"8bit", 1},          {"800Tbit", 1e14},    {"100TB/s", 1e14},
     };
+    /* "1250MB" (bytes without /s: too close to "1250Mb") and "25 Gbit" (a
+     * space) were accepted before; the listed spellings only, no spaces */
     static const char *bad[] = {"10", "10Gbitz", "0Gbit", "-1Gbit", "", "abc",
-                                "10GHz", "10 Gbit per s", "1e999GB/s"};
+                                "10GHz", "10 Gbit per s", "1e999GB/s", "1250MB",
+                                "25 Gbit", "10GB", "10GBps", "10Gibit", " 10Gbit",
+                                "10Gbit ", "1e-300Gbit", "1e300Gbit", "7bit",
+                                "801Tbit", "1e300GB/s"};
     (void)state;
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
         double v = 0;
@@ -106,6 +113,22 @@ static void test_bandwidth_units(void **state)
         assert_string_equal(err.source, "bandwidth");
         assert_non_null(strstr(err.text, "expected"));
     }
+    /* out-of-range values name the range; bytes without /s say how to
+     * write them */
+    {
+        double v;
+        slo_error_t err = {0};
+        assert_int_equal(slo_comm_parse_bandwidth("1e300Gbit", &v, &err), SLO_ERR_INVALID);
+        assert_non_null(strstr(err.text, "expected a bandwidth in 8bit/s..800Tbit/s"));
+        assert_int_equal(slo_comm_parse_bandwidth("1e-300Gbit", &v, &err), SLO_ERR_INVALID);
+        assert_non_null(strstr(err.text, "expected a bandwidth in 8bit/s..800Tbit/s"));
+        assert_int_equal(slo_comm_parse_bandwidth("0Gbit", &v, &err), SLO_ERR_INVALID);
+        assert_non_null(strstr(err.text, "the range is 8bit/s..800Tbit/s"));
+        assert_int_equal(slo_comm_parse_bandwidth("10GB", &v, &err), SLO_ERR_INVALID);
+        assert_non_null(strstr(err.text, "B/s"));
+        assert_int_equal(slo_comm_parse_bandwidth("10 Gbit", &v, &err), SLO_ERR_INVALID);
+        assert_non_null(strstr(err.text, "no spaces"));
+    }
 }
 
 static void test_latency_units(void **state)
@@ -114,7 +137,8 @@ static void test_latency_units(void **state)
         {"20us", 20e-6}, {"20\xc2\xb5s", 20e-6}, {"0.05ms", 50e-6}, {"1s", 1},
         {"500ns", 500e-9}, {"0us", 0}, {"0s", 0},
     };
-    static const char *bad[] = {"20", "20m", "-1us", "", "us", "20 usec"};
+    static const char *bad[] = {"20", "20m", "-1us", "", "us", "20 usec", "20 us",
+                                " 20us", "20us ", "1e300s", "1.5s", "1001ms"};
     (void)state;
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
         double v = -1;
@@ -127,6 +151,13 @@ static void test_latency_units(void **state)
         slo_error_t err = {0};
         assert_int_equal(slo_comm_parse_latency(bad[i], &v, &err), SLO_ERR_INVALID);
         assert_string_equal(err.source, "latency");
+    }
+    {
+        double v;
+        slo_error_t err = {0};
+        assert_int_equal(slo_comm_parse_latency("1e300s", &v, &err), SLO_ERR_INVALID);
+        assert_non_null(strstr(err.text, "expected a latency in 0s..1s"));
+        assert_int_equal(slo_comm_parse_latency("1s", &v, &err), SLO_OK); /* the end */
     }
 }
 
@@ -1063,6 +1094,262 @@ static void test_builtin_and_errors(void **state)
 }
 
 /* ------------------------------------------------------------------ */
+/* Limits (doc/comm.md "Limits"): huge inputs are rejected, not crashed on */
+/* ------------------------------------------------------------------ */
+
+static void expect_csv_error(const char *text, const char *source, const char *needle)
+{
+    struct slo_comm_model m;
+    slo_error_t err = {0};
+    int rc = slo_comm_model_parse(text, "x.csv", NULL, -1.0, &m, &err);
+    if (rc != SLO_ERR_INVALID || strcmp(err.source, source) != 0 || !strstr(err.text, needle))
+        fail_msg("\"%.60s\": rc %d, source \"%s\", text \"%s\" (wanted %s: %s)", text, rc,
+                 err.source, err.text, source, needle);
+    assert_null(m.layers);
+}
+
+static void test_limits_csv(void **state)
+{
+    /* the user's crash: 1e300 bytes made Prophet's partition count
+     * overflow size_t (heap overflow), P3 / ByteScheduler hang from 1e13 */
+    static const char *const huge[] = {"1e300", "1e50", "1e25", "1e17", "1e13",
+                                       "100000000001"};
+    char text[256];
+    (void)state;
+    for (size_t i = 0; i < sizeof huge / sizeof huge[0]; i++) {
+        char needle[128];
+        snprintf(text, sizeof text, "forward_ms,backward_ms,param_bytes\n1,2,%s\n", huge[i]);
+        snprintf(needle, sizeof needle,
+                 "column param_bytes: expected at most 1e+11 bytes per layer, found \"%s\"",
+                 huge[i]);
+        expect_csv_error(text, "x.csv:2", needle);
+        snprintf(text, sizeof text, "grad_index,bytes_fp32,ready_ms\n0,%s,1\n", huge[i]);
+        snprintf(needle, sizeof needle,
+                 "column bytes_fp32: expected at most 1e+11 bytes per layer, found \"%s\"",
+                 huge[i]);
+        expect_csv_error(text, "x.csv:2", needle);
+    }
+    /* total bytes, at the row that passes it */
+    expect_csv_error("forward_ms,backward_ms,param_bytes\n1,2,6e10\n1,2,6e10\n", "x.csv:3",
+                     "column param_bytes: expected a total of at most 1e+11 bytes over the "
+                     "rows, found 120000000000 bytes up to this row");
+    expect_csv_error("grad_index,bytes_fp32,ready_ms\n0,6e10,2\n1,6e10,1\n", "x.csv:3",
+                     "expected a total of at most 1e+11 bytes");
+    /* bytes are whole numbers */
+    expect_csv_error("forward_ms,backward_ms,param_bytes\n1,2,4096.5\n", "x.csv:2",
+                     "column param_bytes: expected a whole number of bytes, found \"4096.5\"");
+    expect_csv_error("grad_index,bytes_fp32,ready_ms\n0,0.5,1\n", "x.csv:2",
+                     "column bytes_fp32: expected a whole number of bytes, found \"0.5\"");
+    /* times: each at most 1e8 ms, and F and Bw in all */
+    expect_csv_error("forward_ms,backward_ms,param_bytes\n1e300,2,5\n", "x.csv:2",
+                     "column forward_ms: expected at most 1e+08 ms, found \"1e300\"");
+    expect_csv_error("forward_ms,ready_ms,param_bytes\n1,1e9,5\n", "x.csv:2",
+                     "column ready_ms: expected at most 1e+08 ms");
+    expect_csv_error("forward_ms,backward_ms,param_bytes\n1,6e7,5\n1,6e7,5\n", "x.csv:3",
+                     "column backward_ms: expected a total of at most 1e+08 ms over the rows");
+    expect_csv_error("grad_index,bytes_fp32,prophet_step,step_interval_ms\n0,5,2,1\n"
+                     "1,5,1,6e7\n2,5,0,6e7\n",
+                     "x.csv:3", "expected intervals adding up to at most 1e+08 ms");
+    /* rows */
+    {
+        size_t n = SLO_COMM_MAX_LAYERS + 1, len = 0;
+        char *big = malloc(40 + 8 * n);
+        struct slo_comm_model m;
+        slo_error_t err = {0};
+        char source[64];
+        assert_non_null(big);
+        len += (size_t)sprintf(big, "forward_ms,backward_ms,param_bytes\n");
+        for (size_t i = 0; i < n; i++)
+            len += (size_t)sprintf(big + len, "0,0,1\n");
+        assert_int_equal(slo_comm_model_parse(big, "x.csv", NULL, -1.0, &m, &err),
+                         SLO_ERR_INVALID);
+        snprintf(source, sizeof source, "x.csv:%zu", n + 1);
+        assert_string_equal(err.source, source);
+        assert_non_null(strstr(err.text, "expected at most 100000 layer rows, found more"));
+        /* exactly the limit is fine */
+        big[len - 6] = '\0';
+        assert_int_equal(slo_comm_model_parse(big, "x.csv", NULL, -1.0, &m, &err), SLO_OK);
+        assert_int_equal(m.n_layers, SLO_COMM_MAX_LAYERS);
+        slo_comm_model_free(&m);
+        free(big);
+    }
+    /* --forward-ms beyond the limit */
+    {
+        struct slo_comm_model m;
+        slo_error_t err = {0};
+        assert_int_equal(slo_comm_model_parse("grad_index,bytes_fp32,ready_ms\n0,5,1\n", "x.csv",
+                                              NULL, 2e5, &m, &err),
+                         SLO_ERR_INVALID);
+        assert_string_equal(err.source, "forward");
+    }
+}
+
+static void test_limits_simulate(void **state)
+{
+    /* at the limits every policy runs: one layer of 1e11 bytes (the
+     * largest allowed), and the total spread over two layers */
+    struct slo_comm_link link = {1.25e9, 20e-6, 8, SLO_COMM_RING, 1};
+    struct slo_comm_model m;
+    struct slo_comm_params params;
+    struct slo_comm_result r;
+    slo_error_t err = {0};
+    (void)state;
+    assert_int_equal(slo_comm_model_parse("forward_ms,backward_ms,param_bytes\n1,2,1e11\n",
+                                          "x.csv", NULL, -1.0, &m, &err),
+                     SLO_OK);
+    for (int p = 0; p < SLO_COMM_N_POLICIES; p++) {
+        simulate(&m, &link, NULL, p, &r);
+        assert_true(r.iteration_s >= r.lower_bound_s * (1 - 1e-12));
+        assert_true(r.n_messages <= SLO_COMM_MAX_MESSAGES);
+        slo_comm_result_free(&r);
+    }
+    /* in memory: beyond the limits is SLO_ERR_INVALID, not a crash */
+    m.layers[0].grad_bytes = 1e300;
+    assert_int_equal(slo_comm_simulate(&m, &link, NULL, SLO_COMM_PROPHET, &r, &err),
+                     SLO_ERR_INVALID);
+    assert_non_null(strstr(err.text, "layers[0].grad_bytes: expected at most 1e+11 bytes"));
+    assert_null(r.messages);
+    m.layers[0].grad_bytes = 1e11;
+    m.layers[0].backward_s = 2e5;
+    assert_int_equal(slo_comm_simulate(&m, &link, NULL, SLO_COMM_FIFO, &r, &err),
+                     SLO_ERR_INVALID);
+    assert_non_null(strstr(err.text, "adding up to at most 100000 s"));
+    m.layers[0].backward_s = 2e-3;
+    /* tunables that would cut the model into too many pieces (the size_t
+     * conversion of Prophet's partition count is guarded) */
+    slo_comm_params_default(&params);
+    params.prophet_partition_bytes = 1e-300;
+    assert_int_equal(slo_comm_simulate(&m, &link, &params, SLO_COMM_PROPHET, &r, &err),
+                     SLO_ERR_INVALID);
+    assert_string_equal(err.source, "prophet_partition_bytes");
+    slo_comm_params_default(&params);
+    params.p3_slice_bytes = 1000;
+    assert_int_equal(slo_comm_simulate(&m, &link, &params, SLO_COMM_P3, &r, &err),
+                     SLO_ERR_INVALID);
+    assert_string_equal(err.source, "p3_slice_bytes");
+    assert_non_null(strstr(err.text, "at most 1e+07 pieces"));
+    slo_comm_params_default(&params);
+    params.bs_partition_bytes = 1;
+    assert_int_equal(slo_comm_simulate(&m, &link, &params, SLO_COMM_BYTESCHEDULER, &r, &err),
+                     SLO_ERR_INVALID);
+    assert_string_equal(err.source, "bs_partition_bytes");
+    /* the link */
+    link.bandwidth_bytes_per_s = 1e300;
+    assert_int_equal(slo_comm_link_check(&link, &err), SLO_ERR_INVALID);
+    assert_string_equal(err.source, "bandwidth");
+    link.bandwidth_bytes_per_s = 1e-300;
+    assert_int_equal(slo_comm_link_check(&link, &err), SLO_ERR_INVALID);
+    link.bandwidth_bytes_per_s = 1.25e9;
+    link.latency_s = 1e300;
+    assert_int_equal(slo_comm_link_check(&link, &err), SLO_ERR_INVALID);
+    assert_string_equal(err.source, "latency");
+    slo_comm_model_free(&m);
+    /* too many layers in memory */
+    assert_int_equal(slo_comm_model_alloc(&m, SLO_COMM_MAX_LAYERS + 1, &err), SLO_OK);
+    m.layers[0].grad_bytes = 1;
+    assert_int_equal(slo_comm_model_check(&m, &err), SLO_ERR_INVALID);
+    assert_non_null(strstr(err.text, "expected at most 100000 layers"));
+    slo_comm_model_free(&m);
+}
+
+static void test_p3_many_layers(void **state)
+{
+    /* P3 used to scan from the lowest ready layer over every fully posted
+     * one for each slice: quadratic in the layers (10,000 layers 2.3 s,
+     * 100,000 layers 46 s). Now O(1) amortized per slice. Speed is measured
+     * by bench/bench_comm, not here: this checks that a 30,000-layer model
+     * (1-3 slices each) is simulated correctly. */
+    size_t n = 30000;
+    struct slo_comm_model m;
+    struct slo_comm_link link = {1.25e9, 20e-6, 8, SLO_COMM_RING, 1};
+    struct slo_comm_result r;
+    slo_error_t err = {0};
+    uint64_t seed = 11;
+    (void)state;
+    assert_int_equal(slo_comm_model_alloc(&m, n, &err), SLO_OK);
+    for (size_t j = 0; j < n; j++) {
+        m.layers[j].forward_s = uniform(&seed) * 0.1 * MS;
+        m.layers[j].backward_s = uniform(&seed) * 0.2 * MS;
+        m.layers[j].grad_bytes = floor(uniform(&seed) * 400000);
+    }
+    m.layers[0].grad_bytes = 1;
+    simulate(&m, &link, NULL, SLO_COMM_P3, &r);
+    assert_true(r.n_messages >= n);
+    assert_true(r.iteration_s >= r.lower_bound_s * (1 - 1e-12));
+    slo_comm_result_free(&r);
+    slo_comm_model_free(&m);
+}
+
+static void test_csv_header(void **state)
+{
+    struct slo_comm_model m;
+    slo_error_t err = {0};
+    (void)state;
+    /* a column twice, or both size columns */
+    expect_csv_error("forward_ms,backward_ms,forward_ms,param_bytes\n1,2,3,4\n", "x.csv:1",
+                     "header: expected each column once, found forward_ms twice (columns 1 "
+                     "and 3)");
+    expect_csv_error("forward_ms,backward_ms,grad_bytes,param_bytes\n1,2,3,4\n", "x.csv:1",
+                     "header: expected one of param_bytes or grad_bytes, found both");
+    expect_csv_error("grad_index,bytes_fp32,grad_bytes,ready_ms\n0,1,1,1\n", "x.csv:1",
+                     "expected one of bytes_fp32 or grad_bytes or param_bytes, found both "
+                     "bytes_fp32 and grad_bytes");
+    expect_csv_error("grad_index,bytes_fp32,ready_ms,ready_ms\n0,1,1,1\n", "x.csv:1",
+                     "found ready_ms twice");
+    /* spaces around header names are trimmed; a bad column is named */
+    assert_int_equal(slo_comm_model_parse("forward_ms, backward_ms , param_bytes\n1, 2, 4096\n",
+                                          "x.csv", NULL, -1.0, &m, &err),
+                     SLO_OK);
+    assert_int_equal(m.n_layers, 1);
+    assert_float_equal(m.layers[0].grad_bytes, 4096, 0);
+    slo_comm_model_free(&m);
+    expect_csv_error("forward_ms, bwd_ms, param_bytes\n1,2,3\n", "x.csv:1",
+                     "header: expected a column backward_ms (or ready_ms), found columns "
+                     "\"forward_ms, bwd_ms, param_bytes\"");
+    /* a UTF-8 byte order mark is skipped, in both formats */
+    assert_int_equal(slo_comm_model_parse("\xef\xbb\xbf" "forward_ms,backward_ms,param_bytes\n"
+                                          "1,2,4096\n",
+                                          "x.csv", NULL, -1.0, &m, &err),
+                     SLO_OK);
+    assert_float_equal(m.layers[0].forward_s, 1 * MS, 1e-15);
+    slo_comm_model_free(&m);
+    assert_int_equal(slo_comm_model_parse("\xef\xbb\xbfgrad_index,bytes_fp32,ready_ms\n0,5,1\n",
+                                          "x.csv", NULL, -1.0, &m, &err),
+                     SLO_OK);
+    assert_int_equal(m.n_layers, 1);
+    slo_comm_model_free(&m);
+}
+
+static void test_overlap_zero_compute(void **state)
+{
+    /* no compute: nothing can overlap, T_seq = T_LB = sum c. Two 4096-byte
+     * gradients at 10 Gbit/s, 8 workers: c = 1.75 x 4096 / 1.25e9 each.
+     * FIFO pays A = 280 us per collective: T = 2 (A + c) > T_seq, worse
+     * than no overlap, so the efficiency is negative: -(T - T_seq) / T_seq
+     * (it was 1). With alpha = 0 every policy reaches T_LB: 1. */
+    static const struct layer_ms zero[] = {{0, 0, 4096}, {0, 0, 4096}};
+    struct slo_comm_model m;
+    struct slo_comm_link link = {1.25e9, 20e-6, 8, SLO_COMM_RING, 1};
+    struct slo_comm_result r;
+    double c = 1.75 * 4096 / 1.25e9, T;
+    (void)state;
+    make_model(&m, zero, 2);
+    simulate(&m, &link, NULL, SLO_COMM_FIFO, &r);
+    T = 2 * (280e-6 + c);
+    assert_float_equal(r.sequential_s, 2 * c, 1e-15);
+    assert_float_equal(r.lower_bound_s, 2 * c, 1e-15);
+    assert_float_equal(r.iteration_s, T, 1e-12);
+    assert_true(r.overlap_efficiency < 0);
+    assert_float_equal(r.overlap_efficiency, -(T - 2 * c) / (2 * c), 1e-9);
+    slo_comm_result_free(&r);
+    link.latency_s = 0;
+    simulate(&m, &link, NULL, SLO_COMM_FIFO, &r);
+    assert_float_equal(r.overlap_efficiency, 1.0, 0);
+    slo_comm_result_free(&r);
+    slo_comm_model_free(&m);
+}
+
+/* ------------------------------------------------------------------ */
 /* Reference data                                                      */
 /* ------------------------------------------------------------------ */
 
@@ -1353,6 +1640,11 @@ int main(void)
         cmocka_unit_test(test_gradients_staircase_hand),
         cmocka_unit_test(test_gradients_errors),
         cmocka_unit_test(test_builtin_and_errors),
+        cmocka_unit_test(test_limits_csv),
+        cmocka_unit_test(test_limits_simulate),
+        cmocka_unit_test(test_p3_many_layers),
+        cmocka_unit_test(test_csv_header),
+        cmocka_unit_test(test_overlap_zero_compute),
         cmocka_unit_test(test_ref_pipedream_totals),
         cmocka_unit_test(test_ref_prophet_steps),
         cmocka_unit_test(test_ref_staircase_model),
