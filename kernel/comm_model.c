@@ -144,6 +144,34 @@ static int blank_record(const struct record *r)
     return r->n == 1 && rec_get(r, 0)[strspn(rec_get(r, 0), " \t")] == '\0';
 }
 
+/* Read the next data row into r. Returns SLO_OK with *is_row = 1 when r
+ * holds a row of n_cols fields and 0 at a blank row (skip it), or an error
+ * code with err filled. *row_line and where ("source:line") locate the row
+ * for the caller's own messages. */
+static int next_row(const char **p, size_t *line, struct record *r, const char *source,
+                    size_t n_cols, size_t *row_line, char *where, size_t where_len,
+                    int *is_row, slo_error_t *err)
+{
+    int q;
+
+    *row_line = *line;
+    *is_row = 0;
+    q = read_record(p, line, r);
+    snprintf(where, where_len, "%s:%zu", source, *row_line);
+    if (q == -1)
+        return slo_fail(err, SLO_ERR_NOMEM, where, "out of memory");
+    if (q == -2)
+        return slo_fail(err, SLO_ERR_INVALID, where,
+                        "expected a closing double quote, found the end of the file");
+    if (blank_record(r))
+        return SLO_OK;
+    if (r->n != n_cols)
+        return slo_fail(err, SLO_ERR_INVALID, where,
+                        "expected %zu fields as in the header, found %zu", n_cols, r->n);
+    *is_row = 1;
+    return SLO_OK;
+}
+
 static int number_field(const char *text, double *out)
 {
     char *end;
@@ -355,31 +383,18 @@ static int parse_layers(const char *text, const char *source, const char *name,
         }
     }
     while (*p) {
-        size_t row_line = line;
+        size_t row_line;
+        int is_row;
         struct slo_comm_layer *l;
         double v[3];
         const long cols[3] = {col_f, col_b >= 0 ? col_b : col_r, col_s};
         const char *names[3] = {"forward_ms", col_b >= 0 ? "backward_ms" : "ready_ms",
                                 size_name};
-        q = read_record(&p, &line, &rec);
-
-        snprintf(where, sizeof where, "%s:%zu", source, row_line);
-        if (q == -1) {
-            rc = slo_fail(err, SLO_ERR_NOMEM, where, "out of memory");
+        if ((rc = next_row(&p, &line, &rec, source, n_cols, &row_line, where, sizeof where,
+                           &is_row, err)))
             goto out;
-        }
-        if (q == -2) {
-            rc = slo_fail(err, SLO_ERR_INVALID, where,
-                          "expected a closing double quote, found the end of the file");
-            goto out;
-        }
-        if (blank_record(&rec))
+        if (!is_row)
             continue;
-        if (rec.n != n_cols) {
-            rc = slo_fail(err, SLO_ERR_INVALID, where,
-                          "expected %zu fields as in the header, found %zu", n_cols, rec.n);
-            goto out;
-        }
         if (col_type >= 0 && !strcmp(rec_get(&rec, (size_t)col_type), "Input"))
             continue; /* data loading, not compute (README section 1) */
         if (col_topo >= 0) {
@@ -656,27 +671,15 @@ int slo_comm_model_parse_gradients(const char *text, const char *source, const c
         }
     }
     while (*p) {
-        size_t row_line = line;
+        size_t row_line;
+        int is_row;
         struct grad_row *g;
         long gi;
-        q = read_record(&p, &line, &rec);
-        snprintf(where, sizeof where, "%s:%zu", source, row_line);
-        if (q == -1) {
-            rc = slo_fail(err, SLO_ERR_NOMEM, where, "out of memory");
+        if ((rc = next_row(&p, &line, &rec, source, n_cols, &row_line, where, sizeof where,
+                           &is_row, err)))
             goto out;
-        }
-        if (q == -2) {
-            rc = slo_fail(err, SLO_ERR_INVALID, where,
-                          "expected a closing double quote, found the end of the file");
-            goto out;
-        }
-        if (blank_record(&rec))
+        if (!is_row)
             continue;
-        if (rec.n != n_cols) {
-            rc = slo_fail(err, SLO_ERR_INVALID, where,
-                          "expected %zu fields as in the header, found %zu", n_cols, rec.n);
-            goto out;
-        }
         if (n == cap) {
             size_t ncap = cap ? 2 * cap : 64;
             struct grad_row *nr = realloc(rows, ncap * sizeof *nr);
