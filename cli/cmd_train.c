@@ -392,7 +392,8 @@ static void print_human(const struct train_opts *o, const struct slo_catalog *ca
         gpus += it->gpus * p->counts[k];
     }
     slo_format_duration(e->time_s, t, sizeof t);
-    printf("  %d workers, %d GPUs, %.4f USD/h\n", e->n_workers, gpus, e->usd_per_h);
+    printf("  %d worker%s, %d GPU%s, %.4f USD/h\n", e->n_workers, e->n_workers == 1 ? "" : "s",
+           gpus, gpus == 1 ? "" : "s", e->usd_per_h);
     printf("  predicted time   %.2f s (%s) of %.0f s\n", e->time_s, t, req->deadline_s);
     printf("  cost             %.6f USD\n", e->cost_usd);
     printf("  iterations       %.0f normalized (%.0f samples)\n", e->iterations, e->samples);
