@@ -144,6 +144,31 @@ static int blank_record(const struct record *r)
     return r->n == 1 && rec_get(r, 0)[strspn(rec_get(r, 0), " \t")] == '\0';
 }
 
+/* Read the header record into r, skipping leading blank lines. columns
+ * names the expected columns for the empty-file message. Returns SLO_OK or
+ * an error code with err filled. */
+static int read_header(const char **p, size_t *line, struct record *r, const char *source,
+                       const char *columns, char *where, size_t where_len, slo_error_t *err)
+{
+    do {
+        int q;
+        if (!**p)
+            return slo_fail(err, SLO_ERR_INVALID, source,
+                            "expected a header line with columns %s, found an empty file",
+                            columns);
+        q = read_record(p, line, r);
+        if (q == -1)
+            return slo_fail(err, SLO_ERR_NOMEM, source, "out of memory");
+        if (q == -2) {
+            snprintf(where, where_len, "%s:%zu", source, *line);
+            return slo_fail(err, SLO_ERR_INVALID, where,
+                            "header: expected a closing double quote, found the end of the "
+                            "file");
+        }
+    } while (blank_record(r));
+    return SLO_OK;
+}
+
 /* Read the next data row into r. Returns SLO_OK with *is_row = 1 when r
  * holds a row of n_cols fields and 0 at a blank row (skip it), or an error
  * code with err filled. *row_line and where ("source:line") locate the row
@@ -295,7 +320,7 @@ static int parse_layers(const char *text, const char *source, const char *name,
     size_t *lines = NULL; /* source line of each layer (ready_ms checks) */
     double last_topo = -INFINITY;
     char where[SLO_ERROR_SOURCE_LENGTH];
-    int rc = SLO_OK, any_bytes = 0, q;
+    int rc = SLO_OK, any_bytes = 0;
     const char *size_name = "param_bytes";
     struct slo_comm_layer *layers = NULL;
 
@@ -303,26 +328,9 @@ static int parse_layers(const char *text, const char *source, const char *name,
     if (!source)
         source = "csv";
     p = skip_bom(text);
-    /* header: skip leading blank lines */
-    do {
-        if (!*p) {
-            rc = slo_fail(err, SLO_ERR_INVALID, source,
-                          "expected a header line with columns forward_ms, backward_ms, "
-                          "param_bytes, found an empty file");
-            goto out;
-        }
-        q = read_record(&p, &line, &rec);
-        if (q == -1) {
-            rc = slo_fail(err, SLO_ERR_NOMEM, source, "out of memory");
-            goto out;
-        }
-        if (q == -2) {
-            snprintf(where, sizeof where, "%s:%zu", source, line);
-            rc = slo_fail(err, SLO_ERR_INVALID, where,
-                          "header: expected a closing double quote, found the end of the file");
-            goto out;
-        }
-    } while (blank_record(&rec));
+    if ((rc = read_header(&p, &line, &rec, source, "forward_ms, backward_ms, param_bytes",
+                          where, sizeof where, err)))
+        goto out;
     n_cols = rec.n;
     trim_fields(&rec);
     snprintf(where, sizeof where, "%s:%zu", source, line - 1);
@@ -577,7 +585,7 @@ int slo_comm_model_parse_gradients(const char *text, const char *source, const c
     long col_gi = -1, col_s = -1, col_r = -1, col_k = -1, col_iv = -1, col_name = -1;
     const char *size_name = "bytes_fp32", *iv_name = "step_interval_ms_bs64";
     char where[SLO_ERROR_SOURCE_LENGTH];
-    int rc = SLO_OK, any_bytes = 0, q;
+    int rc = SLO_OK, any_bytes = 0;
     struct grad_row *rows = NULL;
     struct slo_comm_layer *layers = NULL;
     double *arrive = NULL, bw = 0, F, sum_bytes = 0;
@@ -590,26 +598,11 @@ int slo_comm_model_parse_gradients(const char *text, const char *source, const c
                         "expected a forward time in 0..%g s (or < 0 for the default), found %g",
                         SLO_COMM_MAX_TIME_S, forward_s);
     p = skip_bom(text);
-    do {
-        if (!*p) {
-            rc = slo_fail(err, SLO_ERR_INVALID, source,
-                          "expected a header line with columns grad_index, bytes_fp32 and "
-                          "ready_ms (or prophet_step, step_interval_ms_bs64), found an empty "
-                          "file");
-            goto out;
-        }
-        q = read_record(&p, &line, &rec);
-        if (q == -1) {
-            rc = slo_fail(err, SLO_ERR_NOMEM, source, "out of memory");
-            goto out;
-        }
-        if (q == -2) {
-            snprintf(where, sizeof where, "%s:%zu", source, line);
-            rc = slo_fail(err, SLO_ERR_INVALID, where,
-                          "header: expected a closing double quote, found the end of the file");
-            goto out;
-        }
-    } while (blank_record(&rec));
+    if ((rc = read_header(&p, &line, &rec, source,
+                          "grad_index, bytes_fp32 and ready_ms (or prophet_step, "
+                          "step_interval_ms_bs64)",
+                          where, sizeof where, err)))
+        goto out;
     header_line = line - 1;
     snprintf(where, sizeof where, "%s:%zu", source, header_line);
     n_cols = rec.n;
