@@ -13,7 +13,11 @@ top=$(pwd)
 jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 
 packages=(build-essential autoconf automake libtool pkg-config libjansson-dev liblapacke-dev)
-[ "$mode" = test ] && packages+=(libcmocka-dev valgrind)
+# Tests also build and run the Slurm plugin on a single-host Slurm cluster and
+# the MPI profiler and runtime under Open MPI (shared/research notes, 1.1).
+[ "$mode" = test ] && packages+=(libcmocka-dev valgrind \
+    slurm-wlm slurmctld slurmd slurm-client libslurm-dev munge lua5.1 \
+    openmpi-bin libopenmpi-dev libhwloc-dev)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

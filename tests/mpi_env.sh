@@ -1,0 +1,22 @@
+# mpi_env.sh - sourced by the MPI tests: the Open MPI settings this project's
+# tests need on a single host (shared/research/slurm-mpi-feasibility.md 4.1).
+#   as root: mpirun refuses to start without OMPI_ALLOW_RUN_AS_ROOT=1 and
+#     OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 (or --allow-run-as-root);
+#   2 cores, 4 ranks: OMPI_MCA_rmaps_base_oversubscribe=1 (or --oversubscribe);
+#   no UCX here: OMPI_MCA_pml=ob1 with the shared-memory and loopback BTLs.
+# A test that needs MPI calls mpi_require first: it exits 77 (automake's
+# SKIP) with the reason on stdout when configure found no Open MPI.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1
+export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader,tcp
+export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
+# Open MPI keeps some allocations until exit; an ASan build's leak checker
+# would report them as ours. Suppress leaks inside Open MPI's own libraries.
+export LSAN_OPTIONS="suppressions=${SLO_SRCDIR:-.}/tests/lsan-openmpi.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+
+mpi_require() {
+    if [ "${SLO_MPIRUN:-no}" = no ] || [ ! -x "${SLO_MPIRUN:-}" ]; then
+        echo "SKIP: Open MPI not found by configure (Debian: openmpi-bin libopenmpi-dev); $1 not run"
+        exit 77
+    fi
+}
