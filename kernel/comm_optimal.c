@@ -44,7 +44,11 @@
  *    blocks), so T* is scanned on a grid from T_LB to 2 T_LB and refined
  *    around the best point, together with T* = infinity (everything pending
  *    in one block); the plan with the least simulated period is kept.
- * Cost: O(G) per target (step 2 stops early) plus the O(U) DP; 28 targets.
+ * 4. Each published policy's schedule, replayed as a static plan, is a
+ *    candidate as well (consider_baselines() gives the argument that the
+ *    replay is never slower than the policy).
+ * Cost: O(G) per target (step 2 stops early) plus the O(U) DP; 28 targets;
+ * plus one simulation of each published policy.
  * The plan is static (identical on every worker); the policy replays it,
  * so its expected times are the simulator's.
  */
@@ -452,6 +456,8 @@ static void planner_free(struct planner *p)
     memset(p, 0, sizeof *p);
 }
 
+static int consider_baselines(const struct comm_sim *s, struct planner *p, slo_error_t *err);
+
 static int plan_blocks(const struct comm_sim *s, struct planner *p, slo_error_t *err)
 {
     size_t G = 0;
@@ -549,7 +555,132 @@ static int plan_blocks(const struct comm_sim *s, struct planner *p, slo_error_t 
         }
     }
     p->record = 1;
-    return run_target(p, best_target, &T, err);
+    if ((rc = run_target(p, best_target, &T, err)))
+        return rc;
+    return consider_baselines(s, p, err);
+}
+
+/* ------------------------------------------------------------------ */
+/* Step 4: the published schedules as static candidates                 */
+/* ------------------------------------------------------------------ */
+
+/* Period of a static plan replayed as the policy below does: block b is
+ * posted at max(ready time of its lowest gradient, post time of block b-1)
+ * and its ranges complete when the block does; T as in run_target. */
+static int replay_period(const struct comm_sim *s, const struct planner *p, size_t n_blocks,
+                         const size_t *block_end, const struct range *out,
+                         const size_t *block_lowest, double *period, slo_error_t *err)
+{
+    struct comm_transport tr;
+    double post = -INFINITY, T = p->floor_s;
+    int rc = SLO_OK;
+
+    comm_transport_init(&tr, s->link);
+    for (size_t g = 0; g < p->G; g++)
+        p->gdone[g] = p->r[g];
+    for (size_t b = 0; b < n_blocks && rc == SLO_OK; b++) {
+        size_t from = b ? block_end[b - 1] : 0;
+        double bytes = 0, st, en, dn;
+        if (p->r[block_lowest[b]] > post)
+            post = p->r[block_lowest[b]];
+        for (size_t k = from; k < block_end[b]; k++)
+            bytes += out[k].hi - out[k].lo;
+        if ((rc = comm_transport_post(&tr, post, bytes, &st, &en, &dn, err)))
+            break;
+        for (size_t k = from; k < block_end[b]; k++)
+            for (size_t g = grad_at(p, out[k].lo); g < p->G && p->off[g] < out[k].hi; g++)
+                if (dn > p->gdone[g])
+                    p->gdone[g] = dn;
+    }
+    comm_transport_free(&tr);
+    for (size_t g = 0; g < p->G; g++)
+        if (p->gdone[g] + p->tail[g] > T)
+            T = p->gdone[g] + p->tail[g];
+    *period = T;
+    return rc;
+}
+
+/*
+ * Every published policy's schedule is also a static plan: its collectives
+ * in the order it posted them. Replayed statically each collective is
+ * posted no later than the policy posted it (at the ready time of its
+ * bytes or when the previous one was posted, both of which the policy
+ * waited for), the transport is monotone in the post times, and a
+ * barrier's period is at least the per-layer one; so the replayed period
+ * is at most the policy's own. Keeping the best of these candidates and
+ * the deadline plans makes the planner never worse than any baseline on
+ * the same model and link; it usually wins outright (bench/bench_comm).
+ * A baseline that cannot run (too many messages for its chunk size) is
+ * skipped. Replaces the recorded plan when a candidate's period is lower.
+ */
+static int consider_baselines(const struct comm_sim *s, struct planner *p, slo_error_t *err)
+{
+    double best;
+    int rc;
+
+    if ((rc = replay_period(s, p, p->n_blocks, p->block_end, p->out, p->block_lowest, &best,
+                            err)))
+        return rc;
+    for (int pol = 0; pol < SLO_COMM_N_POLICIES; pol++) {
+        struct slo_comm_result r;
+        struct range *out = NULL;
+        size_t *end = NULL, *lowest = NULL, nb = 0;
+        double T;
+        slo_error_t e2;
+
+        if (pol == SLO_COMM_OPTIMAL)
+            continue;
+        rc = slo_comm_simulate(s->model, s->link, s->params, pol, &r, &e2);
+        if (rc == SLO_ERR_NOMEM)
+            return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+        if (rc)
+            continue; /* e.g. more slices than SLO_COMM_MAX_MESSAGES */
+        out = malloc((r.n_messages + 1) * sizeof *out);
+        end = malloc((r.n_blocks + 1) * sizeof *end);
+        lowest = malloc((r.n_blocks + 1) * sizeof *lowest);
+        if (!out || !end || !lowest) {
+            free(out);
+            free(end);
+            free(lowest);
+            slo_comm_result_free(&r);
+            return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+        }
+        for (size_t k = 0; k < r.n_messages; k++) {
+            const struct slo_comm_message *m = &r.messages[k];
+            size_t g = grad_at(p, m->offset_bytes);
+            out[k].lo = m->offset_bytes;
+            out[k].hi = m->offset_bytes + m->bytes;
+            if (k == 0 || m->block != r.messages[k - 1].block) {
+                lowest[nb] = g;
+                nb++;
+            } else if (g < lowest[nb - 1]) {
+                lowest[nb - 1] = g;
+            }
+            end[nb - 1] = k + 1;
+        }
+        slo_comm_result_free(&r);
+        rc = nb ? replay_period(s, p, nb, end, out, lowest, &T, err) : SLO_OK;
+        if (nb == 0)
+            T = INFINITY;
+        if (rc == SLO_OK && T < best) {
+            best = T;
+            free(p->out);
+            free(p->block_end);
+            free(p->block_lowest);
+            p->out = out;
+            p->block_end = end;
+            p->block_lowest = lowest;
+            p->n_out = p->cap_out = end[nb - 1];
+            p->n_blocks = p->cap_blocks = nb;
+            continue;
+        }
+        free(out);
+        free(end);
+        free(lowest);
+        if (rc)
+            return rc;
+    }
+    return SLO_OK;
 }
 
 /* ------------------------------------------------------------------ */

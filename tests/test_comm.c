@@ -676,6 +676,7 @@ static void test_optimal_dp_exhaustive(void **state)
 static void test_property_never_below_bound(void **state)
 {
     uint64_t seed = 4;
+    double period[SLO_COMM_N_POLICIES];
     (void)state;
     for (int trial = 0; trial < 150; trial++) {
         size_t n = 1 + (size_t)(uniform(&seed) * 40);
@@ -704,6 +705,8 @@ static void test_property_never_below_bound(void **state)
         params.hvd_cycle_s = 1e-4 + uniform(&seed) * 5e-3;
         params.prophet_partition_bytes = 1e5 + uniform(&seed) * 4e6;
         assert_int_equal(slo_comm_lower_bound(&m, &link, &lb, NULL, NULL, &err), SLO_OK);
+        for (int p = 0; p < SLO_COMM_N_POLICIES; p++)
+            period[p] = 0;
         for (int p = 0; p < SLO_COMM_N_POLICIES; p++) {
             struct slo_comm_result r;
             double *sent = calloc(n, sizeof *sent), off = 0;
@@ -731,9 +734,19 @@ static void test_property_never_below_bound(void **state)
                 /* per-layer dependencies: no forward before its gradient */
                 assert_true(r.forward_start_s[j] >= r.done_s[j] - 1e-15);
             }
+            period[p] = r.iteration_s;
             free(sent);
             slo_comm_result_free(&r);
         }
+        /* the optimal planner is never worse than a published schedule:
+         * each one, replayed as a static plan, is among its candidates
+         * (kernel/comm_optimal.c, step 4, gives the argument) */
+        for (int p = 0; p < SLO_COMM_N_POLICIES; p++)
+            if (period[SLO_COMM_OPTIMAL] > period[p] * (1 + 1e-12))
+                fail_msg("trial %d (%s, in flight %d): optimal T = %.9g s above %s T = %.9g s",
+                         trial, slo_comm_collective_name(link.collective),
+                         link.max_in_flight, period[SLO_COMM_OPTIMAL],
+                         slo_comm_policy_name(p), period[p]);
         slo_comm_model_free(&m);
     }
 }
