@@ -1,0 +1,204 @@
+/*
+ * ctx_submit.c - allocator (sbatch, salloc) and local (srun) context:
+ * validate, load catalog and workload profile, read the live node inventory,
+ * plan with libslo, show the plan, record it for job_submit.lua.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Why here: a SPANK plugin cannot change the request itself; it records the
+ * plan with spank_job_control_setenv and slurmctld's job_submit.lua applies
+ * it (shared/research/slurm-mpi-feasibility.md 3.2-3.3, mechanism A).
+ * slurm_load_node resolves from the host process (sbatch/salloc/srun link
+ * libslurmfull), so the module is not linked with -lslurm (notes 1.2, 3.2).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+#include "plan.h"
+#include "spank_slo.h"
+
+static const char *env_get(const char *name)
+{
+    return getenv(name);
+}
+
+/* Print a '\n'-separated text one line per message ("sbatch: spank_slo: ..."). */
+static void info_lines(const char *text)
+{
+    while (*text) {
+        size_t n = strcspn(text, "\n");
+        slurm_info("%s: %.*s", SSLO_LOG_PREFIX, (int)n, text);
+        text += n;
+        if (*text)
+            text++;
+    }
+}
+
+/* The live inventory as sslo_node records (borrowing msg's strings). */
+static int load_inventory(node_info_msg_t **msg, struct sslo_node **nodes, size_t *n)
+{
+    if (slurm_load_node((time_t)0, msg, SHOW_ALL) != SLURM_SUCCESS) {
+        slurm_error("%s: cannot read the node inventory (slurm_load_node): %s", SSLO_LOG_PREFIX,
+                    slurm_strerror(slurm_get_errno()));
+        *msg = NULL;
+        return -1;
+    }
+    *n = (*msg)->record_count;
+    *nodes = calloc(*n ? *n : 1, sizeof **nodes);
+    if (!*nodes) {
+        slurm_error("%s: out of memory reading the node inventory", SSLO_LOG_PREFIX);
+        return -1;
+    }
+    for (size_t i = 0; i < *n; i++) {
+        const node_info_t *ni = &(*msg)->node_array[i];
+        (*nodes)[i].name = ni->name; /* NULL: hidden CLOUD node, skipped */
+        (*nodes)[i].features = ni->features;
+        (*nodes)[i].state = ni->node_state;
+    }
+    return 0;
+}
+
+/* Record the plan for slurmctld (job_desc.spank_job_env). sbatch and salloc
+ * also export it to the job as SLURM_SPANK_<NAME>; srun does not, so in the
+ * local context the same names go into srun's own environment, which the
+ * tasks inherit (spank(8): setenv() is how local/allocator contexts change
+ * the job environment), for ctx_remote.c to find. */
+static int record(spank_t sp, const struct sslo_plan_result *res)
+{
+    int local = spank_context() == S_CTX_LOCAL;
+    char name[64];
+
+    for (int i = 0; i < SSLO_N_RECORDS; i++) {
+        spank_err_t rc = spank_job_control_setenv(sp, sslo_record_names[i], res->values[i], 1);
+        if (rc != ESPANK_SUCCESS) {
+            slurm_error("%s: cannot record %s=%s (spank_job_control_setenv): %s",
+                        SSLO_LOG_PREFIX, sslo_record_names[i], res->values[i],
+                        spank_strerror(rc));
+            return -1;
+        }
+        snprintf(name, sizeof name, "SLURM_SPANK_%s", sslo_record_names[i]);
+        if (local && setenv(name, res->values[i], 1) != 0) {
+            slurm_error("%s: cannot set %s in srun's environment", SSLO_LOG_PREFIX, name);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int sslo_submit_post_opt(spank_t sp, struct sslo_state *st)
+{
+    struct sslo_options o = st->opt;
+    struct slo_catalog cat = {0};
+    struct slo_workload wl = {0};
+    struct sslo_plan_result *res = NULL;
+    struct sslo_node *nodes = NULL;
+    node_info_msg_t *node_msg = NULL;
+    slo_error_t err = {0};
+    char msg[SSLO_MSG_LENGTH], path[SSLO_PATH_LENGTH];
+    const char *workload;
+    enum sslo_mode mode;
+    size_t n_nodes = 0;
+    int *usable = NULL, rv = -1, prc;
+
+    if (!st->cfg_ok || (!o.have_loss && !o.have_time))
+        return 0;
+    /* srun inside an allocation starts a step: the allocation was sized
+     * already (and the options come back from the environment). */
+    if (spank_context() == S_CTX_LOCAL && getenv("SLURM_JOB_ID")) {
+        slurm_verbose("%s: inside job %s: no planning for a job step", SSLO_LOG_PREFIX,
+                      getenv("SLURM_JOB_ID"));
+        return 0;
+    }
+    if (o.have_loss != o.have_time) {
+        slurm_error("%s: %s: expected --slo-loss and --slo-time together, found %s alone",
+                    SSLO_LOG_PREFIX, o.have_loss ? "--slo-time" : "--slo-loss",
+                    o.have_loss ? "--slo-loss" : "--slo-time");
+        return -1;
+    }
+    if (sslo_options_apply_env(&o, env_get, msg, sizeof msg)) {
+        slurm_error("%s: %s", SSLO_LOG_PREFIX, msg);
+        return -1;
+    }
+    mode = sslo_effective_mode(&o, &st->cfg);
+    workload = sslo_effective_workload(&o, &st->cfg);
+    if (!workload[0]) {
+        slurm_error("%s: --slo-workload: expected a workload name with --slo-loss/--slo-time "
+                    "(the site sets no default workload=), found none",
+                    SSLO_LOG_PREFIX);
+        return -1;
+    }
+    if (sslo_workload_path(&st->cfg, workload, path, sizeof path, msg, sizeof msg)) {
+        slurm_error("%s: %s", SSLO_LOG_PREFIX, msg);
+        return -1;
+    }
+    if (!st->cfg.catalog[0]) {
+        slurm_error("%s: plugstack.conf: expected a catalog=PATH argument for planning, found "
+                    "none (ask the site admin)",
+                    SSLO_LOG_PREFIX);
+        return -1;
+    }
+    if (slo_catalog_load(st->cfg.catalog, &cat, &err) != SLO_OK) {
+        slurm_error("%s: instance catalog %s: %s", SSLO_LOG_PREFIX, st->cfg.catalog, err.text);
+        goto out;
+    }
+    if (slo_workload_load(path, &wl, &err) != SLO_OK) {
+        slurm_error("%s: workload profile %s: %s", SSLO_LOG_PREFIX, path, err.text);
+        goto out;
+    }
+    if (load_inventory(&node_msg, &nodes, &n_nodes))
+        goto out;
+    usable = calloc(cat.n_types, sizeof *usable);
+    res = calloc(1, sizeof *res);
+    if (!usable || !res) {
+        slurm_error("%s: out of memory", SSLO_LOG_PREFIX);
+        goto out;
+    }
+    sslo_inventory_count(&cat, nodes, n_nodes, sslo_effective_pricing(&o), usable);
+    sslo_apply_inventory(&cat, usable, st->cfg.max_nodes);
+
+    struct sslo_plan_request req = {
+        .workload = wl.name,
+        .loss = o.loss,
+        .deadline_s = o.time_s,
+        .budget_usd = o.have_budget ? o.budget_usd : 0,
+        .pricing = sslo_effective_pricing(&o),
+        .mode = mode,
+    };
+    prc = sslo_plan(&st->cfg, &cat, usable, &wl, &req, res, &err);
+    if (prc == SLO_ERR_INFEASIBLE || prc == SLO_ERR_UNREACHABLE) {
+        if (mode == SSLO_MODE_ENFORCE) {
+            slurm_error("%s: %s", SSLO_LOG_PREFIX, res->reason);
+            slurm_error("%s: relax --slo-loss/--slo-time, or submit with --slo-mode=advise",
+                        SSLO_LOG_PREFIX);
+            goto out;
+        }
+        slurm_info("%s: warning: %s; advise mode: the request is left unchanged",
+                   SSLO_LOG_PREFIX, res->reason);
+        rv = 0;
+        goto out;
+    }
+    if (prc != SLO_OK) {
+        slurm_error("%s: planning with catalog %s and workload %s failed: %s%s%s",
+                    SSLO_LOG_PREFIX, st->cfg.catalog, path, err.source,
+                    err.source[0] ? ": " : "", err.text);
+        goto out;
+    }
+    info_lines(res->table);
+    if (mode == SSLO_MODE_ADVISE)
+        slurm_info("%s: advise mode: the request is left unchanged", SSLO_LOG_PREFIX);
+    if (record(sp, res))
+        goto out;
+    rv = 0;
+out:
+    free(res);
+    free(usable);
+    free(nodes);
+    if (node_msg)
+        slurm_free_node_info_msg(node_msg);
+    slo_workload_free(&wl);
+    slo_catalog_free(&cat);
+    return rv;
+}

@@ -1,0 +1,326 @@
+/*
+ * plan.c - node inventory -> quotas, libslo planning, plan -> SLO_* records.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Only the NODE_STATE_* constants: no libslurm function is called here. */
+#include <slurm/slurm.h>
+
+#include "plan.h"
+
+const char *const sslo_record_names[SSLO_N_RECORDS + 1] = {
+    "SLO_PLAN_VERSION", "SLO_MODE",        "SLO_PARTITION",      "SLO_NODES",
+    "SLO_INSTANCES",    "SLO_CONSTRAINT",  "SLO_GRES",           "SLO_SPOT",
+    "SLO_PRICING",      "SLO_COST_USD",    "SLO_COST_USD_PER_H", "SLO_TIME_S",
+    "SLO_DEADLINE_S",   "SLO_LOSS",        "SLO_ITERATIONS",     "SLO_WORKERS",
+    "SLO_WORKLOAD",     NULL};
+
+enum {
+    R_VERSION, R_MODE, R_PARTITION, R_NODES, R_INSTANCES, R_CONSTRAINT, R_GRES, R_SPOT,
+    R_PRICING, R_COST, R_COST_PER_H, R_TIME, R_DEADLINE, R_LOSS, R_ITERATIONS, R_WORKERS,
+    R_WORKLOAD
+};
+
+int sslo_node_usable(uint32_t state)
+{
+    uint32_t base = state & NODE_STATE_BASE;
+
+    if (base == NODE_STATE_DOWN || base == NODE_STATE_FUTURE)
+        return 0;
+    if (state & (NODE_STATE_DRAIN | NODE_STATE_FAIL | NODE_STATE_INVALID_REG))
+        return 0;
+    return 1;
+}
+
+int sslo_features_have(const char *features, const char *feature)
+{
+    size_t n = strlen(feature);
+    const char *p = features;
+
+    if (!features || !n)
+        return 0;
+    while (*p) {
+        size_t len = strcspn(p, ",");
+        if (len == n && strncmp(p, feature, n) == 0)
+            return 1;
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    return 0;
+}
+
+void sslo_inventory_count(const struct slo_catalog *cat, const struct sslo_node *nodes,
+                          size_t n_nodes, enum slo_pricing pricing, int *usable)
+{
+    for (size_t k = 0; k < cat->n_types; k++) {
+        const struct slo_instance_type *t = &cat->types[k];
+        usable[k] = 0;
+        for (size_t i = 0; i < n_nodes; i++) {
+            const struct sslo_node *nd = &nodes[i];
+            if (!nd->name || !sslo_node_usable(nd->state) ||
+                !sslo_features_have(nd->features, t->name))
+                continue;
+            if (t->site == SLO_SITE_CLOUD) {
+                int spot = sslo_features_have(nd->features, "spot");
+                int od = sslo_features_have(nd->features, "ondemand");
+                if (pricing == SLO_PRICING_SPOT && od && !spot)
+                    continue;
+                if (pricing == SLO_PRICING_ON_DEMAND && spot && !od)
+                    continue;
+            }
+            usable[k]++;
+        }
+    }
+}
+
+void sslo_apply_inventory(struct slo_catalog *cat, const int *usable, int max_nodes)
+{
+    for (size_t k = 0; k < cat->n_types; k++) {
+        int q = cat->types[k].quota;
+        if (usable[k] < q)
+            q = usable[k];
+        if (max_nodes < q)
+            q = max_nodes;
+        cat->types[k].quota = q < 0 ? 0 : q;
+    }
+}
+
+/* Append to buf (size len) at its end; truncates silently (buffers are sized
+ * for the catalog's 64-character names). */
+__attribute__((format(printf, 3, 4))) static void append(char *buf, size_t len, const char *fmt,
+                                                          ...)
+{
+    size_t used = strlen(buf);
+    va_list ap;
+    if (used + 1 >= len)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(buf + used, len - used, fmt, ap);
+    va_end(ap);
+}
+
+/* Replace buf's text. */
+__attribute__((format(printf, 3, 4))) static void set(char *buf, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, len, fmt, ap);
+    va_end(ap);
+}
+
+/* "type:n,type:n" (sep ':' ',') or "type=n,..." as `slo train` prints it. */
+static void plan_list(const struct slo_train_setup *s, const int *counts, char kv, char *buf,
+                      size_t len)
+{
+    buf[0] = '\0';
+    for (size_t k = 0; k < s->n_types; k++)
+        if (counts[k])
+            append(buf, len, "%s%s%c%d", buf[0] ? "," : "", s->types[k].name, kv, counts[k]);
+}
+
+/* Nothing meets the SLO: the reason and the closest feasible point, as
+ * `slo train` reports it (cli/cmd_train.c report_infeasible). */
+static void closest_point(const struct slo_train_setup *s, const struct slo_train_request *req,
+                          const char *why, char *out, size_t len)
+{
+    struct slo_train_plan p = {0};
+    slo_error_t e = {0};
+    char list[SSLO_VALUE_LENGTH], t[32];
+
+    if (req->budget_usd > 0) {
+        struct slo_train_request free_req = *req;
+        free_req.budget_usd = 0;
+        if (slo_plan_exact(s, &free_req, &p, NULL) == SLO_OK) {
+            plan_list(s, p.counts, ':', list, sizeof list);
+            set(out, len, "%s; the cheapest plan that meets the deadline, %s, costs %.6f USD",
+                     why, list, p.eval.cost_usd);
+            slo_train_plan_free(&p);
+            return;
+        }
+        slo_train_plan_free(&p);
+    }
+    if (slo_plan_fastest(s, req, &p, &e) != SLO_OK) {
+        set(out, len, "%s; %s", why, e.text);
+    } else {
+        plan_list(s, p.counts, ':', list, sizeof list);
+        slo_format_duration(p.eval.time_s, t, sizeof t);
+        set(out, len, "%s; the fastest plan%s with the usable nodes, %s, needs %.2f s (%s) "
+                           "at %.6f USD",
+                 why, p.proven ? "" : " found", list, p.eval.time_s, t, p.eval.cost_usd);
+    }
+    slo_train_plan_free(&p);
+}
+
+static void put(struct sslo_plan_result *out, int r, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void put(struct sslo_plan_result *out, int r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(out->values[r], sizeof out->values[r], fmt, ap);
+    va_end(ap);
+}
+
+static void format_plan(const struct sslo_config *cfg, const struct slo_catalog *cat,
+                        const int *usable, const struct slo_train_setup *s,
+                        const struct slo_train_plan *p, const struct sslo_plan_request *req,
+                        struct sslo_plan_result *out)
+{
+    const struct slo_train_eval *e = &p->eval;
+    int nodes = 0, n_used = 0, min_gpus = 0, onprem = 0, cloud = 0;
+    char dl[32], t[32], *c = out->values[R_CONSTRAINT];
+    const char *partition;
+
+    for (size_t k = 0; k < s->n_types; k++) {
+        if (!p->counts[k])
+            continue;
+        nodes += p->counts[k];
+        n_used++;
+        if (!min_gpus || s->types[k].gpus < min_gpus)
+            min_gpus = s->types[k].gpus;
+        if (s->types[k].site == SLO_SITE_ONPREM)
+            onprem = 1;
+        else
+            cloud = 1;
+    }
+    partition = onprem && cloud ? cfg->burst_partition
+                : onprem        ? cfg->onprem_partition
+                : req->pricing == SLO_PRICING_SPOT ? cfg->spot_partition
+                                                   : cfg->ondemand_partition;
+    out->nodes = nodes;
+    put(out, R_VERSION, "1");
+    put(out, R_MODE, "%s", sslo_mode_name(req->mode));
+    put(out, R_PARTITION, "%s", partition);
+    put(out, R_NODES, "%d", nodes);
+    plan_list(s, p->counts, ':', out->values[R_INSTANCES], SSLO_VALUE_LENGTH);
+    /* One type: its feature; several: Slurm's feature-count form [a*1&b*2]. */
+    c[0] = '\0';
+    for (size_t k = 0; k < s->n_types; k++) {
+        if (!p->counts[k])
+            continue;
+        if (n_used == 1)
+            append(c, SSLO_VALUE_LENGTH, "%s", s->types[k].name);
+        else
+            append(c, SSLO_VALUE_LENGTH, "%s%s*%d", c[0] ? "&" : "[", s->types[k].name,
+                   p->counts[k]);
+    }
+    if (n_used > 1)
+        append(c, SSLO_VALUE_LENGTH, "]");
+    put(out, R_GRES, "gpu:%d", min_gpus);
+    put(out, R_SPOT, "%d", cloud && req->pricing == SLO_PRICING_SPOT);
+    put(out, R_PRICING, "%s", sslo_pricing_name(req->pricing));
+    put(out, R_COST, "%.6f", e->cost_usd);
+    put(out, R_COST_PER_H, "%.4f", e->usd_per_h);
+    put(out, R_TIME, "%.2f", e->time_s);
+    put(out, R_DEADLINE, "%.0f", req->deadline_s);
+    put(out, R_LOSS, "%.10g", req->loss);
+    put(out, R_ITERATIONS, "%.0f", e->iterations);
+    put(out, R_WORKERS, "%d", e->n_workers);
+    put(out, R_WORKLOAD, "%s", req->workload);
+
+    slo_format_duration(req->deadline_s, dl, sizeof dl);
+    slo_format_duration(e->time_s, t, sizeof t);
+    out->table[0] = '\0';
+    append(out->table, SSLO_TABLE_LENGTH,
+           "plan for workload %s: loss %.10g within %s (%.0f s), %s prices, mode %s\n",
+           req->workload, req->loss, dl, req->deadline_s, sslo_pricing_name(req->pricing),
+           sslo_mode_name(req->mode));
+    append(out->table, SSLO_TABLE_LENGTH, "  %-16s %-7s %-6s %4s %5s %6s %10s\n",
+           "instance type", "site", "GPU", "GPUs", "nodes", "usable", "USD/h each");
+    for (size_t k = 0; k < s->n_types; k++) {
+        const struct slo_instance_type *it = &cat->types[s->types[k].catalog_index];
+        if (!p->counts[k])
+            continue;
+        append(out->table, SSLO_TABLE_LENGTH, "  %-16s %-7s %-6s %4d %5d %6d %10.4f\n",
+               it->name, it->site == SLO_SITE_ONPREM ? "onprem" : "cloud", it->gpu_model,
+               it->gpus, p->counts[k], usable ? usable[s->types[k].catalog_index] : it->quota,
+               s->types[k].usd_per_h);
+    }
+    append(out->table, SSLO_TABLE_LENGTH,
+           "  partition %s, %d node%s, gpu:%d per node, constraint %s\n", partition, nodes,
+           nodes == 1 ? "" : "s", min_gpus, c);
+    append(out->table, SSLO_TABLE_LENGTH,
+           "  predicted %.2f s (%s), %.6f USD at %.4f USD/h, %.0f iterations, %d worker%s%s\n",
+           e->time_s, t, e->cost_usd, e->usd_per_h, e->iterations, e->n_workers,
+           e->n_workers == 1 ? "" : "s", p->proven ? "" : " (search stopped: not proven cheapest)");
+}
+
+int sslo_plan(const struct sslo_config *cfg, const struct slo_catalog *cat, const int *usable,
+              const struct slo_workload *wl, const struct sslo_plan_request *req,
+              struct sslo_plan_result *out, slo_error_t *err)
+{
+    struct slo_train_setup s = {0};
+    struct slo_train_plan p = {0};
+    struct slo_train_request r = {
+        .target_loss = req->loss,
+        .deadline_s = req->deadline_s,
+        .budget_usd = req->budget_usd,
+    };
+    slo_error_t e = {0};
+    int rv, any = 0;
+
+    memset(out, 0, sizeof *out);
+    rv = slo_train_setup_init(&s, cat, wl, req->pricing, err);
+    if (rv != SLO_OK)
+        return rv;
+    for (size_t k = 0; k < s.n_types; k++)
+        any |= s.types[k].quota > 0;
+    if (!any) {
+        char list[SSLO_VALUE_LENGTH] = "";
+        for (size_t k = 0; k < s.n_types; k++)
+            append(list, sizeof list, "%s%s", list[0] ? ", " : "", s.types[k].name);
+        set(out->reason, sizeof out->reason,
+                 "no usable Slurm node has the feature of an instance type that workload %s "
+                 "profiles (%s)%s",
+                 wl->name, list,
+                 req->pricing == SLO_PRICING_ON_DEMAND ? " with on-demand pricing" : "");
+        rv = SLO_ERR_INFEASIBLE;
+        goto out;
+    }
+    rv = slo_plan_exact(&s, &r, &p, &e);
+    if (rv == SLO_ERR_INFEASIBLE) {
+        closest_point(&s, &r, e.text, out->reason, sizeof out->reason);
+        goto out;
+    }
+    if (rv == SLO_ERR_UNREACHABLE) {
+        set(out->reason, sizeof out->reason, "no plan reaches loss %.10g: %s", req->loss, e.text);
+        goto out;
+    }
+    if (rv != SLO_OK) {
+        if (err)
+            *err = e;
+        goto out;
+    }
+    format_plan(cfg, cat, usable, &s, &p, req, out);
+    if (out->nodes > cfg->max_nodes) {
+        set(out->reason, sizeof out->reason,
+                 "the cheapest plan, %s, needs %d nodes, more than the site's max_nodes=%d",
+                 out->values[R_INSTANCES], out->nodes, cfg->max_nodes);
+        rv = SLO_ERR_INFEASIBLE;
+        goto out;
+    }
+    out->feasible = 1;
+out:
+    if (!out->feasible) {
+        for (int i = 0; i < SSLO_N_RECORDS; i++)
+            out->values[i][0] = '\0';
+        out->table[0] = '\0';
+    }
+    slo_train_plan_free(&p);
+    slo_train_setup_free(&s);
+    return rv;
+}
+
+const char *sslo_plan_value(const struct sslo_plan_result *r, const char *name)
+{
+    for (int i = 0; i < SSLO_N_RECORDS; i++)
+        if (strcmp(sslo_record_names[i], name) == 0)
+            return r->values[i];
+    return NULL;
+}

@@ -1,0 +1,44 @@
+/*
+ * spank_slo.h - shared state of spank_slo.so and the per-context entry points
+ * (after NVIDIA/pyxis: a dispatcher per SPANK hook in spank_slo.c, one file
+ * per context: ctx_submit.c for allocator/local, ctx_remote.c for remote).
+ *
+ * Copyright (C) 2026 the slo-kernel authors
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Messages: "spank_slo: <what>: <detail>" through slurm_error/slurm_info.
+ */
+#ifndef SSLO_SPANK_SLO_H
+#define SSLO_SPANK_SLO_H
+
+#include <slurm/spank.h>
+
+#include "args.h"
+
+#define SSLO_LOG_PREFIX "spank_slo"
+
+/* The plugin's one context per process (sbatch, salloc, srun, slurmstepd). */
+struct sslo_state {
+    struct sslo_config cfg; /* plugstack arguments */
+    int cfg_ok;             /* 1 when cfg parsed */
+    struct sslo_options opt;/* --slo-* values */
+};
+
+/* The process-wide state (option callbacks receive no handle). */
+struct sslo_state *sslo_state(void);
+
+/* Register the --slo-* options with spank_option_register (allocator, local
+ * and remote contexts). Returns 0, or -1 after logging which option failed. */
+int sslo_options_register(spank_t sp);
+
+/* Allocator (sbatch, salloc) and local (srun) context, slurm_spank_init_post_opt:
+ * plan and record. Returns 0, or -1 when the submission must fail (bad
+ * input, infeasible SLO in enforce mode, unreadable catalog). */
+int sslo_submit_post_opt(spank_t sp, struct sslo_state *st);
+
+/* Remote context (slurmstepd), slurm_spank_user_init: export the recorded
+ * plan into the job as plain SLO_* variables. Always returns 0: a user's
+ * mistake must never fail a step or drain a node. */
+int sslo_remote_user_init(spank_t sp, struct sslo_state *st);
+
+#endif /* SSLO_SPANK_SLO_H */
