@@ -23,6 +23,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: slo comm --model resnet50|vgg16|FILE --bandwidth BW [--latency L]\n"
             "                [--workers N] [--collective ring|ps] [--in-flight N]\n"
+            "                [--profile FILE]\n"
             "                [--forward-ms MS]\n"
             "                [--policy all|NAME] [--json] [--trace FILE]\n"
             "\n"
@@ -44,6 +45,10 @@ static void usage(FILE *f)
             "  --latency L      per-step latency alpha: 20us (default), 0.05ms, 0s; <= 1s\n"
             "  --workers N      data-parallel workers, >= 2 (default 8)\n"
             "  --collective C   ring (allreduce, default) or ps (push + pull)\n"
+            "  --profile FILE   take bandwidth, latency and workers from a slo-mpiprof\n"
+            "                   profile (its allreduce fit under the ring model;\n"
+            "                   doc/mpiprof.md); --bandwidth, --latency and --workers\n"
+            "                   given as well override the profile's\n"
             "  --in-flight N    collectives in flight at once: 1 (default, serialized)\n"
             "                   or more; 0 = unlimited\n"
             "  --policy P       all (default) or one of: fifo, prio, p3, bytescheduler,\n"
@@ -58,6 +63,8 @@ static void usage(FILE *f)
 
 struct options {
     const char *model, *trace;
+    const char *profile;  /* --profile FILE (slo-mpiprof document) or NULL */
+    int have_latency, have_workers;
     double forward_s; /* --forward-ms, seconds; < 0 = not given */
     struct slo_comm_link link;
     int have_bandwidth;
@@ -87,7 +94,7 @@ static int parse_int(const char *opt, const char *text, long min, long max, cons
 static int parse_options(int argc, char **argv, struct options *o)
 {
     enum { O_MODEL = 256, O_BANDWIDTH, O_LATENCY, O_WORKERS, O_COLLECTIVE, O_INFLIGHT,
-           O_POLICY, O_JSON, O_TRACE, O_FORWARD, O_HELP };
+           O_POLICY, O_JSON, O_TRACE, O_FORWARD, O_HELP, O_PROFILE };
     static const struct option longopts[] = {
         {"model", required_argument, NULL, O_MODEL},
         {"bandwidth", required_argument, NULL, O_BANDWIDTH},
@@ -100,6 +107,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"trace", required_argument, NULL, O_TRACE},
         {"forward-ms", required_argument, NULL, O_FORWARD},
         {"help", no_argument, NULL, O_HELP},
+        {"profile", required_argument, NULL, O_PROFILE},
         {NULL, 0, NULL, 0}};
     slo_error_t err = {0};
     int c;
@@ -132,11 +140,13 @@ static int parse_options(int argc, char **argv, struct options *o)
                 cli_usage_error(CMD, "--latency: %s", err.text);
                 return -1;
             }
+            o->have_latency = 1;
             break;
         case O_WORKERS:
             if (parse_int("--workers", optarg, 2, SLO_COMM_MAX_WORKERS, "an integer >= 2",
                           &o->link.workers))
                 return -1;
+            o->have_workers = 1;
             break;
         case O_COLLECTIVE:
             if (strcmp(optarg, "ring") == 0)
@@ -188,6 +198,7 @@ static int parse_options(int argc, char **argv, struct options *o)
             o->forward_s = v / 1e3;
             break;
         }
+        case O_PROFILE: o->profile = optarg; break;
         case O_HELP: usage(stdout); return 1;
         case ':':
             cli_usage_error(CMD, "%s: expected a value, found none", argv[optind - 1]);
@@ -206,11 +217,42 @@ static int parse_options(int argc, char **argv, struct options *o)
                              "found it missing");
         return -1;
     }
-    if (!o->have_bandwidth) {
-        cli_usage_error(CMD, "--bandwidth: expected a bandwidth such as 10Gbit or 1.25GB/s, "
-                             "found it missing");
+    if (!o->have_bandwidth && !o->profile) {
+        cli_usage_error(CMD, "--bandwidth: expected a bandwidth such as 10Gbit or 1.25GB/s "
+                             "(or --profile FILE), found it missing");
         return -1;
     }
+    return 0;
+}
+
+/* 0, or the exit status after printing the error.
+ * --profile FILE: the link measured by slo-mpiprof (doc/mpiprof.md); the
+ * options given explicitly win. A bandwidth the profiler flagged suspect
+ * (above its memcpy ceiling) is refused unless --bandwidth replaces it. */
+static int apply_profile(struct options *o)
+{
+    struct slo_comm_link link;
+    struct slo_comm_profile_info info;
+    slo_error_t err = {0};
+
+    if (!o->profile)
+        return 0;
+    if (slo_comm_profile_load(o->profile, &link, &info, &err))
+        return cli_report(CMD, &err);
+    if (!o->have_bandwidth) {
+        if (info.bandwidth_suspect) {
+            cli_usage_error(CMD, "--profile: %s: allreduce.ring_model.link_bandwidth_bytes_per_s "
+                                 "is flagged suspect by slo-mpiprof (%s); expected a trusted "
+                                 "figure, give --bandwidth to override it",
+                            o->profile, info.suspect_reason);
+            return SLO_EXIT_USAGE;
+        }
+        o->link.bandwidth_bytes_per_s = link.bandwidth_bytes_per_s;
+    }
+    if (!o->have_latency)
+        o->link.latency_s = link.latency_s;
+    if (!o->have_workers)
+        o->link.workers = link.workers;
     return 0;
 }
 
@@ -480,6 +522,8 @@ int slo_cmd_comm(int argc, char **argv)
     memset(res, 0, sizeof res);
     if ((rc = parse_options(argc, argv, &o)))
         return rc > 0 ? SLO_EXIT_OK : SLO_EXIT_USAGE;
+    if ((rc = apply_profile(&o)))
+        return rc;
     if (load_model(o.model, o.forward_s, &m, &err))
         return cli_report(CMD, &err);
     /* open the trace file first: a bad path fails before any output */

@@ -454,6 +454,60 @@ int slo_comm_detect_steps(const double *ready_s, size_t n, struct slo_comm_steps
 /* Release a step table and empty it (NULL is fine). */
 void slo_comm_steps_free(struct slo_comm_steps *steps);
 
+/* ------------------------------------------------------------------ */
+/* Measured link: slo-mpiprof profiles (doc/mpiprof.md)                */
+/* ------------------------------------------------------------------ */
+
+/* schema_version of the slo-mpiprof documents this reader accepts. */
+#define SLO_COMM_PROFILE_SCHEMA_VERSION 1
+
+/* What a profile says besides the link (for front ends that report it). */
+struct slo_comm_profile_info {
+    int world_size;                   /* mpi.world_size: ranks measured */
+    double memcpy_bytes_per_s;        /* ceiling.memcpy_bytes_per_s: the slowest
+                                         node's single-core memcpy, bytes/s */
+    double fit_alpha_s;               /* allreduce.fit.alpha_s: whole allreduce, s */
+    double fit_beta_s_per_byte;       /* allreduce.fit.beta_s_per_byte */
+    double fit_rms_residual_s;        /* allreduce.fit.rms_residual_s */
+    double fit_max_relative_residual; /* allreduce.fit.max_relative_residual */
+    int bandwidth_suspect;            /* allreduce.ring_model.suspect: the link
+                                         bandwidth is above 1.05 x memcpy (or
+                                         infinite): not a fact, see reason */
+    char suspect_reason[SLO_ERROR_TEXT_LENGTH]; /* "" unless suspect */
+};
+
+/*
+ * Read the link of a ring allreduce from a slo-mpiprof profile (JSON,
+ * schema doc/mpiprof.md, schema_version SLO_COMM_PROFILE_SCHEMA_VERSION).
+ * The profiler measured allreduce times t(s) over message sizes s (bytes)
+ * and fitted t = alpha + beta s (LAPACKE dgels); under the ring model of
+ * this header, t = 2(p-1) alpha_step + 2(p-1)/p s / B, so
+ *   link->latency_s             = alpha / (2(p-1))       (ring_model.alpha_s)
+ *   link->bandwidth_bytes_per_s = 2(p-1) / (p beta)      (ring_model.link_bandwidth_bytes_per_s)
+ *   link->workers               = p                      (mpi.world_size)
+ * and link->collective = SLO_COMM_RING, link->max_in_flight = 1 (an MPI
+ * allreduce at a time, as measured). The reader takes the profiler's
+ * ring_model figures as written and checks they agree with the fit and
+ * world size (relative 1e-6). info (may be NULL) receives the rest.
+ * A bandwidth the profiler flagged suspect is returned with
+ * info->bandwidth_suspect = 1: the caller decides (slo comm refuses it
+ * unless --bandwidth overrides it).
+ * Errors: SLO_ERR_INVALID with source = source (the file) and a text naming
+ * the field, what was expected and what was found: malformed JSON, a
+ * missing field ("allreduce.ring_model.alpha_s: expected a number in [0,
+ * 1], found it missing"), a wrong type, a schema_version other than 1, a
+ * field in another unit ("... found link_bandwidth_mbps instead: this
+ * reader takes bytes per second"), fewer than 2 ranks, a value beyond the
+ * link limits of this header, ring figures that disagree with the fit;
+ * SLO_ERR_NOMEM. On failure *link and *info are unchanged.
+ */
+int slo_comm_profile_parse(const char *text, const char *source, struct slo_comm_link *link,
+                           struct slo_comm_profile_info *info, slo_error_t *err);
+/* As slo_comm_profile_parse, reading the file at path (SLO_ERR_IO when it
+ * cannot be read; source is the path). */
+int slo_comm_profile_load(const char *path, struct slo_comm_link *link,
+                          struct slo_comm_profile_info *info, slo_error_t *err);
+
 #ifdef __cplusplus
 }
 #endif

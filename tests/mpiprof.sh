@@ -1,0 +1,144 @@
+#!/bin/sh
+# mpiprof.sh - slo-mpiprof under `mpirun -np 2` and `-np 4` (issue 5, "What it
+# must show"): the JSON document parses and passes its own --check (schema and
+# consistency rules, doc/mpiprof.md); physical sanity: large-message
+# bandwidth at most 1.05 x the memcpy bandwidth measured on the node in the
+# same run, or flagged "suspect"; every latency > 0; the alpha-beta fit's
+# residuals reported and its coefficients equal to an independent
+# recomputation (closed-form weighted normal equations, here in jq, against
+# the profiler's LAPACKE dgels); the allreduce sums verified; `slo comm
+# --profile` accepts the document. Bad input (unknown option, unwritable
+# --output directory, bad --sizes): one message from rank 0, MPI_Abort,
+# nonzero exit, no hang (timeout), nothing written.
+# As root on 2 cores: tests/mpi_env.sh sets OMPI_ALLOW_RUN_AS_ROOT(_CONFIRM)
+# and oversubscription.
+. "${SLO_SRCDIR:?make check sets SLO_SRCDIR}/tests/testlib.sh"
+. "$SLO_SRCDIR/tests/mpi_env.sh"
+mpi_require "slo-mpiprof under mpirun"
+PROF=${SLO_BUILDDIR:-.}/mpi_profiler/slo-mpiprof
+if [ ! -x "$PROF" ]; then
+    echo "SKIP: $PROF not built"; exit 77
+fi
+MPIRUN=$SLO_MPIRUN
+# For sanitizer builds (harmless otherwise): full malloc stacks and MCA
+# components kept loaded, so LeakSanitizer can attribute Open MPI's
+# at-exit allocations to its libraries and tests/lsan-openmpi.supp
+# suppresses them (with the fast unwinder they show as "<unknown module>").
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
+export OMPI_MCA_mca_base_component_disable_dlclose=1
+JQ=$(command -v jq || true)
+
+# ASan + Open MPI: a smoke run first; if only the sanitizer stops it, skip.
+if ! timeout 120 "$MPIRUN" -np 2 "$PROF" --sizes 8,4096 --output "$tmp/smoke.json" >"$tmp/out" 2>"$tmp/err"; then
+    if grep -q "AddressSanitizer\|LeakSanitizer\|UndefinedBehaviorSanitizer" "$tmp/err"; then
+        echo "SKIP: slo-mpiprof does not run under this sanitizer build with Open MPI:"
+        grep -m1 "Sanitizer" "$tmp/err"
+        exit 77
+    fi
+    notok "smoke run mpirun -np 2 (exit nonzero)"
+    finish; exit 1
+fi
+
+for np in 2 4; do
+    f=$tmp/p$np.json
+    timeout 300 "$MPIRUN" -np "$np" "$PROF" --quick --output "$f" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ "$rc" = 0 ] && [ -s "$f" ] && [ ! -s "$tmp/out" ]; then ok "np $np: --quick --output runs"
+    else notok "np $np: --quick --output runs (exit $rc)"; continue; fi
+    if [ "$(ls -A "$tmp" | grep -c "^\.p$np\.json\.")" = 0 ]; then ok "np $np: no temp file left"
+    else notok "np $np: no temp file left"; fi
+    # progress on stderr from rank 0 only
+    if grep -q "^slo-mpiprof: \[1/[0-9]*\] memcpy" "$tmp/err" &&
+       [ "$(grep -c "^slo-mpiprof: done in" "$tmp/err")" = 1 ]; then ok "np $np: progress lines, rank 0 only"
+    else notok "np $np: progress lines, rank 0 only"; fi
+    if "$PROF" --check "$f" >"$tmp/out" 2>"$tmp/err" &&
+       grep -q "valid (schema_version 1, $np ranks, $((np * (np - 1) / 2)) pairs)" "$tmp/out"; then
+        ok "np $np: passes --check ($(sed 's/.*ring link for slo comm: //' "$tmp/out"))"
+    else notok "np $np: passes --check"; fi
+    if [ -z "$JQ" ]; then
+        echo "# jq not found: the physical checks of np $np are not run (Debian: jq)"
+        continue
+    fi
+    # large-message bandwidth <= 1.05 x memcpy of the node, or flagged
+    "$JQ" -r '.ceiling.memcpy_bytes_per_s as $m | .point_to_point.pairs[] |
+        .bandwidth[-1] as $b |
+        "\(.rank_a)-\(.rank_b) \($b.bandwidth_bytes_per_s) \($m) \($b.suspect)"' "$f" >"$tmp/bw"
+    bad=$(awk '{ if (!($2 <= 1.05 * $3) && $4 != "true") print }' "$tmp/bw")
+    if [ -s "$tmp/bw" ] && [ -z "$bad" ]; then
+        ok "np $np: large-message bandwidth <= 1.05 x memcpy or flagged ($(awk '{printf "%s %.2f GB/s; ", $1, $2/1e9} END {printf "memcpy %.2f GB/s", $3/1e9}' "$tmp/bw"))"
+    else notok "np $np: large-message bandwidth <= 1.05 x memcpy or flagged: $bad"; fi
+    # every figure of every size, not only the largest
+    n=$("$JQ" '[.point_to_point.pairs[].bandwidth[]] | length' "$f")
+    nflag=$("$JQ" --argjson c 1.05 '.ceiling.memcpy_bytes_per_s as $m |
+        [.point_to_point.pairs[].bandwidth[] | select(.bandwidth_bytes_per_s > $c * $m and (.suspect | not))] | length' "$f")
+    if [ "$n" -gt 0 ] && [ "$nflag" = 0 ]; then ok "np $np: no unflagged bandwidth above the ceiling ($n figures)"
+    else notok "np $np: no unflagged bandwidth above the ceiling ($nflag)"; fi
+    if [ "$("$JQ" '[.point_to_point.pairs[].latency[] | select(.latency_s > 0)] | length' "$f")" = \
+         "$("$JQ" '[.point_to_point.pairs[].latency[]] | length' "$f")" ] &&
+       [ "$("$JQ" '[.point_to_point.pairs[].latency[]] | length' "$f")" -gt 0 ]; then
+        ok "np $np: every latency > 0 (smallest message: $("$JQ" -r '[.point_to_point.pairs[].small_message_latency_s * 1e6 | . * 100 | round / 100] | map(tostring) | join(", ")' "$f") us)"
+    else notok "np $np: every latency > 0"; fi
+    if "$JQ" -e '.allreduce.fit | (.rms_residual_s | type) == "number" and .rms_residual_s >= 0 and
+                 (.max_relative_residual | type) == "number" and .max_relative_residual >= 0' "$f" >/dev/null; then
+        ok "np $np: fit residuals reported ($("$JQ" -r '.allreduce.fit | "alpha \(.alpha_s * 1e6) us, beta \(.beta_s_per_byte * 1e9) ns/B, rms \(.rms_residual_s * 1e6) us, max rel \(.max_relative_residual)"' "$f"))"
+    else notok "np $np: fit residuals reported"; fi
+    # independent fit: minimise sum ((a + b s - t) / t)^2 by its 2x2 normal
+    # equations  [S0 S1; S1 S2] [a b]' = [R0 R1]'  with S0 = sum 1/t^2,
+    # S1 = sum s/t^2, S2 = sum s^2/t^2, R0 = sum 1/t, R1 = sum s/t
+    if "$JQ" -e '.allreduce.points as $p |
+        ([$p[] | 1 / (.median_time_s * .median_time_s)] | add) as $S0 |
+        ([$p[] | .size_bytes / (.median_time_s * .median_time_s)] | add) as $S1 |
+        ([$p[] | .size_bytes * .size_bytes / (.median_time_s * .median_time_s)] | add) as $S2 |
+        ([$p[] | 1 / .median_time_s] | add) as $R0 |
+        ([$p[] | .size_bytes / .median_time_s] | add) as $R1 |
+        ($S0 * $S2 - $S1 * $S1) as $d |
+        (($R0 * $S2 - $R1 * $S1) / $d) as $a | (($S0 * $R1 - $S1 * $R0) / $d) as $b |
+        .allreduce.fit |
+        ((.unconstrained_alpha_s - $a) | fabs) <= 1e-4 * ($a | fabs) + 1e-9 and
+        ((.unconstrained_beta_s_per_byte - $b) | fabs) <= 1e-4 * ($b | fabs)' "$f" >/dev/null; then
+        ok "np $np: dgels fit = closed-form weighted least squares"
+    else notok "np $np: dgels fit = closed-form weighted least squares"; fi
+    if "$JQ" -e --argjson p "$np" '.mpi.world_size == $p and .allreduce.verified and
+        (.point_to_point.pairs | length) == ($p * ($p - 1) / 2) and
+        (.allreduce.ring_model.workers == $p)' "$f" >/dev/null; then
+        ok "np $np: $np ranks, every pair, allreduce sums verified"
+    else notok "np $np: $np ranks, every pair, allreduce sums verified"; fi
+    # slo comm --profile: p workers and the ring link of the document (or
+    # a refusal naming the suspect flag)
+    if "$JQ" -e '.allreduce.ring_model.suspect' "$f" >/dev/null; then
+        if "$SLO" comm --model resnet50 --profile "$f" >"$tmp/out" 2>"$tmp/err"; then
+            notok "np $np: slo comm refuses the suspect bandwidth"
+        else ok "np $np: slo comm refuses the suspect bandwidth"; fi
+    else
+        want=$("$JQ" '.allreduce.ring_model.link_bandwidth_bytes_per_s' "$f")
+        if "$SLO" comm --model resnet50 --profile "$f" --json >"$tmp/out" 2>"$tmp/err" &&
+           "$JQ" -e --argjson p "$np" --argjson b "$want" \
+               '.link.workers == $p and ((.link.bandwidth_bytes_per_s - $b) | fabs) <= 1e-9 * $b' \
+               "$tmp/out" >/dev/null; then
+            ok "np $np: slo comm --profile takes p = $np and B = $want B/s"
+        else notok "np $np: slo comm --profile takes the document's link"; fi
+    fi
+done
+
+# stdout instead of --output
+if timeout 120 "$MPIRUN" -np 2 "$PROF" --sizes 8,64KiB >"$tmp/stdout.json" 2>"$tmp/err" &&
+   "$PROF" --check "$tmp/stdout.json" >/dev/null 2>&1; then ok "document on stdout passes --check"
+else notok "document on stdout passes --check"; fi
+
+# --- bad input: rank 0 says it once, MPI_Abort, never a hang --------------------
+aborts() { # NAME PATTERN ARGS...
+    name=$1; pat=$2; shift 2
+    timeout 60 "$MPIRUN" -np 2 "$PROF" "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ "$rc" != 0 ] && [ "$rc" != 124 ] && [ "$(grep -c -- "$pat" "$tmp/err")" = 1 ]; then
+        ok "$name (exit $rc)"
+    else notok "$name (exit $rc)"; fi
+}
+aborts "unknown option" 'slo-mpiprof: unknown option "--bogus"' --quick --bogus
+aborts "unwritable --output directory" 'slo-mpiprof: --output: cannot write ".*/no-dir/p.json": No such file' \
+    --quick --output "$tmp/no-dir/p.json"
+[ ! -e "$tmp/no-dir" ] && ok "nothing written for a bad --output" || notok "nothing written for a bad --output"
+aborts "one size only" 'slo-mpiprof: --sizes: expected at least 2 sizes' --sizes 8
+aborts "sizes not increasing" 'slo-mpiprof: --sizes: expected increasing sizes' --sizes 4096,8
+aborts "stray argument" 'slo-mpiprof: unexpected argument "extra"' --quick extra
+finish
