@@ -17,7 +17,7 @@ packages=(build-essential autoconf automake libtool pkg-config libjansson-dev li
 # the MPI profiler and runtime under Open MPI (shared/research notes, 1.1).
 [ "$mode" = test ] && packages+=(libcmocka-dev valgrind \
     slurm-wlm slurmctld slurmd slurm-client libslurm-dev munge lua5.1 \
-    openmpi-bin libopenmpi-dev libhwloc-dev)
+    openmpi-bin libopenmpi-dev libhwloc-dev jq)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -12,6 +12,11 @@ export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader,tcp
 export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
 # Open MPI keeps some allocations until exit; an ASan build's leak checker
 # would report them as ours. Suppress leaks inside Open MPI's own libraries.
+# LeakSanitizer can only match those suppressions when Open MPI keeps its
+# components loaded (else their frames show as "<unknown module>") and when
+# stacks are unwound the slow, exact way.
+export OMPI_MCA_mca_base_component_disable_dlclose=1
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
 export LSAN_OPTIONS="suppressions=${SLO_SRCDIR:-.}/tests/lsan-openmpi.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 
 mpi_require() {
