@@ -1,0 +1,670 @@
+/*
+ * ec2.c - the ec2 provider: EC2 CreateFleet (Type instant) per (instance type,
+ * capacity type) group on resume, TerminateInstances by tag on suspend, all
+ * through the aws CLI.
+ *
+ * Sources: EC2 API reference, CreateFleet (request fields, the response's
+ * Instances[].InstanceIds and Errors[].ErrorCode), DescribeInstances
+ * (PrivateIpAddress, PrivateDnsName), CreateTags, TerminateInstances; the way
+ * AWS ParallelCluster's ResumeProgram uses CreateFleet and powers down nodes
+ * that got no capacity (research note section 5.1).
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "power.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define TAG_CLUSTER "slo-power:cluster"
+#define TAG_NODES "slo-power:nodes"
+#define TAG_NODE "slo-power:node"
+#define TAG_JOBS "slo-power:jobs"
+#define DESCRIBE_TRIES 5
+
+static int fail(char *err, size_t errlen, const char *fmt, ...) POWER_PRINTF(3, 4);
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (err && errlen)
+        vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static const char *template_for(const struct power_config *cfg, const char *type)
+{
+    for (size_t i = 0; i < cfg->n_type_templates; i++)
+        if (strcmp(cfg->type_templates[i].type, type) == 0)
+            return cfg->type_templates[i].template_ref;
+    return cfg->launch_template[0] ? cfg->launch_template : NULL;
+}
+
+/* lt- followed by hex digits is an id (API_LaunchTemplate: LaunchTemplateId). */
+static int is_template_id(const char *ref)
+{
+    if (strncmp(ref, "lt-", 3) != 0 || !ref[3])
+        return 0;
+    return strspn(ref + 3, "0123456789abcdef") == strlen(ref + 3);
+}
+
+static json_t *tag(const char *key, const char *value)
+{
+    return json_pack("{s:s, s:s}", "Key", key, "Value", value);
+}
+
+json_t *power_ec2_fleet_request(const struct power_config *cfg, const struct power_node *nodes,
+                                const size_t *idx, size_t n, const char *jobs, char *err,
+                                size_t errlen)
+{
+    if (n == 0) {
+        fail(err, errlen, "ec2 CreateFleet: no nodes in the group");
+        return NULL;
+    }
+    const struct power_node *first = &nodes[idx[0]];
+    const char *ref = template_for(cfg, first->type);
+    if (!ref) {
+        fail(err, errlen,
+             "ec2: no launch template for instance type %s (set launch_template or "
+             "launch_template[%s] in %s)",
+             first->type, first->type, cfg->path);
+        return NULL;
+    }
+    int spot = first->capacity == POWER_SPOT;
+    char hosts[POWER_VALUE_LEN];
+    if (power_hostlist_ranged(nodes, idx, n, hosts, sizeof hosts) != 0)
+        snprintf(hosts, sizeof hosts, "(%zu nodes)", n);
+
+    json_t *spec = json_pack("{s:s, s:s}", is_template_id(ref) ? "LaunchTemplateId"
+                                                                : "LaunchTemplateName",
+                             ref, "Version", cfg->launch_template_version);
+    json_t *overrides = json_array();
+    size_t n_sub = cfg->n_subnets ? cfg->n_subnets : 1;
+    for (size_t s = 0; s < n_sub; s++) {
+        json_t *o = json_pack("{s:s}", "InstanceType", first->type);
+        if (cfg->n_subnets)
+            json_object_set_new(o, "SubnetId", json_string(cfg->subnets[s]));
+        if (spot && cfg->max_spot_price_usd_per_h > 0) {
+            /* MaxPrice is a string of USD per instance-hour. */
+            char price[32];
+            snprintf(price, sizeof price, "%.6g", cfg->max_spot_price_usd_per_h);
+            json_object_set_new(o, "MaxPrice", json_string(price));
+        }
+        json_array_append_new(overrides, o);
+    }
+    /* One instance type per request and all nodes in one AZ: a training job's
+     * workers talk to each other every iteration. MinTargetCapacity = n makes
+     * the request all-or-nothing (it needs SingleInstanceType or
+     * SingleAvailabilityZone, both set). */
+    json_t *options = json_pack("{s:s, s:b, s:b, s:I}", "AllocationStrategy",
+                                spot ? "capacity-optimized" : "lowest-price",
+                                "SingleInstanceType", 1, "SingleAvailabilityZone", 1,
+                                "MinTargetCapacity",
+                                (json_int_t)(cfg->all_or_nothing ? n : 1));
+    json_t *tags = json_array();
+    json_array_append_new(tags, tag(TAG_CLUSTER, cfg->cluster));
+    json_array_append_new(tags, tag(TAG_NODES, hosts));
+    if (jobs && *jobs)
+        json_array_append_new(tags, tag(TAG_JOBS, jobs));
+
+    json_t *req = json_pack(
+        "{s:s, s:[{s:o, s:o}], s:{s:I, s:s}, s:o, s:[{s:s, s:o}]}", "Type", "instant",
+        "LaunchTemplateConfigs", "LaunchTemplateSpecification", spec, "Overrides", overrides,
+        "TargetCapacitySpecification", "TotalTargetCapacity", (json_int_t)n,
+        "DefaultTargetCapacityType", spot ? "spot" : "on-demand",
+        spot ? "SpotOptions" : "OnDemandOptions", options, "TagSpecifications",
+        "ResourceType", "instance", "Tags", tags);
+    if (!req)
+        fail(err, errlen, "ec2 CreateFleet: out of memory");
+    return req;
+}
+
+int power_ec2_capacity_error(const char *code)
+{
+    static const char *const codes[] = {
+        "InsufficientInstanceCapacity", "InsufficientCapacity", "MaxSpotInstanceCountExceeded",
+        "SpotMaxPriceTooLow", "UnfulfillableCapacity", "InstanceLimitExceeded",
+        "VcpuLimitExceeded", "InsufficientFreeAddressesInSubnet", "InsufficientHostCapacity",
+    };
+    if (!code)
+        return 0;
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
+        if (strcmp(code, codes[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* The error that explains a shortfall: the first one that is not the generic
+ * "UnfulfillableCapacity" pointer to the others, else the first one. */
+static const json_t *main_error(const json_t *errors)
+{
+    size_t i;
+    json_t *e;
+    json_array_foreach(errors, i, e)
+    {
+        const char *code = json_string_value(json_object_get(e, "ErrorCode"));
+        if (code && strcmp(code, "UnfulfillableCapacity") != 0)
+            return e;
+    }
+    return json_array_size(errors) ? json_array_get(errors, 0) : NULL;
+}
+
+int power_ec2_assign(const json_t *response, struct power_node *nodes, const size_t *idx,
+                     size_t n, json_t **extra, char *err, size_t errlen)
+{
+    *extra = json_array();
+    const json_t *instances = json_object_get(response, "Instances");
+    const json_t *errors = json_object_get(response, "Errors");
+    if (!json_is_object(response) || (instances && !json_is_array(instances)) ||
+        (errors && !json_is_array(errors))) {
+        json_decref(*extra);
+        *extra = NULL;
+        return fail(err, errlen, "ec2 CreateFleet: expected a response object with arrays "
+                    "Instances and Errors");
+    }
+    size_t k = 0, i, j;
+    json_t *inst, *id;
+    json_array_foreach(instances, i, inst)
+    {
+        const json_t *ids = json_object_get(inst, "InstanceIds");
+        if (!json_is_array(ids)) {
+            json_decref(*extra);
+            *extra = NULL;
+            return fail(err, errlen, "ec2 CreateFleet: Instances[%zu].InstanceIds: expected "
+                        "an array", i);
+        }
+        json_array_foreach(ids, j, id)
+        {
+            const char *s = json_string_value(id);
+            if (!s || strlen(s) >= POWER_NAME_LEN) {
+                json_decref(*extra);
+                *extra = NULL;
+                return fail(err, errlen, "ec2 CreateFleet: Instances[%zu].InstanceIds[%zu]: "
+                            "expected an instance id string", i, j);
+            }
+            if (k < n)
+                strcpy(nodes[idx[k++]].instance_id, s);
+            else
+                json_array_append_new(*extra, json_string(s));
+        }
+    }
+    if (k < n) {
+        const json_t *e = main_error(errors);
+        const char *code = e ? json_string_value(json_object_get(e, "ErrorCode")) : NULL;
+        const char *msg = e ? json_string_value(json_object_get(e, "ErrorMessage")) : NULL;
+        const struct power_node *first = &nodes[idx[0]];
+        for (size_t m = k; m < n; m++) {
+            struct power_node *nd = &nodes[idx[m]];
+            nd->failed = 1;
+            if (code)
+                power_fmt(nd->reason, sizeof nd->reason,
+                         "ec2 CreateFleet %s %s: %s: %s: %.200s", first->type,
+                         power_capacity_name(first->capacity),
+                         power_ec2_capacity_error(code) ? "no capacity" : "error", code,
+                         msg ? msg : "");
+            else
+                power_fmt(nd->reason, sizeof nd->reason,
+                         "ec2 CreateFleet %s %s: launched %zu of %zu instances and gave no "
+                         "error", first->type, power_capacity_name(first->capacity), k, n);
+        }
+    }
+    return (int)k;
+}
+
+/* ------------------------------------------------------------------ */
+/* Running the aws CLI                                                 */
+/* ------------------------------------------------------------------ */
+
+struct aws {
+    char path[PATH_MAX];
+    char region_arg[POWER_NAME_LEN];
+};
+
+static int aws_locate(const struct power_config *cfg, struct aws *a, char *err, size_t errlen)
+{
+    const char *name = cfg->aws[0] ? cfg->aws : "aws";
+    if (power_find_program(name, "/usr/local/bin", a->path, sizeof a->path) != 0) {
+        const char *path = getenv("PATH");
+        return fail(err, errlen,
+                    "the aws command (AWS CLI) was not found: %s (PATH=%s; Slurm runs this "
+                    "program without PATH: set aws=/path/to/aws in %s)",
+                    cfg->aws[0] ? cfg->aws : "aws not in PATH", path ? path : "(unset)",
+                    cfg->path);
+    }
+    snprintf(a->region_arg, sizeof a->region_arg, "%s", cfg->region);
+    return 0;
+}
+
+/* Run `aws --region R --output json ec2 ARGS...` and parse its JSON output
+ * (NULL *out when it printed nothing). */
+static int aws_ec2(const struct aws *a, const char *const *args, size_t n_args, json_t **out,
+                   char *err, size_t errlen)
+{
+    *out = NULL;
+    char **argv = calloc(n_args + 7, sizeof *argv);
+    if (!argv)
+        return fail(err, errlen, "aws ec2 %s: out of memory", args[0]);
+    size_t k = 0;
+    argv[k++] = (char *)a->path;
+    argv[k++] = (char *)"--region";
+    argv[k++] = (char *)a->region_arg;
+    argv[k++] = (char *)"--output";
+    argv[k++] = (char *)"json";
+    argv[k++] = (char *)"ec2";
+    for (size_t i = 0; i < n_args; i++)
+        argv[k++] = (char *)args[i];
+    argv[k] = NULL;
+    char *text = NULL, line[512];
+    int rc = power_run(argv, &text, line, sizeof line);
+    free(argv);
+    if (rc != 0) {
+        free(text);
+        if (rc < 0)
+            return fail(err, errlen, "aws ec2 %s: %s", args[0], line);
+        return fail(err, errlen, "aws ec2 %s exited with %d: %s", args[0], rc,
+                    line[0] ? line : "(no message)");
+    }
+    size_t i = strspn(text, " \t\r\n");
+    if (text[i] == '\0') {
+        free(text);
+        return 0;
+    }
+    json_error_t je;
+    *out = json_loads(text, 0, &je);
+    free(text);
+    if (!*out)
+        return fail(err, errlen, "aws ec2 %s: expected JSON output, found: %s (line %d)",
+                    args[0], je.text, je.line);
+    return 0;
+}
+
+static void dry_print_command(FILE *out, const struct power_config *cfg,
+                              const char *const *args, size_t n_args)
+{
+    fprintf(out, "aws --region %s --output json ec2", cfg->region);
+    for (size_t i = 0; i < n_args; i++)
+        fprintf(out, " %s", args[i]);
+    fputc('\n', out);
+}
+
+/* Terminate instance ids (json array of strings); logs the outcome. */
+static int terminate_ids(struct power_ctx *ctx, const struct aws *a, const json_t *ids,
+                         const char *why)
+{
+    size_t n = json_array_size(ids);
+    if (n == 0)
+        return 0;
+    const char **args = calloc(n + 2, sizeof *args);
+    if (!args) {
+        power_log(ctx->log, "error", NULL, "terminate-instances: out of memory");
+        return -1;
+    }
+    args[0] = "terminate-instances";
+    args[1] = "--instance-ids";
+    char list[2048] = "";
+    for (size_t i = 0; i < n; i++) {
+        args[i + 2] = json_string_value(json_array_get(ids, i));
+        size_t used = strlen(list);
+        snprintf(list + used, sizeof list - used, "%s%s", i ? " " : "", args[i + 2]);
+    }
+    char err[POWER_ERR_LEN];
+    json_t *resp = NULL;
+    int rc = 0;
+    if (ctx->dry_run) {
+        dry_print_command(ctx->out, ctx->cfg, args, n + 2);
+    } else if (aws_ec2(a, args, n + 2, &resp, err, sizeof err) != 0) {
+        power_log(ctx->log, "error", NULL, "terminating %s (%s) failed: %s", list, why, err);
+        rc = -1;
+    } else {
+        power_log(ctx->log, "info", NULL, "terminated %s (%s)", list, why);
+    }
+    json_decref(resp);
+    free(args);
+    return rc;
+}
+
+/* Look up private addresses of the group's launched instances; retries while
+ * EC2 has not yet filled them in (eventual consistency). */
+static void describe_addresses(struct power_ctx *ctx, const struct aws *a,
+                               struct power_node *nodes, const size_t *idx, size_t n)
+{
+    char last_err[POWER_ERR_LEN] = "";
+    const char **args = calloc(n + 2, sizeof *args);
+    if (!args)
+        power_fmt(last_err, sizeof last_err, "out of memory");
+    for (int attempt = 0; args && attempt < DESCRIBE_TRIES; attempt++) {
+        size_t k = 0;
+        args[k++] = "describe-instances";
+        args[k++] = "--instance-ids";
+        for (size_t i = 0; i < n; i++) {
+            struct power_node *nd = &nodes[idx[i]];
+            if (!nd->failed && nd->instance_id[0] && !nd->addr[0])
+                args[k++] = nd->instance_id;
+        }
+        if (k == 2)
+            break;
+        if (attempt > 0) {
+            power_log(ctx->log, "info", NULL, "DescribeInstances: %zu address(es) missing "
+                      "(%s); retrying in %u s", k - 2, last_err, 1u << (attempt - 1));
+            sleep(1u << (attempt - 1));
+        }
+        json_t *resp = NULL;
+        if (aws_ec2(a, args, k, &resp, last_err, sizeof last_err) != 0)
+            continue;
+        size_t r, i;
+        json_t *res, *inst;
+        json_array_foreach(json_object_get(resp, "Reservations"), r, res)
+        {
+            json_array_foreach(json_object_get(res, "Instances"), i, inst)
+            {
+                const char *id = json_string_value(json_object_get(inst, "InstanceId"));
+                const char *ip = json_string_value(json_object_get(inst, "PrivateIpAddress"));
+                const char *dns = json_string_value(json_object_get(inst, "PrivateDnsName"));
+                if (!id || !ip || !*ip)
+                    continue;
+                for (size_t m = 0; m < n; m++) {
+                    struct power_node *nd = &nodes[idx[m]];
+                    if (strcmp(nd->instance_id, id) != 0)
+                        continue;
+                    snprintf(nd->addr, sizeof nd->addr, "%s", ip);
+                    /* Short host name: ip-10-0-0-5.ec2.internal -> ip-10-0-0-5. */
+                    snprintf(nd->hostname, sizeof nd->hostname, "%s", dns && *dns ? dns : ip);
+                    if (dns && *dns)
+                        nd->hostname[strcspn(nd->hostname, ".")] = '\0';
+                }
+            }
+        }
+        json_decref(resp);
+        power_fmt(last_err, sizeof last_err, "no PrivateIpAddress in the response");
+    }
+    free(args);
+    for (size_t m = 0; m < n; m++) {
+        struct power_node *nd = &nodes[idx[m]];
+        if (!nd->failed && nd->instance_id[0] && !nd->addr[0]) {
+            nd->failed = 1;
+            power_fmt(nd->reason, sizeof nd->reason,
+                     "ec2 DescribeInstances %s: no private address after %d tries: %.200s",
+                     nd->instance_id, DESCRIBE_TRIES, last_err);
+        }
+    }
+}
+
+/* Job ids of the group's nodes from SLURM_RESUME_FILE, "6,7". */
+static void group_jobs(const struct power_ctx *ctx, const struct power_node *nodes,
+                       const size_t *idx, size_t n, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        char one[POWER_VALUE_LEN];
+        if (power_resume_file_jobs(ctx->resume_file, nodes[idx[i]].name, one, sizeof one))
+            continue;
+        char *save = NULL;
+        for (char *t = strtok_r(one, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+            char pat[64];
+            snprintf(pat, sizeof pat, ",%s,", t);
+            char have[POWER_VALUE_LEN + 2];
+            snprintf(have, sizeof have, ",%s,", buf);
+            if (strstr(have, pat))
+                continue;
+            size_t used = strlen(buf);
+            if (used + strlen(t) + 2 < len)
+                snprintf(buf + used, len - used, "%s%s", used ? "," : "", t);
+        }
+    }
+}
+
+static void resume_group(struct power_ctx *ctx, const struct aws *a, struct power_node *nodes,
+                         const size_t *idx, size_t n)
+{
+    const struct power_node *first = &nodes[idx[0]];
+    char err[POWER_ERR_LEN], hosts[POWER_VALUE_LEN], jobs[POWER_VALUE_LEN];
+    if (power_hostlist_ranged(nodes, idx, n, hosts, sizeof hosts) != 0)
+        snprintf(hosts, sizeof hosts, "%s...", first->name);
+    group_jobs(ctx, nodes, idx, n, jobs, sizeof jobs);
+    json_t *req = power_ec2_fleet_request(ctx->cfg, nodes, idx, n, jobs, err, sizeof err);
+    if (!req) {
+        for (size_t i = 0; i < n; i++) {
+            nodes[idx[i]].failed = 1;
+            power_fmt(nodes[idx[i]].reason, sizeof nodes[idx[i]].reason, "%s", err);
+        }
+        return;
+    }
+    power_log(ctx->log, "info", hosts, "CreateFleet %zu x %s %s%s%s", n, first->type,
+              power_capacity_name(first->capacity), jobs[0] ? " for job " : "", jobs);
+    if (ctx->dry_run) {
+        json_dumpf(req, ctx->out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        fputc('\n', ctx->out);
+        json_decref(req);
+        return;
+    }
+
+    /* Write the request to a private temporary file for --cli-input-json. */
+    const char *tmpdir = getenv("TMPDIR");
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/slo-power-fleet.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    int werr = !f || json_dumpf(req, f, JSON_COMPACT) != 0;
+    if (f && fclose(f) != 0)
+        werr = 1;
+    else if (!f && fd >= 0)
+        close(fd);
+    json_decref(req);
+    if (werr) {
+        power_fmt(err, sizeof err, "cannot write the CreateFleet request to %s: %s", path,
+                 strerror(errno));
+        if (fd >= 0)
+            unlink(path);
+        for (size_t i = 0; i < n; i++) {
+            nodes[idx[i]].failed = 1;
+            power_fmt(nodes[idx[i]].reason, sizeof nodes[idx[i]].reason, "%s", err);
+        }
+        return;
+    }
+    char uri[PATH_MAX + 16];
+    snprintf(uri, sizeof uri, "file://%s", path);
+    const char *args[] = {"create-fleet", "--cli-input-json", uri};
+    json_t *resp = NULL;
+    int rc = aws_ec2(a, args, 3, &resp, err, sizeof err);
+    unlink(path);
+    if (rc == 0 && !resp)
+        rc = fail(err, sizeof err, "aws ec2 create-fleet printed nothing");
+    json_t *extra = NULL;
+    if (rc == 0 && power_ec2_assign(resp, nodes, idx, n, &extra, err, sizeof err) < 0)
+        rc = -1;
+    json_decref(resp);
+    if (rc != 0) {
+        /* The request as a whole failed (credentials, throttling, bad template):
+         * no instance was launched for the group. */
+        for (size_t i = 0; i < n; i++) {
+            nodes[idx[i]].failed = 1;
+            power_fmt(nodes[idx[i]].reason, sizeof nodes[idx[i]].reason,
+                     "ec2 CreateFleet %s %s: %.400s", first->type,
+                     power_capacity_name(first->capacity), err);
+        }
+        json_decref(extra);
+        return;
+    }
+    if (json_array_size(extra) > 0)
+        terminate_ids(ctx, a, extra, "more instances than nodes");
+    json_decref(extra);
+
+    describe_addresses(ctx, a, nodes, idx, n);
+
+    /* Name each instance after its node (suspend finds it by this tag), then
+     * tell slurmctld where the node is. */
+    for (size_t i = 0; i < n; i++) {
+        struct power_node *nd = &nodes[idx[i]];
+        if (nd->failed)
+            continue;
+        char t1[POWER_NAME_LEN + 32], t2[POWER_NAME_LEN + 32];
+        snprintf(t1, sizeof t1, "Key=Name,Value=%s", nd->name);
+        snprintf(t2, sizeof t2, "Key=" TAG_NODE ",Value=%s", nd->name);
+        const char *targs[] = {"create-tags", "--resources", nd->instance_id, "--tags", t1, t2};
+        json_t *tresp = NULL;
+        if (aws_ec2(a, targs, 6, &tresp, err, sizeof err) != 0) {
+            nd->failed = 1;
+            power_fmt(nd->reason, sizeof nd->reason, "ec2 CreateTags %s: %.400s",
+                     nd->instance_id, err);
+            json_decref(tresp);
+            continue;
+        }
+        json_decref(tresp);
+        if (ctx->slurm->set_addr(ctx->slurm->arg, nd->name, nd->addr, nd->hostname, err,
+                                 sizeof err) != 0) {
+            nd->failed = 1;
+            power_fmt(nd->reason, sizeof nd->reason, "%s", err);
+            continue;
+        }
+        power_log(ctx->log, "info", nd->name, "instance %s (%s %s) at %s (%s)", nd->instance_id,
+                  nd->type, power_capacity_name(nd->capacity), nd->addr, nd->hostname);
+    }
+
+    /* Instances of failed nodes would run unused: terminate them. */
+    json_t *orphans = json_array();
+    for (size_t i = 0; i < n; i++) {
+        struct power_node *nd = &nodes[idx[i]];
+        if (nd->failed && nd->instance_id[0])
+            json_array_append_new(orphans, json_string(nd->instance_id));
+    }
+    terminate_ids(ctx, a, orphans, "their nodes failed to resume");
+    json_decref(orphans);
+}
+
+static int finish_failed(struct power_ctx *ctx, struct power_node *nodes, size_t n,
+                         int power_down)
+{
+    int bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct power_node *nd = &nodes[i];
+        if (!nd->failed)
+            continue;
+        bad = 1;
+        power_log(ctx->log, "error", nd->name, "%s", nd->reason);
+        if (!power_down || ctx->dry_run || !ctx->slurm)
+            continue;
+        char reason[POWER_ERR_LEN + 16], err[POWER_ERR_LEN];
+        power_fmt(reason, sizeof reason, "slo-power: %.400s", nd->reason);
+        if (ctx->slurm->power_down(ctx->slurm->arg, nd->name, reason, err, sizeof err) != 0)
+            power_log(ctx->log, "error", nd->name, "could not power the node down: %s", err);
+        else
+            power_log(ctx->log, "info", nd->name, "powered down (POWER_DOWN_FORCE): its jobs "
+                      "are requeued");
+    }
+    return bad;
+}
+
+int power_ec2_resume(struct power_ctx *ctx, struct power_node *nodes, size_t n)
+{
+    struct aws a;
+    char err[POWER_ERR_LEN];
+    memset(&a, 0, sizeof a);
+    struct power_groups g;
+    if (power_group_nodes(nodes, n, &g) != 0) {
+        power_log(ctx->log, "error", NULL, "out of memory");
+        return 1;
+    }
+    if (g.n_groups > 0 && !ctx->dry_run && aws_locate(ctx->cfg, &a, err, sizeof err) != 0) {
+        for (size_t i = 0; i < n; i++)
+            if (!nodes[i].failed) {
+                nodes[i].failed = 1;
+                power_fmt(nodes[i].reason, sizeof nodes[i].reason, "%s", err);
+            }
+    } else {
+        for (size_t k = 0; k < g.n_groups; k++)
+            resume_group(ctx, &a, nodes, g.idx + g.start[k], g.start[k + 1] - g.start[k]);
+    }
+    power_groups_free(&g);
+    return finish_failed(ctx, nodes, n, 1);
+}
+
+int power_ec2_terminate(struct power_ctx *ctx, struct power_node *nodes, size_t n)
+{
+    struct aws a;
+    char err[POWER_ERR_LEN];
+    memset(&a, 0, sizeof a);
+    if (!ctx->dry_run && aws_locate(ctx->cfg, &a, err, sizeof err) != 0) {
+        for (size_t i = 0; i < n; i++) {
+            nodes[i].failed = 1;
+            power_fmt(nodes[i].reason, sizeof nodes[i].reason, "%s", err);
+        }
+        return finish_failed(ctx, nodes, n, 0);
+    }
+    /* Filter values: node names (comma-separated, Slurm names have no commas). */
+    size_t cap = n * (POWER_NAME_LEN + 1) + 64;
+    char *f_nodes = malloc(cap);
+    if (!f_nodes) {
+        power_log(ctx->log, "error", NULL, "out of memory");
+        return 1;
+    }
+    size_t used = (size_t)snprintf(f_nodes, cap, "Name=tag:" TAG_NODE ",Values=");
+    for (size_t i = 0; i < n; i++)
+        used += (size_t)snprintf(f_nodes + used, cap - used, "%s%s", i ? "," : "",
+                                 nodes[i].name);
+    char f_cluster[POWER_NAME_LEN + 64];
+    snprintf(f_cluster, sizeof f_cluster, "Name=tag:" TAG_CLUSTER ",Values=%s",
+             ctx->cfg->cluster);
+    const char *args[] = {"describe-instances", "--filters", f_nodes, f_cluster,
+                          "Name=instance-state-name,Values=pending,running,stopping,stopped"};
+    if (ctx->dry_run) {
+        dry_print_command(ctx->out, ctx->cfg, args, 5);
+        fprintf(ctx->out, "aws --region %s --output json ec2 terminate-instances "
+                "--instance-ids <the InstanceIds found above>\n", ctx->cfg->region);
+        free(f_nodes);
+        return 0;
+    }
+    json_t *resp = NULL;
+    int rc = aws_ec2(&a, args, 5, &resp, err, sizeof err);
+    free(f_nodes);
+    if (rc != 0) {
+        for (size_t i = 0; i < n; i++) {
+            nodes[i].failed = 1;
+            power_fmt(nodes[i].reason, sizeof nodes[i].reason,
+                     "cannot find the node's instance: %.400s", err);
+        }
+        json_decref(resp);
+        return finish_failed(ctx, nodes, n, 0);
+    }
+    json_t *ids = json_array();
+    size_t r, i, t;
+    json_t *res, *inst, *tg;
+    json_array_foreach(json_object_get(resp, "Reservations"), r, res)
+    {
+        json_array_foreach(json_object_get(res, "Instances"), i, inst)
+        {
+            const char *id = json_string_value(json_object_get(inst, "InstanceId"));
+            if (!id)
+                continue;
+            json_array_append_new(ids, json_string(id));
+            json_array_foreach(json_object_get(inst, "Tags"), t, tg)
+            {
+                const char *key = json_string_value(json_object_get(tg, "Key"));
+                const char *val = json_string_value(json_object_get(tg, "Value"));
+                if (!key || !val || strcmp(key, TAG_NODE) != 0)
+                    continue;
+                for (size_t m = 0; m < n; m++)
+                    if (strcmp(nodes[m].name, val) == 0)
+                        snprintf(nodes[m].instance_id, sizeof nodes[m].instance_id, "%s", id);
+            }
+        }
+    }
+    json_decref(resp);
+    for (size_t m = 0; m < n; m++)
+        if (!nodes[m].instance_id[0])
+            power_log(ctx->log, "info", nodes[m].name, "no running instance is tagged "
+                      TAG_NODE "=%s: nothing to terminate", nodes[m].name);
+    if (terminate_ids(ctx, &a, ids, power_action_name(ctx->log->action)) != 0) {
+        for (size_t m = 0; m < n; m++)
+            if (nodes[m].instance_id[0]) {
+                nodes[m].failed = 1;
+                power_fmt(nodes[m].reason, sizeof nodes[m].reason,
+                         "instance %s was not terminated (see the line above)",
+                         nodes[m].instance_id);
+            }
+    }
+    json_decref(ids);
+    return finish_failed(ctx, nodes, n, 0);
+}

@@ -1,0 +1,270 @@
+/*
+ * power.h - slo-power, the Slurm ResumeProgram / SuspendProgram /
+ * ResumeFailProgram of slo-kernel: internal interfaces (not installed).
+ *
+ * Copyright (C) 2026 the slo-kernel authors
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Source for the Slurm side: Slurm 22.05 power saving
+ * (doc/html/power_save.shtml, elastic_computing.shtml) as recorded in
+ * shared/research/slurm-mpi-feasibility.md sections 2.6 and 5; for the EC2
+ * side: the EC2 API reference of CreateFleet, DescribeInstances, CreateTags
+ * and TerminateInstances.
+ *
+ * Conventions: functions return 0 on success and -1 on failure; a failure
+ * writes one line into a caller-owned `char *err` of `errlen` bytes that
+ * names what failed, what was expected and what was found. Nothing here
+ * prints except power_log() and the dry-run printers, which say so.
+ */
+#ifndef SLO_POWER_H
+#define SLO_POWER_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "slo.h"
+
+#if defined(__GNUC__)
+#define POWER_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define POWER_PRINTF(a, b)
+#endif
+
+#define POWER_ERR_LEN 512
+#define POWER_NAME_LEN 128      /* node names, instance ids, regions */
+#define POWER_VALUE_LEN 256     /* launch templates, subnets, addresses */
+#define POWER_MAX_SUBNETS 16
+#define POWER_MAX_TYPE_TEMPLATES 64
+
+enum power_provider { POWER_PROVIDER_NONE = 0, POWER_PROVIDER_EC2, POWER_PROVIDER_LOCAL };
+enum power_action { POWER_RESUME = 0, POWER_SUSPEND, POWER_RESUME_FAIL };
+enum power_capacity { POWER_SPOT = 0, POWER_ON_DEMAND = 1 };
+
+/* A launch template for one instance type: `launch_template[TYPE]=NAME|ID`. */
+struct power_type_template {
+    char type[SLO_NAME_LENGTH];
+    char template_ref[POWER_VALUE_LEN];
+};
+
+/*
+ * The configuration file (key=value lines, '#' comments; doc/man/slo-power.8
+ * lists the keys). Paths are absolute or relative to the working directory.
+ */
+struct power_config {
+    char path[PATH_MAX];               /* file it was read from */
+    enum power_provider provider;
+    char catalog[PATH_MAX];            /* "" when not set */
+    char log[PATH_MAX];                /* "" when not set: stderr only */
+    /* ec2 */
+    char region[POWER_NAME_LEN];
+    char cluster[POWER_NAME_LEN];      /* tag value slo-power:cluster */
+    char launch_template[POWER_VALUE_LEN];        /* default for every type */
+    char launch_template_version[POWER_NAME_LEN]; /* default "$Latest" */
+    size_t n_type_templates;
+    struct power_type_template type_templates[POWER_MAX_TYPE_TEMPLATES];
+    size_t n_subnets;
+    char subnets[POWER_MAX_SUBNETS][POWER_NAME_LEN];
+    double max_spot_price_usd_per_h;   /* 0: not set (EC2 caps at on-demand) */
+    char aws[PATH_MAX];                /* aws CLI; "" = search PATH */
+    int all_or_nothing;                /* MinTargetCapacity = nodes of the group */
+    /* local */
+    char slurmd[PATH_MAX];             /* "" = search PATH, /usr/sbin, /usr/local/sbin */
+    double boot_delay_s;               /* simulated boot before slurmd starts */
+    char state_dir[PATH_MAX];          /* pid files NODE.pid, slurmd output NODE.out */
+    double stop_timeout_s;             /* TERM -> KILL grace, s */
+};
+
+/*
+ * Read and validate the config file at path (strict: an unknown key, a key of
+ * the other provider, a repeated key, a malformed value or a missing required
+ * key is an error "FILE:LINE: ..." naming the key). Defaults: log none,
+ * launch_template_version $Latest, cluster "slo", all_or_nothing yes,
+ * boot_delay_s 0, stop_timeout_s 10. Required: provider; ec2: region and a
+ * launch_template (default or per type); local: state_dir.
+ */
+int power_config_load(const char *path, struct power_config *cfg, char *err, size_t errlen);
+/* As power_config_load, from text already in memory (source names it). */
+int power_config_parse(const char *text, const char *source, struct power_config *cfg,
+                       char *err, size_t errlen);
+/* Config path by precedence: option (may be NULL), $SLO_POWER_CONF,
+ * slo-power.conf beside $SLURM_CONF when that file exists, /etc/slo/power.conf.
+ * Writes into out (len bytes); -1 when it does not fit. */
+int power_config_locate(const char *option, char *out, size_t len);
+const char *power_provider_name(enum power_provider p);
+const char *power_action_name(enum power_action a);
+const char *power_capacity_name(enum power_capacity c); /* "spot", "on-demand" */
+
+/* vsnprintf into buf (messages may be cut at len - 1 bytes, never overrun). */
+void power_fmt(char *buf, size_t len, const char *fmt, ...) POWER_PRINTF(3, 4);
+
+/* ------------------------------------------------------------------ */
+/* Logging: one line per event to the log file (if any) and stderr.    */
+/* ------------------------------------------------------------------ */
+
+struct power_log {
+    FILE *file;          /* NULL: stderr only */
+    int quiet_stderr;    /* 1: do not copy to stderr */
+    enum power_action action;
+    const char *provider; /* name, "-" before the config is read */
+};
+
+/* "2026-11-29T18:50:00Z slo-power[PID] ACTION provider=P node=N: level: text"
+ * to the log file, and without the time to stderr (unless quiet_stderr);
+ * errors and warnings go to syslog (LOG_DAEMON) when there is no log file.
+ * node may be NULL ("-"); level is "error", "warning" or "info". */
+void power_log(struct power_log *lg, const char *level, const char *node, const char *fmt,
+               ...) POWER_PRINTF(4, 5);
+
+/* ------------------------------------------------------------------ */
+/* Nodes: names, features, instance types.                             */
+/* ------------------------------------------------------------------ */
+
+/* What slurmctld says about one node (slurm_load_node), or a fake list. */
+struct power_node_info {
+    char name[POWER_NAME_LEN];
+    char features[1024];        /* comma-separated, as in slurm.conf Features= */
+};
+
+/* One node of the request and what happened to it. */
+struct power_node {
+    char name[POWER_NAME_LEN];
+    char type[SLO_NAME_LENGTH];      /* instance type ("" when unmapped) */
+    enum power_capacity capacity;
+    int failed;                      /* 1: node failed; reason says why */
+    char reason[POWER_ERR_LEN];
+    char instance_id[POWER_NAME_LEN];
+    char addr[POWER_VALUE_LEN];      /* private IP */
+    char hostname[POWER_VALUE_LEN];  /* short private DNS name */
+};
+
+/* Expand a Slurm hostlist ("c[1-2],d1") with slurm_hostlist_*; *out is
+ * malloc'd [*n]. Errors: empty or malformed list, more than 100000 names. */
+int power_hostlist_expand(const char *hostlist, struct power_node **out, size_t *n, char *err,
+                          size_t errlen);
+/* Ranged string of the names of nodes[idx[0..n-1]] ("c[1-2]") into buf. */
+int power_hostlist_ranged(const struct power_node *nodes, const size_t *idx, size_t n,
+                          char *buf, size_t len);
+
+/*
+ * Map each node to its instance type and capacity from its features
+ * (contract: PLAN-CONTRACT.md "Instance types <-> Slurm nodes"): exactly one
+ * feature names a catalog type, and exactly one of `spot` / `ondemand`
+ * (require_capacity 1; with 0 a missing one means on-demand). A node absent
+ * from info, or with zero or two of either, is marked failed with the reason
+ * (its features quoted). Returns the number of nodes mapped.
+ */
+size_t power_map_nodes(const struct slo_catalog *cat, const struct power_node_info *info,
+                       size_t n_info, struct power_node *nodes, size_t n,
+                       int require_capacity);
+
+/* Groups of non-failed nodes with the same (type, capacity), in order of
+ * first appearance: group g holds idx[start[g] .. start[g+1]-1]. */
+struct power_groups {
+    size_t n_groups;
+    size_t *start;   /* [n_groups + 1] */
+    size_t *idx;     /* [nodes mapped] indices into the node array */
+};
+int power_group_nodes(const struct power_node *nodes, size_t n, struct power_groups *g);
+void power_groups_free(struct power_groups *g);
+
+/* Parse Slurm's SLURM_RESUME_FILE JSON ({"jobs":[{"job_id":N,"nodes":"c[1-2]"}],
+ * "all_nodes":"..."}): job ids whose nodes include `node`, as "6,7" into buf
+ * ("" when none). Errors: unreadable file or not that shape. */
+int power_resume_file_jobs(const json_t *resume, const char *node, char *buf, size_t len);
+int power_resume_file_load(const char *path, json_t **out, char *err, size_t errlen);
+
+/* ------------------------------------------------------------------ */
+/* Slurm operations, behind pointers so tests can record them.         */
+/* ------------------------------------------------------------------ */
+
+struct power_slurm_ops {
+    /* scontrol update nodename=N nodeaddr=A nodehostname=H */
+    int (*set_addr)(void *arg, const char *node, const char *addr, const char *hostname,
+                    char *err, size_t errlen);
+    /* scontrol update nodename=N state=POWER_DOWN_FORCE reason=R */
+    int (*power_down)(void *arg, const char *node, const char *reason, char *err,
+                      size_t errlen);
+    void *arg;
+};
+
+/* libslurm implementations (power/slurm.c): slurm_update_node with
+ * NODE_STATE_POWER_DOWN|NODE_STATE_POWERED_DOWN for POWER_DOWN_FORCE, as
+ * scontrol does. power_slurm_load_nodes calls slurm_load_node (SHOW_ALL, so
+ * powered-down CLOUD nodes are listed); *out is malloc'd [*n]. */
+extern const struct power_slurm_ops power_slurm_real;
+int power_slurm_load_nodes(struct power_node_info **out, size_t *n, char *err, size_t errlen);
+/* Read a fake node table: lines "NAME FEATURES" ('#' comments). */
+int power_node_info_file(const char *path, struct power_node_info **out, size_t *n, char *err,
+                         size_t errlen);
+
+/* ------------------------------------------------------------------ */
+/* Running commands.                                                   */
+/* ------------------------------------------------------------------ */
+
+/* Find an executable: name with a '/' is taken as is; otherwise search $PATH
+ * (or "/usr/local/bin:/usr/bin:/bin" when unset) then extra (':'-list, may be
+ * NULL). Returns 0 and the path in out, -1 when not found. */
+int power_find_program(const char *name, const char *extra, char *out, size_t len);
+
+/* Run argv (argv[0] a path), stdout into *out (malloc'd, NUL-terminated),
+ * stderr's first line into errline. Returns the exit status (0..255), or -1
+ * when it could not run (errline says why) or died by a signal. */
+int power_run(char *const argv[], char **out, char *errline, size_t errlen);
+
+/* ------------------------------------------------------------------ */
+/* Providers.                                                          */
+/* ------------------------------------------------------------------ */
+
+struct power_ctx {
+    const struct power_config *cfg;
+    struct power_log *log;
+    const struct power_slurm_ops *slurm;  /* NULL with --dry-run */
+    int dry_run;                          /* print requests, run nothing */
+    FILE *out;                            /* where dry-run prints (stdout) */
+    const json_t *resume_file;            /* SLURM_RESUME_FILE content or NULL */
+};
+
+/*
+ * EC2 CreateFleet request (API_CreateFleet: Type instant) for the nodes
+ * idx[0..n-1] of one group (same instance type and capacity): TotalTargetCapacity n,
+ * DefaultTargetCapacityType spot|on-demand, SpotOptions or OnDemandOptions
+ * (SingleInstanceType, SingleAvailabilityZone, MinTargetCapacity n when
+ * all_or_nothing else 1), one LaunchTemplateConfig whose Overrides list one
+ * entry per subnet (MaxPrice for spot when max_spot_price is set), and
+ * TagSpecifications on the instances: slo-power:cluster, slo-power:nodes
+ * (ranged hostlist), slo-power:jobs (when known). NULL with err on failure.
+ */
+json_t *power_ec2_fleet_request(const struct power_config *cfg, const struct power_node *nodes,
+                                const size_t *idx, size_t n, const char *jobs, char *err,
+                                size_t errlen);
+
+/* 1 when an EC2 error code means "no capacity now" (the node should be powered
+ * down so its job requeues): InsufficientInstanceCapacity,
+ * InsufficientCapacity, MaxSpotInstanceCountExceeded, SpotMaxPriceTooLow,
+ * UnfulfillableCapacity, InstanceLimitExceeded, VcpuLimitExceeded,
+ * InsufficientFreeAddressesInSubnet, InsufficientHostCapacity. */
+int power_ec2_capacity_error(const char *code);
+
+/*
+ * Assign the instances of a CreateFleet response to nodes idx[0..n-1] in
+ * order (fills instance_id). Nodes left without an instance are marked failed
+ * with the response's first error ("ec2 CreateFleet TYPE CAPACITY:
+ * CODE: message", "capacity" when power_ec2_capacity_error). Instance ids
+ * beyond n are returned in *extra (malloc'd json array, to terminate).
+ * Returns the number of nodes assigned, -1 when the response is malformed.
+ */
+int power_ec2_assign(const json_t *response, struct power_node *nodes, const size_t *idx,
+                     size_t n, json_t **extra, char *err, size_t errlen);
+
+/* Provider entry points: act on nodes[0..n-1]; nodes that fail are marked
+ * (failed, reason) and logged; on resume they are powered down (unless
+ * dry-run). Return 0 when every node succeeded, 1 otherwise. */
+int power_ec2_resume(struct power_ctx *ctx, struct power_node *nodes, size_t n);
+int power_ec2_terminate(struct power_ctx *ctx, struct power_node *nodes, size_t n);
+int power_local_resume(struct power_ctx *ctx, struct power_node *nodes, size_t n);
+int power_local_stop(struct power_ctx *ctx, struct power_node *nodes, size_t n);
+
+#endif

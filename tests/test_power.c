@@ -1,0 +1,987 @@
+/*
+ * test_power.c - unit tests of slo-power (power/): the config parser, the
+ * hostlist expansion and node -> instance type mapping (a fake node table),
+ * the EC2 CreateFleet request builder (against hand-written JSON in
+ * tests/power/, compared with json_equal), the CreateFleet response handling
+ * (fixture responses in the shape of the EC2 API reference, run through a
+ * fake `aws` that records its arguments) and the local provider (a fake
+ * slurmd that records its arguments and signal mask).
+ *
+ * No daemon is needed: slurmctld is replaced by recording power_slurm_ops.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#define _XOPEN_SOURCE 700 /* nftw */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <errno.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../power/power.h"
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+#ifndef POWER_SRCDIR
+#error "POWER_SRCDIR must name the source tree"
+#endif
+#define FIX POWER_SRCDIR "/tests/power/"
+#define CATALOG POWER_SRCDIR "/etc/slo/catalogs/aws-table3.json"
+
+/* ------------------------------------------------------------------ */
+/* helpers                                                             */
+/* ------------------------------------------------------------------ */
+
+struct rec {
+    int n_addr;
+    char addr[8][3][POWER_VALUE_LEN];
+    int n_down;
+    char down[8][2][POWER_ERR_LEN + 32];
+    int fail_set_addr;
+};
+
+static int rec_set_addr(void *arg, const char *node, const char *addr, const char *host,
+                        char *err, size_t errlen)
+{
+    struct rec *r = arg;
+    if (r->fail_set_addr) {
+        snprintf(err, errlen, "slurm_update_node %s: Invalid node name specified", node);
+        return -1;
+    }
+    assert_true(r->n_addr < 8);
+    snprintf(r->addr[r->n_addr][0], POWER_VALUE_LEN, "%s", node);
+    snprintf(r->addr[r->n_addr][1], POWER_VALUE_LEN, "%s", addr);
+    snprintf(r->addr[r->n_addr][2], POWER_VALUE_LEN, "%s", host);
+    r->n_addr++;
+    return 0;
+}
+
+static int rec_power_down(void *arg, const char *node, const char *reason, char *err,
+                          size_t errlen)
+{
+    (void)err;
+    (void)errlen;
+    struct rec *r = arg;
+    assert_true(r->n_down < 8);
+    snprintf(r->down[r->n_down][0], sizeof r->down[0][0], "%s", node);
+    snprintf(r->down[r->n_down][1], sizeof r->down[0][1], "%s", reason);
+    r->n_down++;
+    return 0;
+}
+
+struct env {
+    char dir[64];
+    char aws[128];
+    char awslog[160];
+    char slurmd[128];
+    char slurmdlog[160];
+    struct power_config cfg;
+    struct power_log lg;
+    struct rec rec;
+    struct power_slurm_ops ops;
+    struct power_ctx ctx;
+    FILE *out;
+    char *outbuf;
+    size_t outlen;
+};
+
+static void copy_exec(const char *from, const char *to)
+{
+    FILE *in = fopen(from, "r");
+    assert_non_null(in);
+    FILE *o = fopen(to, "w");
+    assert_non_null(o);
+    char buf[4096];
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, in)) > 0)
+        assert_int_equal(fwrite(buf, 1, got, o), got);
+    fclose(in);
+    assert_int_equal(fclose(o), 0);
+    assert_int_equal(chmod(to, 0755), 0);
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    static char buf[1 << 16];
+    size_t got = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[got] = '\0';
+    char *s = strdup(buf);
+    assert_non_null(s);
+    return s;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+static int setup(void **state)
+{
+    struct env *e = calloc(1, sizeof *e);
+    assert_non_null(e);
+    strcpy(e->dir, "/tmp/test_power.XXXXXX");
+    assert_non_null(mkdtemp(e->dir));
+    snprintf(e->aws, sizeof e->aws, "%s/aws", e->dir);
+    snprintf(e->awslog, sizeof e->awslog, "%s/aws.log", e->dir);
+    snprintf(e->slurmd, sizeof e->slurmd, "%s/slurmd", e->dir);
+    snprintf(e->slurmdlog, sizeof e->slurmdlog, "%s/slurmd.log", e->dir);
+    copy_exec(FIX "fake-aws.sh", e->aws);
+    copy_exec(FIX "fake-slurmd.sh", e->slurmd);
+    setenv("FAKE_AWS_LOG", e->awslog, 1);
+    setenv("FAKE_SLURMD_LOG", e->slurmdlog, 1);
+    unsetenv("FAKE_AWS_FAIL");
+    unsetenv("FAKE_SLURMD_MODE");
+    e->lg.quiet_stderr = 1;
+    e->lg.provider = "test";
+    e->ops.set_addr = rec_set_addr;
+    e->ops.power_down = rec_power_down;
+    e->ops.arg = &e->rec;
+    e->out = open_memstream(&e->outbuf, &e->outlen);
+    assert_non_null(e->out);
+    e->ctx.cfg = &e->cfg;
+    e->ctx.log = &e->lg;
+    e->ctx.slurm = &e->ops;
+    e->ctx.out = e->out;
+    *state = e;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct env *e = *state;
+    fclose(e->out);
+    free(e->outbuf);
+    nftw(e->dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+    free(e);
+    return 0;
+}
+
+/* The ec2 test config with the fake aws. */
+static void load_ec2_config(struct env *e, const char *extra_line)
+{
+    char *tmpl = slurp(FIX "ec2.conf.in");
+    assert_non_null(tmpl);
+    char text[4096] = "";
+    for (char *line = strtok(tmpl, "\n"); line; line = strtok(NULL, "\n")) {
+        char buf[512];
+        const char *at;
+        if ((at = strstr(line, "@SRCDIR@")))
+            snprintf(buf, sizeof buf, "%.*s%s%s", (int)(at - line), line, POWER_SRCDIR,
+                     at + 8);
+        else if ((at = strstr(line, "@AWS@")))
+            snprintf(buf, sizeof buf, "%.*s%s%s", (int)(at - line), line, e->aws, at + 5);
+        else
+            snprintf(buf, sizeof buf, "%s", line);
+        strcat(text, buf);
+        strcat(text, "\n");
+    }
+    free(tmpl);
+    if (extra_line) {
+        strcat(text, extra_line);
+        strcat(text, "\n");
+    }
+    char err[POWER_ERR_LEN] = "";
+    int rc = power_config_parse(text, "ec2.conf", &e->cfg, err, sizeof err);
+    if (rc)
+        fail_msg("%s", err);
+}
+
+static json_t *load_json(const char *path)
+{
+    json_error_t je;
+    json_t *v = json_load_file(path, 0, &je);
+    if (!v)
+        fail_msg("%s:%d: %s", path, je.line, je.text);
+    return v;
+}
+
+static void assert_json_equal_file(const json_t *actual, const char *path)
+{
+    json_t *want = load_json(path);
+    if (!json_equal(want, actual)) {
+        char *a = json_dumps(actual, JSON_SORT_KEYS), *w = json_dumps(want, JSON_SORT_KEYS);
+        print_error("expected %s\nactual   %s\n", w, a);
+        free(a);
+        free(w);
+        json_decref(want);
+        fail();
+    }
+    json_decref(want);
+}
+
+/* Nodes c1..: expand, then map with the fake node table and the catalog. */
+static struct power_node *mapped(const char *hostlist, size_t *n)
+{
+    struct slo_catalog cat;
+    struct power_node *nodes;
+    char err[POWER_ERR_LEN];
+    assert_int_equal(power_hostlist_expand(hostlist, &nodes, n, err, sizeof err), 0);
+    struct power_node_info *info;
+    size_t n_info;
+    assert_int_equal(power_node_info_file(FIX "nodes.txt", &info, &n_info, err, sizeof err), 0);
+    slo_error_t serr;
+    assert_int_equal(slo_catalog_load(CATALOG, &cat, &serr), SLO_OK);
+    power_map_nodes(&cat, info, n_info, nodes, *n, 1);
+    free(info);
+    slo_catalog_free(&cat);
+    return nodes;
+}
+
+static int count_lines(const char *path)
+{
+    char *s = slurp(path);
+    if (!s)
+        return 0;
+    int n = 0;
+    for (char *p = s; *p; p++)
+        n += *p == '\n';
+    free(s);
+    return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* config                                                              */
+/* ------------------------------------------------------------------ */
+
+static void config_error(const char *text, const char *want)
+{
+    struct power_config cfg;
+    char err[POWER_ERR_LEN] = "";
+    assert_int_equal(power_config_parse(text, "p.conf", &cfg, err, sizeof err), -1);
+    if (!strstr(err, want))
+        fail_msg("error '%s' does not contain '%s'", err, want);
+}
+
+static void test_config_ec2(void **state)
+{
+    struct env *e = *state;
+    load_ec2_config(e, NULL);
+    assert_int_equal(e->cfg.provider, POWER_PROVIDER_EC2);
+    assert_string_equal(e->cfg.region, "us-east-1");
+    assert_string_equal(e->cfg.cluster, "testc");
+    assert_string_equal(e->cfg.launch_template, "slo-gpu");
+    assert_string_equal(e->cfg.launch_template_version, "$Latest"); /* default */
+    assert_int_equal(e->cfg.n_type_templates, 1);
+    assert_string_equal(e->cfg.type_templates[0].type, "p3.2xlarge");
+    assert_string_equal(e->cfg.type_templates[0].template_ref, "lt-0123456789abcdef0");
+    assert_int_equal(e->cfg.n_subnets, 2);
+    assert_string_equal(e->cfg.subnets[1], "subnet-0b2");
+    assert_true(e->cfg.max_spot_price_usd_per_h == 1.5);
+    assert_int_equal(e->cfg.all_or_nothing, 1);
+}
+
+static void test_config_local_defaults(void **state)
+{
+    (void)state;
+    struct power_config cfg;
+    char err[POWER_ERR_LEN] = "";
+    /* Comments, blank lines, spaces around '=' and CRLF-free text. */
+    const char *text = "# local\n\n  provider = local\nstate_dir=/tmp/x\n";
+    assert_int_equal(power_config_parse(text, "l.conf", &cfg, err, sizeof err), 0);
+    assert_int_equal(cfg.provider, POWER_PROVIDER_LOCAL);
+    assert_string_equal(cfg.state_dir, "/tmp/x");
+    assert_string_equal(cfg.slurmd, "");
+    assert_true(cfg.boot_delay_s == 0);
+    assert_true(cfg.stop_timeout_s == 10);
+    assert_string_equal(cfg.catalog, "");
+}
+
+static void test_config_errors(void **state)
+{
+    (void)state;
+    /* Unknown key: file, line and key. */
+    config_error("provider=local\nstate_dir=/x\n\nbogus=1\n", "p.conf:4: unknown key 'bogus'");
+    /* A key of the other provider. */
+    config_error("provider=local\nstate_dir=/x\nregion=us-east-1\n",
+                 "p.conf:3: region applies to provider ec2, this file sets provider=local");
+    config_error("region=us-east-1\nprovider=local\nstate_dir=/x\n",
+                 "p.conf:1: region applies to provider ec2");
+    config_error("provider=ec2\nregion=us-east-1\ncatalog=c.json\nlaunch_template=abc\n"
+                 "boot_delay_s=1\n", "p.conf:5: boot_delay_s applies to provider local");
+    config_error("provider=local\nstate_dir=/x\nlaunch_template[p3.2xlarge]=abc\n",
+                 "launch_template[p3.2xlarge] applies to provider ec2");
+    /* Repeats, malformed lines and values. */
+    config_error("provider=local\nprovider=local\n", "p.conf:2: provider is set twice (first "
+                 "on line 1)");
+    config_error("provider=local\nstate_dir\n", "p.conf:2: expected key=value, found 'state_dir'");
+    config_error("provider=local\nstate_dir=\n", "p.conf:2: state_dir: expected a value");
+    config_error("provider=gce\n", "p.conf:1: provider: expected ec2 or local, found 'gce'");
+    config_error("provider=local\nstate_dir=/x\nboot_delay_s=-1\n",
+                 "p.conf:3: boot_delay_s: expected a number in [0, 3600], found '-1'");
+    config_error("provider=local\nstate_dir=/x\nstop_timeout_s=5s\n",
+                 "stop_timeout_s: expected a number in [0.1, 600], found '5s'");
+    config_error("provider=ec2\nsubnets=subnet-1,sg-2\n",
+                 "p.conf:2: subnets: expected comma-separated subnet ids subnet-<hex>, found 'sg-2'");
+    config_error("provider=ec2\nsubnets=subnet-1,subnet-1\n", "'subnet-1' is listed twice");
+    config_error("provider=ec2\nmax_spot_price=0\n", "max_spot_price: expected a number");
+    config_error("provider=ec2\nall_or_nothing=maybe\n", "all_or_nothing: expected yes or no");
+    config_error("provider=ec2\nlaunch_template=a b\n", "launch_template: expected a launch "
+                 "template id");
+    config_error("provider=ec2\nlaunch_template[]=abc\n", "expected launch_template[INSTANCE_TYPE]");
+    config_error("provider=ec2\nlaunch_template[x]=abc\nlaunch_template[x]=abd\n",
+                 "p.conf:3: launch_template[x] is set twice (first on line 2)");
+    config_error("provider=ec2\nlaunch_template_version=v2\n",
+                 "launch_template_version: expected $Latest, $Default or a version number");
+    /* Missing required keys. */
+    config_error("# nothing\n", "p.conf: provider: missing");
+    config_error("provider=local\n", "state_dir: missing");
+    config_error("provider=ec2\ncatalog=c.json\nlaunch_template=abc\n", "region: missing");
+    config_error("provider=ec2\nregion=us-east-1\nlaunch_template=abc\n", "catalog: missing");
+    config_error("provider=ec2\nregion=us-east-1\ncatalog=c.json\n", "launch_template: missing");
+}
+
+static void test_config_file(void **state)
+{
+    struct env *e = *state;
+    char err[POWER_ERR_LEN] = "", path[128];
+    struct power_config cfg;
+    assert_int_equal(power_config_load("/nonexistent/p.conf", &cfg, err, sizeof err), -1);
+    assert_non_null(strstr(err, "/nonexistent/p.conf: cannot read the config file"));
+    /* The shipped example must load (it is what the man page shows). */
+    assert_int_equal(power_config_load(POWER_SRCDIR "/etc/slo/power.conf", &cfg, err,
+                                       sizeof err), 0);
+    /* Location: option, then $SLO_POWER_CONF, then beside $SLURM_CONF. */
+    snprintf(path, sizeof path, "%s/slo-power.conf", e->dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("provider=local\nstate_dir=/x\n", f);
+    fclose(f);
+    char out[PATH_MAX], slurmconf[128];
+    snprintf(slurmconf, sizeof slurmconf, "%s/slurm.conf", e->dir);
+    unsetenv("SLO_POWER_CONF");
+    setenv("SLURM_CONF", slurmconf, 1);
+    assert_int_equal(power_config_locate(NULL, out, sizeof out), 0);
+    assert_string_equal(out, path);
+    setenv("SLO_POWER_CONF", "/env/p.conf", 1);
+    assert_int_equal(power_config_locate(NULL, out, sizeof out), 0);
+    assert_string_equal(out, "/env/p.conf");
+    assert_int_equal(power_config_locate("/opt/p.conf", out, sizeof out), 0);
+    assert_string_equal(out, "/opt/p.conf");
+    unsetenv("SLO_POWER_CONF");
+    setenv("SLURM_CONF", "/nonexistent/slurm.conf", 1);
+    assert_int_equal(power_config_locate(NULL, out, sizeof out), 0);
+    assert_string_equal(out, "/etc/slo/power.conf");
+    unsetenv("SLURM_CONF");
+}
+
+/* ------------------------------------------------------------------ */
+/* nodes                                                               */
+/* ------------------------------------------------------------------ */
+
+static void test_hostlist(void **state)
+{
+    (void)state;
+    struct power_node *nodes;
+    size_t n;
+    char err[POWER_ERR_LEN];
+    /* Slurm hostlist syntax: ranges with zero padding, several prefixes. */
+    assert_int_equal(power_hostlist_expand("c[1-2,4],gpu-[09-10]", &nodes, &n, err, sizeof err),
+                     0);
+    assert_int_equal(n, 5);
+    assert_string_equal(nodes[0].name, "c1");
+    assert_string_equal(nodes[1].name, "c2");
+    assert_string_equal(nodes[2].name, "c4");
+    assert_string_equal(nodes[3].name, "gpu-09");
+    assert_string_equal(nodes[4].name, "gpu-10");
+    size_t idx[] = {0, 1, 2};
+    char buf[64];
+    assert_int_equal(power_hostlist_ranged(nodes, idx, 3, buf, sizeof buf), 0);
+    assert_string_equal(buf, "c[1-2,4]");
+    free(nodes);
+    assert_int_equal(power_hostlist_expand("", &nodes, &n, err, sizeof err), -1);
+    assert_int_equal(power_hostlist_expand("c[1-2],c2", &nodes, &n, err, sizeof err), -1);
+    assert_non_null(strstr(err, "node c2 appears twice"));
+    assert_int_equal(power_hostlist_expand("c/1", &nodes, &n, err, sizeof err), -1);
+    assert_non_null(strstr(err, "expected node names"));
+}
+
+static void test_map_nodes(void **state)
+{
+    (void)state;
+    size_t n;
+    struct power_node *nodes = mapped("c[1-4],bad[1-4],zz9", &n);
+    assert_int_equal(n, 9);
+    assert_string_equal(nodes[0].type, "g4dn.12xlarge");
+    assert_int_equal(nodes[0].capacity, POWER_SPOT);
+    assert_false(nodes[0].failed);
+    assert_string_equal(nodes[2].type, "p3.2xlarge");
+    assert_int_equal(nodes[2].capacity, POWER_ON_DEMAND);
+    assert_int_equal(nodes[3].capacity, POWER_ON_DEMAND);
+    /* bad1: features "cloud,spot" name no catalog type. */
+    assert_true(nodes[4].failed);
+    assert_non_null(strstr(nodes[4].reason, "no feature of node bad1 names an instance type "
+                                            "of catalog aws-table3 (features: cloud,spot)"));
+    assert_true(nodes[5].failed);
+    assert_non_null(strstr(nodes[5].reason, "name 2 instance types (p3.2xlarge, g4dn.12xlarge)"));
+    assert_true(nodes[6].failed);
+    assert_non_null(strstr(nodes[6].reason, "neither spot nor ondemand"));
+    assert_true(nodes[7].failed);
+    assert_non_null(strstr(nodes[7].reason, "both spot and ondemand"));
+    assert_true(nodes[8].failed);
+    assert_non_null(strstr(nodes[8].reason, "node zz9 is not in slurmctld's node table"));
+
+    /* Groups: (g4dn spot) c1,c2; (p3 on-demand) c3; (g4dn on-demand) c4. */
+    struct power_groups g;
+    assert_int_equal(power_group_nodes(nodes, n, &g), 0);
+    assert_int_equal(g.n_groups, 3);
+    assert_int_equal(g.start[1] - g.start[0], 2);
+    assert_int_equal(g.idx[0], 0);
+    assert_int_equal(g.idx[1], 1);
+    assert_int_equal(g.idx[g.start[1]], 2);
+    assert_int_equal(g.idx[g.start[2]], 3);
+    assert_int_equal(g.start[3], 4);
+    power_groups_free(&g);
+
+    /* Without require_capacity (local provider) bad3 maps, as on-demand. */
+    struct slo_catalog cat;
+    slo_error_t serr;
+    assert_int_equal(slo_catalog_load(CATALOG, &cat, &serr), SLO_OK);
+    struct power_node one = {.name = "bad3"};
+    struct power_node_info info = {.name = "bad3", .features = "p3.2xlarge"};
+    assert_int_equal(power_map_nodes(&cat, &info, 1, &one, 1, 0), 1);
+    assert_int_equal(one.capacity, POWER_ON_DEMAND);
+    slo_catalog_free(&cat);
+    free(nodes);
+}
+
+static void test_resume_file(void **state)
+{
+    (void)state;
+    json_t *rf;
+    char err[POWER_ERR_LEN], jobs[64];
+    assert_int_equal(power_resume_file_load(FIX "resume-file.json", &rf, err, sizeof err), 0);
+    assert_int_equal(power_resume_file_jobs(rf, "c2", jobs, sizeof jobs), 0);
+    assert_string_equal(jobs, "6");
+    assert_int_equal(power_resume_file_jobs(rf, "c3", jobs, sizeof jobs), 0);
+    assert_string_equal(jobs, "7");
+    assert_int_equal(power_resume_file_jobs(rf, "c9", jobs, sizeof jobs), 0);
+    assert_string_equal(jobs, "");
+    json_decref(rf);
+    /* Not the shape Slurm writes: an error naming the file. */
+    assert_int_equal(power_resume_file_load(FIX "nodes.txt", &rf, err, sizeof err), -1);
+    assert_non_null(strstr(err, "SLURM_RESUME_FILE"));
+    assert_int_equal(power_resume_file_load(FIX "describe-by-tag.json", &rf, err, sizeof err),
+                     -1);
+    assert_non_null(strstr(err, "expected an object with a \"jobs\" array"));
+}
+
+/* ------------------------------------------------------------------ */
+/* ec2 request builder and response handling                           */
+/* ------------------------------------------------------------------ */
+
+static void test_fleet_request_spot(void **state)
+{
+    struct env *e = *state;
+    load_ec2_config(e, NULL);
+    size_t n;
+    struct power_node *nodes = mapped("c[1-2]", &n);
+    size_t idx[] = {0, 1};
+    char err[POWER_ERR_LEN];
+    json_t *req = power_ec2_fleet_request(&e->cfg, nodes, idx, 2, "6", err, sizeof err);
+    assert_non_null(req);
+    assert_json_equal_file(req, FIX "fleet-spot-c1-2.json");
+    json_decref(req);
+
+    /* all_or_nothing=no: MinTargetCapacity 1 (launch what EC2 has). */
+    load_ec2_config(e, "all_or_nothing=no");
+    req = power_ec2_fleet_request(&e->cfg, nodes, idx, 2, "", err, sizeof err);
+    json_t *opt = json_object_get(req, "SpotOptions");
+    assert_int_equal(json_integer_value(json_object_get(opt, "MinTargetCapacity")), 1);
+    /* No job known: no slo-power:jobs tag (2 tags). */
+    json_t *tags = json_object_get(json_array_get(json_object_get(req, "TagSpecifications"), 0),
+                                   "Tags");
+    assert_int_equal(json_array_size(tags), 2);
+    json_decref(req);
+    free(nodes);
+}
+
+static void test_fleet_request_ondemand(void **state)
+{
+    struct env *e = *state;
+    load_ec2_config(e, NULL);
+    size_t n;
+    struct power_node *nodes = mapped("c3", &n);
+    size_t idx[] = {0};
+    char err[POWER_ERR_LEN];
+    json_t *req = power_ec2_fleet_request(&e->cfg, nodes, idx, 1, "7", err, sizeof err);
+    assert_non_null(req);
+    assert_json_equal_file(req, FIX "fleet-ondemand-c3.json");
+    json_decref(req);
+
+    /* No subnets: one override with the instance type only. No template for
+     * a type: error naming the type and the key to set. */
+    char text[1024];
+    snprintf(text, sizeof text, "provider=ec2\nregion=eu-west-1\ncatalog=%s\n"
+             "launch_template[g4dn.12xlarge]=slo-g4\n", CATALOG);
+    assert_int_equal(power_config_parse(text, "n.conf", &e->cfg, err, sizeof err), 0);
+    req = power_ec2_fleet_request(&e->cfg, nodes, idx, 1, "", err, sizeof err);
+    assert_null(req);
+    assert_non_null(strstr(err, "no launch template for instance type p3.2xlarge (set "
+                                "launch_template or launch_template[p3.2xlarge] in n.conf)"));
+    free(nodes);
+    nodes = mapped("c4", &n);
+    req = power_ec2_fleet_request(&e->cfg, nodes, idx, 1, "", err, sizeof err);
+    assert_non_null(req);
+    json_t *ov = json_object_get(json_array_get(json_object_get(req, "LaunchTemplateConfigs"), 0),
+                                 "Overrides");
+    assert_int_equal(json_array_size(ov), 1);
+    json_t *want = json_pack("{s:s}", "InstanceType", "g4dn.12xlarge");
+    assert_true(json_equal(json_array_get(ov, 0), want));
+    json_decref(want);
+    json_decref(req);
+    free(nodes);
+}
+
+static void test_capacity_codes(void **state)
+{
+    (void)state;
+    assert_true(power_ec2_capacity_error("InsufficientInstanceCapacity"));
+    assert_true(power_ec2_capacity_error("MaxSpotInstanceCountExceeded"));
+    assert_true(power_ec2_capacity_error("VcpuLimitExceeded"));
+    assert_false(power_ec2_capacity_error("UnauthorizedOperation"));
+    assert_false(power_ec2_capacity_error("InvalidLaunchTemplateName.NotFoundException"));
+    assert_false(power_ec2_capacity_error(NULL));
+}
+
+static void test_assign(void **state)
+{
+    (void)state;
+    size_t n;
+    struct power_node *nodes = mapped("c[1-2]", &n);
+    size_t idx[] = {0, 1};
+    json_t *extra;
+    char err[POWER_ERR_LEN];
+
+    json_t *ok = load_json(FIX "create-fleet-ok.json");
+    assert_int_equal(power_ec2_assign(ok, nodes, idx, 2, &extra, err, sizeof err), 2);
+    assert_string_equal(nodes[0].instance_id, "i-0aaa0000000000001");
+    assert_string_equal(nodes[1].instance_id, "i-0bbb0000000000002");
+    assert_int_equal(json_array_size(extra), 0);
+    json_decref(extra);
+    /* One node asked for, two instances came: the second is extra. */
+    memset(nodes[0].instance_id, 0, sizeof nodes[0].instance_id);
+    assert_int_equal(power_ec2_assign(ok, nodes, idx, 1, &extra, err, sizeof err), 1);
+    assert_int_equal(json_array_size(extra), 1);
+    assert_string_equal(json_string_value(json_array_get(extra, 0)), "i-0bbb0000000000002");
+    json_decref(extra);
+    json_decref(ok);
+    free(nodes);
+
+    /* Insufficient capacity: both nodes failed, reason names the code. */
+    nodes = mapped("c[1-2]", &n);
+    json_t *ice = load_json(FIX "create-fleet-ice.json");
+    assert_int_equal(power_ec2_assign(ice, nodes, idx, 2, &extra, err, sizeof err), 0);
+    json_decref(extra);
+    for (int i = 0; i < 2; i++) {
+        assert_true(nodes[i].failed);
+        assert_non_null(strstr(nodes[i].reason, "ec2 CreateFleet g4dn.12xlarge spot: no "
+                                                "capacity: InsufficientInstanceCapacity: We "
+                                                "currently do not have sufficient"));
+    }
+    json_decref(ice);
+    free(nodes);
+
+    /* Partial: c1 launched; c2 failed with the real cause, not the generic one. */
+    nodes = mapped("c[1-2]", &n);
+    json_t *part = load_json(FIX "create-fleet-partial.json");
+    assert_int_equal(power_ec2_assign(part, nodes, idx, 2, &extra, err, sizeof err), 1);
+    json_decref(extra);
+    assert_false(nodes[0].failed);
+    assert_true(nodes[1].failed);
+    assert_non_null(strstr(nodes[1].reason, "no capacity: MaxSpotInstanceCountExceeded"));
+    json_decref(part);
+
+    /* Malformed response. */
+    json_t *bad = json_pack("{s:s}", "Instances", "none");
+    assert_int_equal(power_ec2_assign(bad, nodes, idx, 2, &extra, err, sizeof err), -1);
+    assert_null(extra);
+    assert_non_null(strstr(err, "expected a response object with arrays Instances and Errors"));
+    json_decref(bad);
+    free(nodes);
+}
+
+/* Resume c[1-3] with the fake aws: c[1-2] spot (job 6), c3 on-demand (job 7). */
+static void test_ec2_resume_ok(void **state)
+{
+    struct env *e = *state;
+    load_ec2_config(e, NULL);
+    setenv("FAKE_AWS_CREATE_FLEET", FIX "create-fleet-ok.json", 1);
+    setenv("FAKE_AWS_DESCRIBE_INSTANCES", FIX "describe-instances.json", 1);
+    setenv("FAKE_AWS_TERMINATE_INSTANCES", FIX "terminate-instances.json", 1);
+    json_t *rf;
+    char err[POWER_ERR_LEN];
+    assert_int_equal(power_resume_file_load(FIX "resume-file.json", &rf, err, sizeof err), 0);
+    e->ctx.resume_file = rf;
+    size_t n;
+    struct power_node *nodes = mapped("c[1-2]", &n);
+    assert_int_equal(power_ec2_resume(&e->ctx, nodes, n), 0);
+
+    /* The request sent is the hand-written one. */
+    char *log = slurp(e->awslog);
+    assert_non_null(log);
+    char req_path[256];
+    snprintf(req_path, sizeof req_path, "%s.request.1.json", e->awslog);
+    json_t *sent = load_json(req_path);
+    assert_json_equal_file(sent, FIX "fleet-spot-c1-2.json");
+    json_decref(sent);
+    /* Calls in order: create-fleet, describe-instances, create-tags x 2. */
+    assert_int_equal(count_lines(e->awslog), 4);
+    assert_non_null(strstr(log, "--region us-east-1 --output json ec2 create-fleet "
+                                "--cli-input-json file://"));
+    assert_non_null(strstr(log, "ec2 describe-instances --instance-ids i-0aaa0000000000001 "
+                                "i-0bbb0000000000002\n"));
+    assert_non_null(strstr(log, "ec2 create-tags --resources i-0aaa0000000000001 --tags "
+                                "Key=Name,Value=c1 Key=slo-power:node,Value=c1\n"));
+    assert_non_null(strstr(log, "ec2 create-tags --resources i-0bbb0000000000002 --tags "
+                                "Key=Name,Value=c2 Key=slo-power:node,Value=c2\n"));
+    assert_null(strstr(log, "terminate"));
+    free(log);
+    /* slurmctld learns each node's address and short host name. */
+    assert_int_equal(e->rec.n_addr, 2);
+    assert_string_equal(e->rec.addr[0][0], "c1");
+    assert_string_equal(e->rec.addr[0][1], "10.0.1.11");
+    assert_string_equal(e->rec.addr[0][2], "ip-10-0-1-11");
+    assert_string_equal(e->rec.addr[1][0], "c2");
+    assert_string_equal(e->rec.addr[1][1], "10.0.1.12");
+    assert_int_equal(e->rec.n_down, 0);
+    json_decref(rf);
+    free(nodes);
+}
+
+/* EC2 is eventually consistent: the first DescribeInstances lacks c2's
+ * address; slo-power asks again (after 1 s) for that instance only. */
+static void test_ec2_describe_retry(void **state)
+{
+    struct env *e = *state;
+    load_ec2_config(e, NULL);
+    setenv("FAKE_AWS_CREATE_FLEET", FIX "create-fleet-ok.json", 1);
+    setenv("FAKE_AWS_DESCRIBE_INSTANCES_FIRST", FIX "describe-pending.json", 1);
+    setenv("FAKE_AWS_DESCRIBE_INSTANCES", FIX "describe-instances.json", 1);
+    size_t n;
+    struct power_node *nodes = mapped("c[1-2]", &n);
+    int rc = power_ec2_resume(&e->ctx, nodes, n);
+    unsetenv("FAKE_AWS_DESCRIBE_INSTANCES_FIRST");
+    assert_int_equal(rc, 0);
+    char *log = slurp(e->awslog);
+    assert_non_null(log);
+    assert_non_null(strstr(log, "ec2 describe-instances --instance-ids i-0aaa0000000000001 "
+                                "i-0bbb0000000000002\n"));
+    assert_non_null(strstr(log, "ec2 describe-instances --instance-ids i-0bbb0000000000002\n"));
+    free(log);
+    assert_int_equal(e->rec.n_addr, 2);
+    assert_string_equal(e->rec.addr[1][0], "c2");
+    assert_string_equal(e->rec.addr[1][1], "10.0.1.12");
+    assert_int_equal(e->rec.n_down, 0);
+    free(nodes);
+}
+
+static void test_ec2_resume_capacity(void **state)
+{
+    struct env *e = *state;
+    load_ec2_config(e, NULL);
+    setenv("FAKE_AWS_CREATE_FLEET", FIX "create-fleet-ice.json", 1);
+    size_t n;
+    /* bad1 fails mapping; c[1-2] get no capacity: all three powered down. */
+    struct power_node *nodes = mapped("c[1-2],bad1", &n);
+    assert_int_equal(power_ec2_resume(&e->ctx, nodes, n), 1);
+    assert_int_equal(count_lines(e->awslog), 1); /* create-fleet only */
+    assert_int_equal(e->rec.n_addr, 0);
+    assert_int_equal(e->rec.n_down, 3);
+    assert_string_equal(e->rec.down[0][0], "c1");
+    assert_non_null(strstr(e->rec.down[0][1], "slo-power: ec2 CreateFleet g4dn.12xlarge spot: "
+                                              "no capacity: InsufficientInstanceCapacity"));
+    assert_string_equal(e->rec.down[1][0], "c2");
+    assert_string_equal(e->rec.down[2][0], "bad1");
+    assert_non_null(strstr(e->rec.down[2][1], "no feature of node bad1"));
+    free(nodes);
+}
+
+static void test_ec2_resume_partial(void **state)
+{
+    struct env *e = *state;
+    load_ec2_config(e, "all_or_nothing=no");
+    setenv("FAKE_AWS_CREATE_FLEET", FIX "create-fleet-partial.json", 1);
+    setenv("FAKE_AWS_DESCRIBE_INSTANCES", FIX "describe-instances.json", 1);
+    size_t n;
+    struct power_node *nodes = mapped("c[1-2]", &n);
+    assert_int_equal(power_ec2_resume(&e->ctx, nodes, n), 1);
+    assert_int_equal(e->rec.n_addr, 1);
+    assert_string_equal(e->rec.addr[0][0], "c1");
+    assert_int_equal(e->rec.n_down, 1);
+    assert_string_equal(e->rec.down[0][0], "c2");
+    assert_non_null(strstr(e->rec.down[0][1], "MaxSpotInstanceCountExceeded"));
+    free(nodes);
+
+    /* slurmctld refuses the address update: the node's instance is
+     * terminated and the node powered down. */
+    memset(&e->rec, 0, sizeof e->rec);
+    e->rec.fail_set_addr = 1;
+    unlink(e->awslog);
+    nodes = mapped("c[1-2]", &n);
+    assert_int_equal(power_ec2_resume(&e->ctx, nodes, n), 1);
+    char *log = slurp(e->awslog);
+    assert_non_null(strstr(log, "ec2 terminate-instances --instance-ids i-0aaa0000000000001\n"));
+    free(log);
+    assert_int_equal(e->rec.n_down, 2);
+    assert_non_null(strstr(e->rec.down[0][1], "Invalid node name specified"));
+    free(nodes);
+}
+
+static void test_ec2_resume_aws_fails(void **state)
+{
+    struct env *e = *state;
+    load_ec2_config(e, NULL);
+    setenv("FAKE_AWS_FAIL", "create-fleet", 1);
+    size_t n;
+    struct power_node *nodes = mapped("c3", &n);
+    assert_int_equal(power_ec2_resume(&e->ctx, nodes, n), 1);
+    assert_int_equal(e->rec.n_down, 1);
+    assert_non_null(strstr(e->rec.down[0][1], "ec2 CreateFleet p3.2xlarge on-demand: aws ec2 "
+                                              "create-fleet exited with 254: An error occurred "
+                                              "(UnauthorizedOperation)"));
+    free(nodes);
+
+    /* No aws CLI: the message names the command and the key to set. */
+    memset(&e->rec, 0, sizeof e->rec);
+    load_ec2_config(e, NULL);
+    snprintf(e->cfg.aws, sizeof e->cfg.aws, "%s/no-such-aws", e->dir);
+    nodes = mapped("c3", &n);
+    assert_int_equal(power_ec2_resume(&e->ctx, nodes, n), 1);
+    assert_int_equal(e->rec.n_down, 1);
+    assert_non_null(strstr(e->rec.down[0][1], "the aws command (AWS CLI) was not found"));
+    assert_non_null(strstr(e->rec.down[0][1], "set aws=/path/to/aws in ec2.conf"));
+    free(nodes);
+}
+
+static void test_ec2_dry_run(void **state)
+{
+    struct env *e = *state;
+    load_ec2_config(e, NULL);
+    e->ctx.dry_run = 1;
+    e->ctx.slurm = NULL;
+    size_t n;
+    struct power_node *nodes = mapped("c[1-3]", &n);
+    assert_int_equal(power_ec2_resume(&e->ctx, nodes, n), 0);
+    fflush(e->out);
+    /* Nothing ran; two requests printed: spot c[1-2], on-demand c3. */
+    assert_int_equal(access(e->awslog, F_OK), -1);
+    json_error_t je;
+    json_t *first = json_loadb(e->outbuf, e->outlen, JSON_DISABLE_EOF_CHECK, &je);
+    assert_non_null(first);
+    json_t *second = json_loads(e->outbuf + je.position, 0, &je);
+    assert_non_null(second);
+    /* No resume file here: the fixture's slo-power:jobs tag is absent. */
+    json_t *want = load_json(FIX "fleet-spot-c1-2.json");
+    json_array_remove(json_object_get(json_array_get(json_object_get(want, "TagSpecifications"),
+                                                     0), "Tags"), 2);
+    assert_true(json_equal(first, want));
+    json_decref(want);
+    assert_string_equal(json_string_value(json_object_get(
+                            json_object_get(second, "TargetCapacitySpecification"),
+                            "DefaultTargetCapacityType")),
+                        "on-demand");
+    json_decref(first);
+    json_decref(second);
+    free(nodes);
+}
+
+static void test_ec2_terminate(void **state)
+{
+    struct env *e = *state;
+    load_ec2_config(e, NULL);
+    setenv("FAKE_AWS_DESCRIBE_INSTANCES", FIX "describe-by-tag.json", 1);
+    setenv("FAKE_AWS_TERMINATE_INSTANCES", FIX "terminate-instances.json", 1);
+    struct power_node *nodes;
+    size_t n;
+    char err[POWER_ERR_LEN];
+    assert_int_equal(power_hostlist_expand("c[1-2]", &nodes, &n, err, sizeof err), 0);
+    e->lg.action = POWER_SUSPEND;
+    /* No aws= key: the aws on PATH is used. */
+    e->cfg.aws[0] = '\0';
+    char *old_path = strdup(getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
+    assert_non_null(old_path);
+    char path[4096];
+    snprintf(path, sizeof path, "%s:%s", e->dir, old_path);
+    setenv("PATH", path, 1);
+    int rc = power_ec2_terminate(&e->ctx, nodes, n);
+    setenv("PATH", old_path, 1);
+    free(old_path);
+    assert_int_equal(rc, 0);
+    char *log = slurp(e->awslog);
+    assert_non_null(log);
+    assert_non_null(strstr(log, "ec2 describe-instances --filters "
+                                "Name=tag:slo-power:node,Values=c1,c2 "
+                                "Name=tag:slo-power:cluster,Values=testc "
+                                "Name=instance-state-name,Values=pending,running,stopping,"
+                                "stopped\n"));
+    assert_non_null(strstr(log, "ec2 terminate-instances --instance-ids i-0aaa0000000000001\n"));
+    assert_int_equal(count_lines(e->awslog), 2);
+    free(log);
+    /* Suspend never changes node state. */
+    assert_int_equal(e->rec.n_down, 0);
+    free(nodes);
+
+    /* terminate-instances fails: the node with an instance is reported. */
+    load_ec2_config(e, NULL);
+    setenv("FAKE_AWS_FAIL", "terminate-instances", 1);
+    assert_int_equal(power_hostlist_expand("c[1-2]", &nodes, &n, err, sizeof err), 0);
+    assert_int_equal(power_ec2_terminate(&e->ctx, nodes, n), 1);
+    assert_true(nodes[0].failed);
+    assert_false(nodes[1].failed);
+    free(nodes);
+}
+
+/* ------------------------------------------------------------------ */
+/* local provider                                                      */
+/* ------------------------------------------------------------------ */
+
+static void load_local_config(struct env *e, const char *extra)
+{
+    char text[1024], err[POWER_ERR_LEN];
+    snprintf(text, sizeof text, "provider=local\nslurmd=%s\nstate_dir=%s/state\n%s\n",
+             e->slurmd, e->dir, extra ? extra : "");
+    assert_int_equal(power_config_parse(text, "local.conf", &e->cfg, err, sizeof err), 0);
+}
+
+static void test_local_start_stop(void **state)
+{
+    struct env *e = *state;
+    load_local_config(e, "stop_timeout_s=5");
+    struct power_node *nodes;
+    size_t n;
+    char err[POWER_ERR_LEN];
+    assert_int_equal(power_hostlist_expand("c1", &nodes, &n, err, sizeof err), 0);
+    /* As under slurmscriptd: the caller has signals blocked (pitfall 9). */
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &block, &old);
+    int rc = power_local_resume(&e->ctx, nodes, n);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    assert_int_equal(rc, 0);
+    char pidf[256];
+    snprintf(pidf, sizeof pidf, "%s/state/c1.pid", e->dir);
+    assert_int_equal(access(pidf, F_OK), 0);
+    /* slurmd ran with -D -b -N c1 and an empty signal mask. */
+    char *log = NULL;
+    for (int i = 0; i < 100 && (!log || !strstr(log, "SigBlk")); i++) {
+        free(log);
+        sleep_ms(20);
+        log = slurp(e->slurmdlog);
+    }
+    assert_non_null(log);
+    assert_non_null(strstr(log, "args: -D -b -N c1\n"));
+    assert_non_null(strstr(log, "SigBlk:\t0000000000000000\n"));
+    free(log);
+    /* Resume again: already running, nothing started. */
+    assert_int_equal(power_local_resume(&e->ctx, nodes, n), 0);
+    assert_int_equal(count_lines(e->slurmdlog), 2);
+
+    assert_int_equal(power_local_stop(&e->ctx, nodes, n), 0);
+    assert_int_equal(access(pidf, F_OK), -1);
+    /* Nothing to stop is not an error. */
+    assert_int_equal(power_local_stop(&e->ctx, nodes, n), 0);
+    assert_int_equal(e->rec.n_down, 0);
+    free(nodes);
+}
+
+static void test_local_failures(void **state)
+{
+    struct env *e = *state;
+    load_local_config(e, "stop_timeout_s=0.3");
+    struct power_node *nodes;
+    size_t n;
+    char err[POWER_ERR_LEN];
+    assert_int_equal(power_hostlist_expand("c[1-2]", &nodes, &n, err, sizeof err), 0);
+    /* slurmd exits at once: both nodes powered down with its last line. */
+    setenv("FAKE_SLURMD_MODE", "exit3", 1);
+    assert_int_equal(power_local_resume(&e->ctx, nodes, n), 1);
+    assert_int_equal(e->rec.n_down, 2);
+    assert_string_equal(e->rec.down[1][0], "c2");
+    assert_non_null(strstr(e->rec.down[1][1], "slo-power: slurmd -N c2 exited with 3: slurmd: "
+                                              "error: fake start failure"));
+    free(nodes);
+
+    /* A slurmd that ignores TERM is killed after stop_timeout_s. */
+    setenv("FAKE_SLURMD_MODE", "stubborn", 1);
+    assert_int_equal(power_hostlist_expand("c1", &nodes, &n, err, sizeof err), 0);
+    assert_int_equal(power_local_resume(&e->ctx, nodes, n), 0);
+    sleep_ms(200); /* let the fake set its trap */
+    assert_int_equal(power_local_stop(&e->ctx, nodes, n), 0);
+    free(nodes);
+
+    /* A pid file naming another process is not trusted. */
+    char pidf[256];
+    snprintf(pidf, sizeof pidf, "%s/state/c1.pid", e->dir);
+    FILE *f = fopen(pidf, "w");
+    assert_non_null(f);
+    fprintf(f, "%ld\n", (long)getpid());
+    fclose(f);
+    assert_int_equal(power_hostlist_expand("c1", &nodes, &n, err, sizeof err), 0);
+    assert_int_equal(power_local_stop(&e->ctx, nodes, n), 0);
+    assert_int_equal(access(pidf, F_OK), -1);
+    free(nodes);
+
+    /* No slurmd program: every node fails with the path and the key. */
+    memset(&e->rec, 0, sizeof e->rec);
+    char text[512];
+    snprintf(text, sizeof text, "provider=local\nslurmd=%s/none\nstate_dir=%s/state\n", e->dir,
+             e->dir);
+    assert_int_equal(power_config_parse(text, "local.conf", &e->cfg, err, sizeof err), 0);
+    assert_int_equal(power_hostlist_expand("c1", &nodes, &n, err, sizeof err), 0);
+    assert_int_equal(power_local_resume(&e->ctx, nodes, n), 1);
+    assert_int_equal(e->rec.n_down, 1);
+    assert_non_null(strstr(e->rec.down[0][1], "slurmd not found or not executable"));
+    assert_non_null(strstr(e->rec.down[0][1], "set slurmd=PATH in local.conf"));
+    free(nodes);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_config_ec2, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_config_local_defaults, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_config_errors, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_config_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hostlist, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_map_nodes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_resume_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fleet_request_spot, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fleet_request_ondemand, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_capacity_codes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_assign, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ec2_resume_ok, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ec2_describe_retry, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ec2_resume_capacity, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ec2_resume_partial, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ec2_resume_aws_fails, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ec2_dry_run, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ec2_terminate, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_local_start_stop, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_local_failures, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
