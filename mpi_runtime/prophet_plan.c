@@ -1,0 +1,970 @@
+/*
+ * prophet_plan.c - block plans over a registered gradient list: mapping
+ * libslo's messages and `slo comm --json` plans onto the gradients,
+ * validation, checksums and the issue rule (slo_prophet_plan.h). No MPI
+ * here, so the unit test (tests/test_runtime_plan.c) runs without it.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "slo_prophet_plan.h"
+
+#define MAX_FILE_BYTES (256u << 20)
+
+static int fail(slo_error_t *err, int code, const char *source, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int fail(slo_error_t *err, int code, const char *source, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        err->code = code;
+        snprintf(err->source, sizeof err->source, "%s", source ? source : "");
+        va_start(ap, fmt);
+        vsnprintf(err->text, sizeof err->text, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+static int nomem(slo_error_t *err)
+{
+    return fail(err, SLO_ERR_NOMEM, "plan", "out of memory");
+}
+
+void slo_prophet_plan_free(struct slo_prophet_plan *plan)
+{
+    if (!plan)
+        return;
+    free(plan->grad_bytes);
+    free(plan->block_start);
+    free(plan->block_bytes);
+    free(plan->block_hold);
+    free(plan->pieces);
+    memset(plan, 0, sizeof *plan);
+}
+
+/* ------------------------------------------------------------------ */
+/* Check                                                               */
+/* ------------------------------------------------------------------ */
+
+/* qsort has no context argument in C11: sort copies, not indices (no globals) */
+static int cmp_piece(const void *a, const void *b)
+{
+    const struct slo_prophet_piece *p = a, *q = b;
+    if (p->grad != q->grad)
+        return p->grad < q->grad ? -1 : 1;
+    if (p->offset_bytes != q->offset_bytes)
+        return p->offset_bytes < q->offset_bytes ? -1 : 1;
+    return 0;
+}
+
+int slo_prophet_plan_check(const struct slo_prophet_plan *plan, slo_error_t *err)
+{
+    struct slo_prophet_piece *idx;
+    size_t g, k, covered;
+    const size_t G = plan->n_grads;
+
+    if (plan->elem_bytes < 1)
+        return fail(err, SLO_ERR_INVALID, "plan", "elem_bytes: expected >= 1, found 0");
+    for (g = 0; g < G; g++)
+        if (plan->grad_bytes[g] % plan->elem_bytes)
+            return fail(err, SLO_ERR_INVALID, "plan",
+                        "gradient %zu: expected a size that is a multiple of %zu bytes, "
+                        "found %zu", g, plan->elem_bytes, plan->grad_bytes[g]);
+    if (plan->n_blocks && (!plan->block_start || plan->block_start[0] != 0 ||
+                           plan->block_start[plan->n_blocks] != plan->n_pieces))
+        return fail(err, SLO_ERR_INVALID, "plan",
+                    "block_start: expected 0 .. %zu (the pieces), found another range",
+                    plan->n_pieces);
+    if (!plan->n_blocks && plan->n_pieces)
+        return fail(err, SLO_ERR_INVALID, "plan", "expected pieces only inside blocks, "
+                    "found %zu pieces and no block", plan->n_pieces);
+    for (size_t b = 0; b < plan->n_blocks; b++) {
+        size_t sum = 0;
+        if (plan->block_start[b + 1] <= plan->block_start[b])
+            return fail(err, SLO_ERR_INVALID, "plan", "block %zu: expected at least one "
+                        "byte range, found none", b);
+        for (k = plan->block_start[b]; k < plan->block_start[b + 1]; k++) {
+            const struct slo_prophet_piece *p = &plan->pieces[k];
+            if (p->grad >= G || p->bytes == 0 || p->offset_bytes > plan->grad_bytes[p->grad] ||
+                p->bytes > plan->grad_bytes[p->grad] - p->offset_bytes ||
+                p->bytes % plan->elem_bytes || p->offset_bytes % plan->elem_bytes)
+                return fail(err, SLO_ERR_INVALID, "plan",
+                            "block %zu: expected ranges of whole %zu-byte elements inside "
+                            "a gradient, found gradient %zu bytes %zu..%zu%s", b,
+                            plan->elem_bytes, p->grad, p->offset_bytes,
+                            p->offset_bytes + p->bytes,
+                            p->grad >= G ? " (no such gradient)" : "");
+            sum += p->bytes;
+        }
+        if (sum != plan->block_bytes[b])
+            return fail(err, SLO_ERR_INVALID, "plan", "block %zu: expected %zu bytes (its "
+                        "ranges), found %zu", b, sum, plan->block_bytes[b]);
+        if (plan->block_hold[b] > G)
+            return fail(err, SLO_ERR_INVALID, "plan", "block %zu: expected a hold <= %zu, "
+                        "found %zu", b, G, plan->block_hold[b]);
+    }
+    /* tiling: sort the pieces by (gradient, offset) and walk */
+    if (!(idx = malloc((plan->n_pieces + 1) * sizeof *idx)))
+        return nomem(err);
+    if (plan->n_pieces)
+        memcpy(idx, plan->pieces, plan->n_pieces * sizeof *idx);
+    qsort(idx, plan->n_pieces, sizeof *idx, cmp_piece);
+    k = 0;
+    for (g = 0; g < G; g++) {
+        covered = 0;
+        for (; k < plan->n_pieces && idx[k].grad == g; k++) {
+            const struct slo_prophet_piece *p = &idx[k];
+            if (p->offset_bytes != covered) {
+                int code = fail(err, SLO_ERR_INVALID, "plan",
+                                p->offset_bytes > covered
+                                    ? "gradient %zu: bytes %zu..%zu of %zu are in no block"
+                                    : "gradient %zu: bytes %zu..%zu of %zu are in two blocks",
+                                g, p->offset_bytes > covered ? covered : p->offset_bytes,
+                                p->offset_bytes > covered ? p->offset_bytes : covered,
+                                plan->grad_bytes[g]);
+                free(idx);
+                return code;
+            }
+            covered += p->bytes;
+        }
+        if (covered != plan->grad_bytes[g]) {
+            free(idx);
+            return fail(err, SLO_ERR_INVALID, "plan",
+                        "gradient %zu: bytes %zu..%zu of %zu are in no block", g, covered,
+                        plan->grad_bytes[g], plan->grad_bytes[g]);
+        }
+    }
+    free(idx);
+    return SLO_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* From libslo's messages                                              */
+/* ------------------------------------------------------------------ */
+
+/* Plan space: the flat buffer of the model the messages were made for. */
+struct space {
+    size_t n;
+    const struct slo_comm_model *model;
+    double *o;       /* [n + 1] plan-space offsets o_j */
+    double total;
+    double tol;      /* bytes */
+    size_t *O;       /* [n + 1] registered offsets O_g */
+    const size_t *S; /* [n] registered sizes */
+    size_t elem;
+};
+
+/* The layer with bytes whose range [o_j, o_j + s_j) holds x (0 <= x < total). */
+static size_t layer_at(const struct space *sp, double x)
+{
+    size_t lo = 0, hi = sp->n; /* o[lo] <= x < o[hi] */
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (sp->o[mid] <= x)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    /* o is non-decreasing; skip layers without bytes */
+    while (lo + 1 < sp->n && sp->o[lo + 1] <= x)
+        lo++;
+    return lo;
+}
+
+/* Registered byte for the plan-space boundary x (doc in the header). */
+static size_t map_boundary(const struct space *sp, double x)
+{
+    size_t j;
+    double s, phi;
+    if (x <= sp->tol)
+        return 0;
+    if (x >= sp->total - sp->tol)
+        return sp->O[sp->n];
+    j = layer_at(sp, x);
+    s = sp->model->layers[j].grad_bytes;
+    if (x - sp->o[j] <= sp->tol)
+        return sp->O[j];
+    if (sp->o[j] + s - x <= sp->tol)
+        return sp->O[j] + sp->S[j];
+    phi = (x - sp->o[j]) / s;
+    return sp->O[j] + (size_t)llround(phi * (double)(sp->S[j] / sp->elem)) * sp->elem;
+}
+
+/* Registered gradient holding byte X (X < O[n]): the g with O_g <= X < O_g + S_g. */
+static size_t grad_at(const struct space *sp, size_t X)
+{
+    size_t lo = 0, hi = sp->n;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (sp->O[mid] <= X)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    while (lo + 1 < sp->n && sp->O[lo + 1] <= X)
+        lo++;
+    return lo;
+}
+
+struct by_offset {
+    double offset;
+    size_t index;
+};
+static int cmp_offset(const void *a, const void *b)
+{
+    const struct by_offset *x = a, *y = b;
+    if (x->offset != y->offset)
+        return x->offset < y->offset ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+int slo_prophet_plan_from_messages(const struct slo_comm_message *msgs, size_t nm,
+                                   const struct slo_comm_model *model, const size_t *grad_bytes,
+                                   size_t elem, enum slo_prophet_hold hold, const char *policy,
+                                   struct slo_prophet_plan *plan, slo_error_t *err)
+{
+    struct space sp;
+    struct by_offset *sorted = NULL;
+    size_t *order = NULL, *start = NULL, *end = NULL, *Sown = NULL, n, k, nb_in;
+    double *ready = NULL;
+    int rc = SLO_ERR_NOMEM;
+    size_t cap = 0;
+
+    memset(plan, 0, sizeof *plan);
+    memset(&sp, 0, sizeof sp);
+    if (!model || model->n_layers == 0)
+        return fail(err, SLO_ERR_INVALID, "plan", "expected a model with layers, found none");
+    if (elem < 1)
+        return fail(err, SLO_ERR_INVALID, "plan", "elem_bytes: expected >= 1, found 0");
+    n = model->n_layers;
+    sp.n = n;
+    sp.model = model;
+    sp.elem = elem;
+    sp.o = malloc((n + 1) * sizeof *sp.o);
+    sp.O = malloc((n + 1) * sizeof *sp.O);
+    Sown = grad_bytes ? NULL : malloc(n * sizeof *Sown);
+    order = malloc((nm + 1) * sizeof *order);
+    sorted = malloc((nm + 1) * sizeof *sorted);
+    start = malloc((nm + 1) * sizeof *start);
+    end = malloc((nm + 1) * sizeof *end);
+    ready = malloc((n + 1) * sizeof *ready);
+    if (!sp.o || !sp.O || (!grad_bytes && !Sown) || !order || !sorted || !start || !end || !ready)
+        goto nomem;
+    sp.o[0] = 0;
+    for (size_t j = 0; j < n; j++) {
+        double s = model->layers[j].grad_bytes;
+        if (!isfinite(s) || s < 0) {
+            rc = fail(err, SLO_ERR_INVALID, "plan", "layer %zu: expected gradient bytes >= 0, "
+                      "found %g", j, s);
+            goto out;
+        }
+        if (!grad_bytes) {
+            if (s != floor(s) || fmod(s, (double)elem) != 0 || s > 1e15) {
+                rc = fail(err, SLO_ERR_INVALID, "plan", "layer %zu: expected a whole number "
+                          "of %zu-byte elements, found %.17g bytes", j, elem, s);
+                goto out;
+            }
+            Sown[j] = (size_t)s;
+        }
+        sp.o[j + 1] = sp.o[j] + s;
+    }
+    sp.S = grad_bytes ? grad_bytes : Sown;
+    sp.O[0] = 0;
+    for (size_t j = 0; j < n; j++) {
+        if (sp.S[j] % elem) {
+            rc = fail(err, SLO_ERR_INVALID, "plan", "gradient %zu: expected a size that is a "
+                      "multiple of %zu bytes, found %zu", j, elem, sp.S[j]);
+            goto out;
+        }
+        sp.O[j + 1] = sp.O[j] + sp.S[j];
+    }
+    sp.total = sp.o[n];
+    sp.tol = fmax(1e-3, 1e-9 * sp.total);
+    {
+        double r = 0;
+        ready[n] = 0;
+        for (size_t j = n; j-- > 0;) {
+            r += model->layers[j].backward_s;
+            ready[j] = r;
+        }
+    }
+
+    /* plan space: numbering, finiteness, claimed layers */
+    if (nm == 0) {
+        rc = fail(err, SLO_ERR_INVALID, "plan", "expected byte ranges covering the %.17g "
+                  "gradient bytes, found no block", sp.total);
+        goto out;
+    }
+    for (k = 0; k < nm; k++) {
+        const struct slo_comm_message *m = &msgs[k];
+        double x0 = m->offset_bytes, x1 = m->offset_bytes + m->bytes, t;
+        size_t lo, hi;
+        if ((k == 0 && m->block != 0) ||
+            (k > 0 && m->block != msgs[k - 1].block && m->block != msgs[k - 1].block + 1)) {
+            rc = fail(err, SLO_ERR_INVALID, "plan", "range %zu: expected block %zu or %zu "
+                      "(blocks numbered from 0 in post order), found block %zu", k,
+                      k ? msgs[k - 1].block : 0, k ? msgs[k - 1].block + 1 : 0, m->block);
+            goto out;
+        }
+        if (!isfinite(x0) || !isfinite(m->bytes) || m->bytes <= 0 || x0 < -sp.tol ||
+            x1 > sp.total + sp.tol) {
+            rc = fail(err, SLO_ERR_INVALID, "plan", "block %zu: expected a byte range of "
+                      "more than 0 bytes inside the %.17g gradient bytes, found offset "
+                      "%.17g, %.17g bytes", m->block, sp.total, x0, m->bytes);
+            goto out;
+        }
+        if (m->first_layer > m->last_layer || m->last_layer >= n) {
+            rc = fail(err, SLO_ERR_INVALID, "plan", "block %zu: expected layers "
+                      "first <= last < %zu, found %zu..%zu", m->block, n, m->first_layer,
+                      m->last_layer);
+            goto out;
+        }
+        t = fmin(sp.tol, m->bytes / 2);
+        lo = layer_at(&sp, fmax(0, fmin(x0 + t, sp.total)));
+        hi = layer_at(&sp, fmax(0, fmin(x1 - t, sp.total)));
+        if (x0 + t >= sp.total)
+            lo = hi;
+        if (lo < m->first_layer || hi > m->last_layer) {
+            rc = fail(err, SLO_ERR_INVALID, "plan", "block %zu: expected its bytes in layers "
+                      "%zu..%zu, found bytes %.17g..%.17g in layers %zu..%zu: a plan for "
+                      "another gradient list", m->block, m->first_layer, m->last_layer, x0,
+                      x1, lo, hi);
+            goto out;
+        }
+        sorted[k] = (struct by_offset){x0, k};
+    }
+    /* tiling in plan space */
+    qsort(sorted, nm, sizeof *sorted, cmp_offset);
+    for (k = 0; k < nm; k++)
+        order[k] = sorted[k].index;
+    {
+        double at = 0;
+        for (k = 0; k < nm; k++) {
+            const struct slo_comm_message *m = &msgs[order[k]];
+            if (fabs(m->offset_bytes - at) > sp.tol) {
+                rc = fail(err, SLO_ERR_INVALID, "plan",
+                          m->offset_bytes > at
+                              ? "expected byte ranges that cover every gradient byte once, "
+                                "found bytes %.17g..%.17g in no block"
+                              : "expected byte ranges that cover every gradient byte once, "
+                                "found bytes %.17g..%.17g in two blocks",
+                          fmin(at, m->offset_bytes), fmax(at, m->offset_bytes));
+                goto out;
+            }
+            at = m->offset_bytes + m->bytes;
+        }
+        if (fabs(at - sp.total) > sp.tol) {
+            rc = fail(err, SLO_ERR_INVALID, "plan", "expected byte ranges covering the "
+                      "%.17g gradient bytes, found %.17g bytes covered: a plan for another "
+                      "gradient list", sp.total, at);
+            goto out;
+        }
+    }
+    /* map the boundaries once each, so neighbours share them exactly */
+    {
+        size_t X = 0;
+        for (k = 0; k < nm; k++) {
+            size_t i = order[k], e;
+            start[i] = X;
+            e = k + 1 == nm ? sp.O[n]
+                            : map_boundary(&sp, msgs[i].offset_bytes + msgs[i].bytes);
+            if (e < X)
+                e = X; /* map_boundary is monotone; guard against rounding */
+            end[i] = e;
+            X = e;
+        }
+    }
+
+    /* pieces, in post order */
+    nb_in = msgs[nm - 1].block + 1;
+    plan->elem_bytes = elem;
+    plan->n_grads = n;
+    snprintf(plan->policy, sizeof plan->policy, "%s", policy ? policy : "");
+    if (!(plan->grad_bytes = malloc(n * sizeof *plan->grad_bytes)) ||
+        !(plan->block_start = malloc((nb_in + 1) * sizeof *plan->block_start)) ||
+        !(plan->block_bytes = calloc(nb_in + 1, sizeof *plan->block_bytes)) ||
+        !(plan->block_hold = malloc((nb_in + 1) * sizeof *plan->block_hold)))
+        goto nomem;
+    memcpy(plan->grad_bytes, sp.S, n * sizeof *plan->grad_bytes);
+    plan->block_start[0] = 0;
+    for (k = 0; k < nm;) {
+        size_t blk = msgs[k].block, b = plan->n_blocks, lowest = n;
+        double post = msgs[k].post_s;
+        for (; k < nm && msgs[k].block == blk; k++) {
+            size_t X = start[k];
+            while (X < end[k]) {
+                size_t g = grad_at(&sp, X), upto = sp.O[g] + sp.S[g];
+                struct slo_prophet_piece *last = plan->n_pieces > plan->block_start[b]
+                                                     ? &plan->pieces[plan->n_pieces - 1]
+                                                     : NULL;
+                if (upto > end[k])
+                    upto = end[k];
+                if (g < lowest)
+                    lowest = g;
+                if (last && last->grad == g && last->offset_bytes + last->bytes == X - sp.O[g]) {
+                    last->bytes += upto - X;
+                } else {
+                    if (plan->n_pieces == cap) {
+                        size_t nc = cap ? 2 * cap : 64;
+                        void *q = realloc(plan->pieces, nc * sizeof *plan->pieces);
+                        if (!q)
+                            goto nomem;
+                        plan->pieces = q;
+                        cap = nc;
+                    }
+                    plan->pieces[plan->n_pieces++] =
+                        (struct slo_prophet_piece){g, X - sp.O[g], upto - X};
+                }
+                plan->block_bytes[b] += upto - X;
+                X = upto;
+            }
+        }
+        if (plan->n_pieces == plan->block_start[b])
+            continue; /* mapped to no bytes: dropped (the same on every rank) */
+        plan->block_hold[b] = n;
+        if (hold == SLO_PROPHET_HOLD_POST && isfinite(post)) {
+            /* lowest layer the policy had seen ready at the post time */
+            double eps = 1e-9 * fmax(1.0, ready[0]);
+            size_t L = n;
+            while (L > 0 && ready[L - 1] <= post + eps)
+                L--;
+            plan->block_hold[b] = L < lowest ? L : lowest;
+            /* a hold on layers without bytes means nothing: they are ready */
+            while (plan->block_hold[b] < n && sp.S[plan->block_hold[b]] == 0)
+                plan->block_hold[b]++;
+        }
+        plan->n_blocks++;
+        plan->block_start[plan->n_blocks] = plan->n_pieces;
+    }
+    if ((rc = slo_prophet_plan_check(plan, err)))
+        goto out;
+    rc = SLO_OK;
+    goto out;
+nomem:
+    rc = nomem(err);
+out:
+    if (rc)
+        slo_prophet_plan_free(plan);
+    free(sp.o);
+    free(sp.O);
+    free(Sown);
+    free(order);
+    free(sorted);
+    free(start);
+    free(end);
+    free(ready);
+    return rc;
+}
+
+int slo_prophet_plan_policy(const struct slo_comm_model *model, const struct slo_comm_link *link,
+                            const struct slo_comm_params *params, int policy,
+                            const size_t *grad_bytes, size_t elem, struct slo_prophet_plan *plan,
+                            double *predicted_s, slo_error_t *err)
+{
+    int rc;
+    const char *name = slo_comm_policy_name(policy);
+    memset(plan, 0, sizeof *plan);
+    if (!name)
+        return fail(err, SLO_ERR_INVALID, "policy", "expected a policy 0..%d, found %d",
+                    SLO_COMM_N_POLICIES - 1, policy);
+    if (policy == SLO_COMM_OPTIMAL) {
+        struct slo_comm_plan kp = {0};
+        if ((rc = slo_comm_plan_optimal(model, link, &kp, err)))
+            return rc;
+        rc = slo_prophet_plan_from_messages(kp.ranges, kp.n_ranges, model, grad_bytes, elem,
+                                            SLO_PROPHET_HOLD_NONE, name, plan, err);
+        if (!rc && predicted_s)
+            *predicted_s = kp.iteration_s;
+        slo_comm_plan_free(&kp);
+    } else {
+        struct slo_comm_result r = {0};
+        if ((rc = slo_comm_simulate(model, link, params, policy, &r, err)))
+            return rc;
+        rc = slo_prophet_plan_from_messages(
+            r.messages, r.n_messages, model, grad_bytes, elem,
+            policy == SLO_COMM_PROPHET ? SLO_PROPHET_HOLD_POST : SLO_PROPHET_HOLD_NONE, name,
+            plan, err);
+        if (!rc && predicted_s)
+            *predicted_s = r.iteration_s;
+        slo_comm_result_free(&r);
+    }
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* `slo comm --json` plans                                             */
+/* ------------------------------------------------------------------ */
+
+static const char *describe(const json_t *v, char *buf, size_t len)
+{
+    if (!v)
+        snprintf(buf, len, "it missing");
+    else if (json_is_string(v))
+        snprintf(buf, len, "the string \"%.60s\"", json_string_value(v));
+    else if (json_is_integer(v))
+        snprintf(buf, len, "%lld", (long long)json_integer_value(v));
+    else if (json_is_real(v))
+        snprintf(buf, len, "%.17g", json_real_value(v));
+    else if (json_is_true(v) || json_is_false(v))
+        snprintf(buf, len, "%s", json_is_true(v) ? "true" : "false");
+    else if (json_is_null(v))
+        snprintf(buf, len, "null");
+    else
+        snprintf(buf, len, "%s", json_is_object(v) ? "an object" : "a list");
+    return buf;
+}
+
+/* A number field >= min (> min if strict) of obj at path. */
+static int num_field(const json_t *obj, const char *key, double min, int strict,
+                     const char *source, const char *path, double *out, slo_error_t *err)
+{
+    const json_t *v = json_object_get(obj, key);
+    char buf[96];
+    if (!json_is_number(v) || !isfinite(json_number_value(v)) ||
+        (strict ? json_number_value(v) <= min : json_number_value(v) < min))
+        return fail(err, SLO_ERR_INVALID, source, "%s.%s: expected a number %s %g, found %s",
+                    path, key, strict ? ">" : ">=", min, describe(v, buf, sizeof buf));
+    *out = json_number_value(v);
+    return SLO_OK;
+}
+
+static int parse_doc(const char *text, const char *source, json_t **root, json_t **pols,
+                     slo_error_t *err)
+{
+    json_error_t je;
+    char buf[96];
+    *root = json_loads(text, 0, &je);
+    if (!*root)
+        return fail(err, SLO_ERR_INVALID, source, "line %d column %d: expected `slo comm "
+                    "--json` output, found no JSON: %s", je.line, je.column, je.text);
+    *pols = json_object_get(*root, "policies");
+    if (!json_is_object(*root) || !json_is_array(*pols)) {
+        int rc = json_is_object(*root)
+                     ? fail(err, SLO_ERR_INVALID, source, "policies: expected a list (`slo "
+                            "comm --json` output), found %s", describe(*pols, buf, sizeof buf))
+                     : fail(err, SLO_ERR_INVALID, source, "expected an object (`slo comm "
+                            "--json` output), found %s", describe(*root, buf, sizeof buf));
+        json_decref(*root);
+        *root = NULL;
+        return rc;
+    }
+    return SLO_OK;
+}
+
+int slo_prophet_plan_json_policies(const char *text, const char *source,
+                                   char (*names)[SLO_COMM_NAME_LENGTH], size_t max, size_t *n,
+                                   slo_error_t *err)
+{
+    json_t *root, *pols;
+    char buf[96];
+    int rc = parse_doc(text, source, &root, &pols, err);
+    *n = 0;
+    if (rc)
+        return rc;
+    for (size_t i = 0; i < json_array_size(pols); i++) {
+        const json_t *name = json_object_get(json_array_get(pols, i), "name");
+        if (!json_is_string(name)) {
+            rc = fail(err, SLO_ERR_INVALID, source, "policies[%zu].name: expected a string, "
+                      "found %s", i, describe(name, buf, sizeof buf));
+            break;
+        }
+        if (*n < max)
+            snprintf(names[(*n)++], SLO_COMM_NAME_LENGTH, "%s", json_string_value(name));
+    }
+    json_decref(root);
+    return rc;
+}
+
+int slo_prophet_plan_parse_json(const char *text, const char *source, const char *policy,
+                                const struct slo_comm_model *model, const size_t *grad_bytes,
+                                size_t elem, enum slo_prophet_hold hold,
+                                struct slo_prophet_plan *plan, slo_error_t *err)
+{
+    json_t *root, *pols, *pol = NULL, *jm, *blocks;
+    struct slo_comm_message *msgs = NULL;
+    size_t nm = 0, cap = 0, pi = 0;
+    char buf[96], path[128], names[256] = "";
+    double total = 0, v;
+    int rc;
+
+    memset(plan, 0, sizeof *plan);
+    if (!model || model->n_layers == 0)
+        return fail(err, SLO_ERR_INVALID, source, "expected a model with layers, found none");
+    if ((rc = parse_doc(text, source, &root, &pols, err)))
+        return rc;
+    for (size_t j = 0; j < model->n_layers; j++)
+        total += model->layers[j].grad_bytes;
+    /* the gradient list the plan was made for */
+    jm = json_object_get(root, "model");
+    {
+        const json_t *jl = json_object_get(jm, "layers");
+        if (!json_is_object(jm) || !json_is_integer(jl)) {
+            rc = fail(err, SLO_ERR_INVALID, source, "model.layers: expected the number of "
+                      "layers (`slo comm --json` output), found %s",
+                      describe(json_is_object(jm) ? jl : jm, buf, sizeof buf));
+            goto out;
+        }
+        if ((size_t)json_integer_value(jl) != model->n_layers || json_integer_value(jl) < 0) {
+            const json_t *nm_ = json_object_get(jm, "name");
+            rc = fail(err, SLO_ERR_INVALID, source, "model.layers: expected %zu (the "
+                      "registered gradient list, model \"%s\"), found %lld: a plan for "
+                      "another gradient list (model \"%s\")", model->n_layers, model->name,
+                      (long long)json_integer_value(jl),
+                      json_is_string(nm_) ? json_string_value(nm_) : "?");
+            goto out;
+        }
+        if ((rc = num_field(jm, "bytes", 0, 1, source, "model", &v, err)))
+            goto out;
+        if (fabs(v - total) > fmax(1e-3, 1e-9 * total)) {
+            rc = fail(err, SLO_ERR_INVALID, source, "model.bytes: expected %.17g (the "
+                      "registered gradient list, model \"%s\"), found %.17g: a plan for "
+                      "another gradient list", total, model->name, v);
+            goto out;
+        }
+    }
+    /* the policy */
+    for (size_t i = 0; i < json_array_size(pols); i++) {
+        const json_t *p = json_array_get(pols, i), *name = json_object_get(p, "name");
+        if (!json_is_string(name)) {
+            rc = fail(err, SLO_ERR_INVALID, source, "policies[%zu].name: expected a string, "
+                      "found %s", i, describe(name, buf, sizeof buf));
+            goto out;
+        }
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
+                 json_string_value(name));
+        if (policy ? strcmp(json_string_value(name), policy) == 0 : i == 0) {
+            if (!pol) {
+                pol = (json_t *)p;
+                pi = i;
+            }
+        }
+    }
+    if (!pol || (!policy && json_array_size(pols) != 1)) {
+        rc = fail(err, SLO_ERR_INVALID, source,
+                  policy ? "policies: expected a policy named \"%s\", found %s%s"
+                         : "policies: expected exactly one policy%s, found %s%s",
+                  policy ? policy : "", *names ? "" : "none", names);
+        goto out;
+    }
+    snprintf(plan->policy, sizeof plan->policy, "%s",
+             json_string_value(json_object_get(pol, "name")));
+    blocks = json_object_get(pol, "blocks");
+    if (!json_is_array(blocks)) {
+        rc = fail(err, SLO_ERR_INVALID, source, "policies[%zu].blocks: expected a list, "
+                  "found %s", pi, describe(blocks, buf, sizeof buf));
+        goto out;
+    }
+    for (size_t b = 0; b < json_array_size(blocks); b++) {
+        const json_t *blk = json_array_get(blocks, b), *ranges;
+        double first, last, post = NAN, bbytes, rsum;
+        snprintf(path, sizeof path, "policies[%zu].blocks[%zu]", pi, b);
+        if (!json_is_object(blk)) {
+            rc = fail(err, SLO_ERR_INVALID, source, "%s: expected an object, found %s", path,
+                      describe(blk, buf, sizeof buf));
+            goto out;
+        }
+        if ((rc = num_field(blk, "first_layer", 0, 0, source, path, &first, err)) ||
+            (rc = num_field(blk, "last_layer", 0, 0, source, path, &last, err)))
+            goto out;
+        if (first != floor(first) || last != floor(last) || first > 1e9 || last > 1e9) {
+            rc = fail(err, SLO_ERR_INVALID, source, "%s: expected whole layer numbers, found "
+                      "%g..%g", path, first, last);
+            goto out;
+        }
+        if (hold == SLO_PROPHET_HOLD_POST &&
+            (rc = num_field(blk, "post_s", 0, 0, source, path, &post, err)))
+            goto out;
+        if ((rc = num_field(blk, "bytes", 0, 1, source, path, &bbytes, err)))
+            goto out;
+        ranges = json_object_get(blk, "ranges");
+        if (!json_is_array(ranges) || json_array_size(ranges) == 0) {
+            rc = fail(err, SLO_ERR_INVALID, source, "%s.ranges: expected a non-empty list, "
+                      "found %s", path, describe(ranges, buf, sizeof buf));
+            goto out;
+        }
+        rsum = 0;
+        for (size_t r = 0; r < json_array_size(ranges); r++) {
+            const json_t *jr = json_array_get(ranges, r);
+            char rpath[160];
+            double off, bytes;
+            snprintf(rpath, sizeof rpath, "%s.ranges[%zu]", path, r);
+            if ((rc = num_field(jr, "offset_bytes", 0, 0, source, rpath, &off, err)) ||
+                (rc = num_field(jr, "bytes", 0, 1, source, rpath, &bytes, err)))
+                goto out;
+            if (nm == cap) {
+                size_t nc = cap ? 2 * cap : 64;
+                void *q = realloc(msgs, nc * sizeof *msgs);
+                if (!q) {
+                    rc = nomem(err);
+                    goto out;
+                }
+                msgs = q;
+                cap = nc;
+            }
+            msgs[nm++] = (struct slo_comm_message){
+                .block = b, .offset_bytes = off, .bytes = bytes,
+                .first_layer = (size_t)first, .last_layer = (size_t)last, .post_s = post};
+            rsum += bytes;
+        }
+        if (fabs(rsum - bbytes) > fmax(1e-3, 1e-9 * total)) {
+            rc = fail(err, SLO_ERR_INVALID, source, "%s.bytes: expected %.17g (the sum of its "
+                      "ranges), found %.17g", path, rsum, bbytes);
+            goto out;
+        }
+    }
+    rc = slo_prophet_plan_from_messages(msgs, nm, model, grad_bytes, elem, hold, plan->policy,
+                                        plan, err);
+    if (rc && err)
+        snprintf(err->source, sizeof err->source, "%s", source);
+out:
+    if (rc)
+        slo_prophet_plan_free(plan);
+    free(msgs);
+    json_decref(root);
+    return rc;
+}
+
+int slo_prophet_read_file(const char *path, char **out, slo_error_t *err)
+{
+    FILE *f;
+    char *buf = NULL;
+    size_t len = 0, cap = 0, got;
+    *out = NULL;
+    errno = 0;
+    if (!(f = fopen(path, "rb")))
+        return fail(err, SLO_ERR_IO, path, "cannot read: %s", strerror(errno));
+    for (;;) {
+        if (cap - len < 65536) {
+            size_t nc = cap ? 2 * cap : 65536 + 1;
+            void *q;
+            if (nc > MAX_FILE_BYTES + 65536 + 1)
+                nc = MAX_FILE_BYTES + 65536 + 1;
+            if (!(q = realloc(buf, nc))) {
+                free(buf);
+                fclose(f);
+                return nomem(err);
+            }
+            buf = q;
+            cap = nc;
+        }
+        got = fread(buf + len, 1, cap - len - 1, f);
+        len += got;
+        if (len > MAX_FILE_BYTES) {
+            free(buf);
+            fclose(f);
+            return fail(err, SLO_ERR_INVALID, path, "expected at most %u bytes, found more",
+                        MAX_FILE_BYTES);
+        }
+        if (got == 0)
+            break;
+    }
+    if (ferror(f)) {
+        int e = errno;
+        free(buf);
+        fclose(f);
+        return fail(err, SLO_ERR_IO, path, "cannot read: %s", e ? strerror(e) : "read error");
+    }
+    fclose(f);
+    buf[len] = 0;
+    if (memchr(buf, 0, len)) {
+        free(buf);
+        return fail(err, SLO_ERR_INVALID, path, "expected text, found a NUL byte");
+    }
+    *out = buf;
+    return SLO_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Checksums                                                           */
+/* ------------------------------------------------------------------ */
+
+static uint64_t fnv(uint64_t h, uint64_t word)
+{
+    for (int i = 0; i < 8; i++) {
+        h ^= (word >> (8 * i)) & 0xff;
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+uint64_t slo_prophet_grads_checksum(const size_t *grad_bytes, size_t n, size_t elem)
+{
+    uint64_t h = fnv(fnv(14695981039346656037ULL, elem), n);
+    for (size_t g = 0; g < n; g++)
+        h = fnv(h, grad_bytes[g]);
+    return h;
+}
+
+uint64_t slo_prophet_plan_checksum(const struct slo_prophet_plan *p)
+{
+    uint64_t h = fnv(slo_prophet_grads_checksum(p->grad_bytes, p->n_grads, p->elem_bytes),
+                     p->n_blocks);
+    for (size_t b = 0; b < p->n_blocks; b++) {
+        h = fnv(fnv(fnv(h, p->block_start[b + 1] - p->block_start[b]), p->block_bytes[b]),
+                p->block_hold[b]);
+        for (size_t k = p->block_start[b]; k < p->block_start[b + 1]; k++)
+            h = fnv(fnv(fnv(h, p->pieces[k].grad), p->pieces[k].offset_bytes),
+                    p->pieces[k].bytes);
+    }
+    return h;
+}
+
+/* ------------------------------------------------------------------ */
+/* Issue rule                                                          */
+/* ------------------------------------------------------------------ */
+
+void slo_prophet_sched_free(struct slo_prophet_sched *s)
+{
+    if (!s)
+        return;
+    free(s->grad_block_start);
+    free(s->grad_blocks);
+    free(s->block_need);
+    free(s->block_left);
+    free(s->ready);
+    memset(s, 0, sizeof *s);
+}
+
+int slo_prophet_sched_init(struct slo_prophet_sched *s, const struct slo_prophet_plan *plan,
+                           slo_error_t *err)
+{
+    const size_t G = plan->n_grads, B = plan->n_blocks;
+    size_t *last_block = NULL;
+    int rc;
+    memset(s, 0, sizeof *s);
+    if ((rc = slo_prophet_plan_check(plan, err)))
+        return rc;
+    s->plan = plan;
+    s->grad_block_start = calloc(G + 2, sizeof *s->grad_block_start);
+    s->grad_blocks = malloc((plan->n_pieces + 1) * sizeof *s->grad_blocks);
+    s->block_need = calloc(B + 1, sizeof *s->block_need);
+    s->block_left = calloc(B + 1, sizeof *s->block_left);
+    s->ready = calloc(G + 1, 1);
+    last_block = malloc((G + 1) * sizeof *last_block);
+    if (!s->grad_block_start || !s->grad_blocks || !s->block_need || !s->block_left ||
+        !s->ready || !last_block) {
+        free(last_block);
+        slo_prophet_sched_free(s);
+        return nomem(err);
+    }
+    /* distinct (gradient, block) pairs: pieces of one gradient in one block
+     * are consecutive in block order only if merged, so dedupe by the last
+     * block seen per gradient (blocks are visited in ascending order) */
+    for (size_t g = 0; g < G; g++)
+        last_block[g] = (size_t)-1;
+    for (size_t b = 0; b < B; b++)
+        for (size_t k = plan->block_start[b]; k < plan->block_start[b + 1]; k++) {
+            size_t g = plan->pieces[k].grad;
+            if (last_block[g] != b) {
+                last_block[g] = b;
+                s->grad_block_start[g + 1]++;
+                s->block_need[b]++;
+            }
+        }
+    for (size_t g = 0; g < G; g++)
+        s->grad_block_start[g + 1] += s->grad_block_start[g];
+    for (size_t g = 0; g < G; g++)
+        last_block[g] = (size_t)-1;
+    {
+        size_t *fill = calloc(G + 1, sizeof *fill);
+        if (!fill) {
+            free(last_block);
+            slo_prophet_sched_free(s);
+            return nomem(err);
+        }
+        for (size_t b = 0; b < B; b++)
+            for (size_t k = plan->block_start[b]; k < plan->block_start[b + 1]; k++) {
+                size_t g = plan->pieces[k].grad;
+                if (last_block[g] != b) {
+                    last_block[g] = b;
+                    s->grad_blocks[s->grad_block_start[g] + fill[g]++] = b;
+                }
+            }
+        free(fill);
+    }
+    free(last_block);
+    slo_prophet_sched_reset(s);
+    return SLO_OK;
+}
+
+void slo_prophet_sched_reset(struct slo_prophet_sched *s)
+{
+    const struct slo_prophet_plan *p = s->plan;
+    s->n_ready = 0;
+    s->next = 0;
+    for (size_t b = 0; b < p->n_blocks; b++)
+        s->block_left[b] = s->block_need[b];
+    /* gradients without bytes are ready from the start: no block waits for them */
+    for (size_t g = 0; g < p->n_grads; g++)
+        s->ready[g] = p->grad_bytes[g] == 0;
+    s->suffix = p->n_grads;
+    while (s->suffix > 0 && s->ready[s->suffix - 1])
+        s->suffix--;
+}
+
+int slo_prophet_sched_mark(struct slo_prophet_sched *s, size_t g, slo_error_t *err)
+{
+    const struct slo_prophet_plan *p = s->plan;
+    if (g >= p->n_grads)
+        return fail(err, SLO_ERR_INVALID, "mark_ready", "gradient %zu: expected an index "
+                    "below %zu (the registered gradients)", g, p->n_grads);
+    if (p->grad_bytes[g] == 0)
+        return SLO_OK;
+    if (s->ready[g])
+        return fail(err, SLO_ERR_INVALID, "mark_ready", "gradient %zu: expected it once per "
+                    "backward pass, found it marked ready twice", g);
+    s->ready[g] = 1;
+    s->n_ready++;
+    for (size_t i = s->grad_block_start[g]; i < s->grad_block_start[g + 1]; i++)
+        s->block_left[s->grad_blocks[i]]--;
+    while (s->suffix > 0 && s->ready[s->suffix - 1])
+        s->suffix--;
+    return SLO_OK;
+}
+
+int slo_prophet_sched_ready(const struct slo_prophet_sched *s)
+{
+    size_t b = s->next;
+    return b < s->plan->n_blocks && s->block_left[b] == 0 && s->suffix <= s->plan->block_hold[b];
+}
+
+size_t slo_prophet_sched_issue(struct slo_prophet_sched *s)
+{
+    return s->next++;
+}
+
+void slo_prophet_sched_blocks_of(const struct slo_prophet_sched *s, size_t g,
+                                 const size_t **blocks, size_t *n)
+{
+    if (g >= s->plan->n_grads) {
+        *blocks = NULL;
+        *n = 0;
+        return;
+    }
+    *blocks = s->grad_blocks + s->grad_block_start[g];
+    *n = s->grad_block_start[g + 1] - s->grad_block_start[g];
+}
+
+size_t slo_prophet_sched_waiting_for(const struct slo_prophet_sched *s)
+{
+    const struct slo_prophet_plan *p = s->plan;
+    size_t b = s->next, best = p->n_grads;
+    if (b >= p->n_blocks)
+        return p->n_grads;
+    for (size_t k = p->block_start[b]; k < p->block_start[b + 1]; k++)
+        if (!s->ready[p->pieces[k].grad] && p->pieces[k].grad < best)
+            best = p->pieces[k].grad;
+    for (size_t g = p->block_hold[b]; g < p->n_grads && g < best; g++)
+        if (!s->ready[g]) {
+            best = g;
+            break;
+        }
+    return best;
+}

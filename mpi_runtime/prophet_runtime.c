@@ -1,0 +1,620 @@
+/*
+ * prophet_runtime.c - the MPI half of the Prophet allreduce runtime
+ * (slo_prophet.h): one MPI_Iallreduce per plan block on a duplicated
+ * communicator, issued in plan order, progress by polling.
+ * Source: shared/research/prophet.md section 6 (MPI mapping).
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "slo_prophet.h"
+
+#define NO_STAGING ((size_t)-1)
+
+struct slo_prophet {
+    MPI_Comm comm; /* our duplicate */
+    int rank, size, thread_level, flags;
+    MPI_Datatype datatype;
+    size_t elem;
+    /* registered gradients */
+    size_t n_grads, cap_grads;
+    unsigned char **buf; /* [n_grads] */
+    size_t *bytes;       /* [n_grads] */
+    /* installed plan */
+    int have_plan, begun, max_in_flight, in_flight;
+    struct slo_prophet_plan plan;
+    struct slo_prophet_sched sched;
+    MPI_Request *req;       /* [n_blocks] */
+    unsigned char *done;    /* [n_blocks] complete in this pass */
+    size_t *stage_off;      /* [n_blocks] offset in staging, or NO_STAGING */
+    unsigned char **direct; /* [n_blocks] in-place buffer of a contiguous block */
+    unsigned char *staging;
+    size_t staging_bytes;
+    int *indices;           /* [n_blocks] for MPI_Testsome */
+    size_t lo;              /* lowest block not complete */
+    /* issued sequence */
+    struct slo_prophet_issue *log;
+    size_t n_log, cap_log;
+    uint64_t hash;
+};
+
+static int fail(slo_error_t *err, int code, const char *source, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int fail(slo_error_t *err, int code, const char *source, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        err->code = code;
+        snprintf(err->source, sizeof err->source, "%s", source ? source : "");
+        va_start(ap, fmt);
+        vsnprintf(err->text, sizeof err->text, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+static int mpi_fail(slo_error_t *err, int mpi_rc, const char *call)
+{
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (MPI_Error_string(mpi_rc, msg, &len) != MPI_SUCCESS)
+        snprintf(msg, sizeof msg, "MPI error %d", mpi_rc);
+    return fail(err, SLO_ERR_IO, call, "%s", msg);
+}
+
+static uint64_t fnv(uint64_t h, uint64_t word)
+{
+    for (int i = 0; i < 8; i++) {
+        h ^= (word >> (8 * i)) & 0xff;
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+int slo_prophet_create(MPI_Comm comm, MPI_Datatype datatype, int flags,
+                       struct slo_prophet **out, slo_error_t *err)
+{
+    struct slo_prophet *rt;
+    int init = 0, tsize = 0, rc;
+    *out = NULL;
+    if (MPI_Initialized(&init) != MPI_SUCCESS || !init)
+        return fail(err, SLO_ERR_INVALID, "create", "expected MPI to be initialized "
+                    "(MPI_Init or MPI_Init_thread), found it not");
+    if (flags & ~SLO_PROPHET_AVERAGE)
+        return fail(err, SLO_ERR_INVALID, "create", "flags: expected 0 or "
+                    "SLO_PROPHET_AVERAGE, found %d", flags);
+    if ((rc = MPI_Type_size(datatype, &tsize)) != MPI_SUCCESS)
+        return mpi_fail(err, rc, "MPI_Type_size");
+    if (tsize <= 0)
+        return fail(err, SLO_ERR_INVALID, "create", "datatype: expected a type of size > 0, "
+                    "found size %d", tsize);
+    if ((flags & SLO_PROPHET_AVERAGE) && datatype != MPI_FLOAT && datatype != MPI_DOUBLE)
+        return fail(err, SLO_ERR_INVALID, "create", "SLO_PROPHET_AVERAGE: expected MPI_FLOAT "
+                    "or MPI_DOUBLE, found another datatype");
+    if (!(rt = calloc(1, sizeof *rt)))
+        return fail(err, SLO_ERR_NOMEM, "create", "out of memory");
+    rt->datatype = datatype;
+    rt->elem = (size_t)tsize;
+    rt->flags = flags;
+    rt->hash = 14695981039346656037ULL;
+    if ((rc = MPI_Comm_dup(comm, &rt->comm)) != MPI_SUCCESS) {
+        free(rt);
+        return mpi_fail(err, rc, "MPI_Comm_dup");
+    }
+    MPI_Comm_set_errhandler(rt->comm, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(rt->comm, &rt->rank);
+    MPI_Comm_size(rt->comm, &rt->size);
+    MPI_Query_thread(&rt->thread_level);
+    *out = rt;
+    return SLO_OK;
+}
+
+int slo_prophet_register(struct slo_prophet *rt, void *buf, size_t bytes, slo_error_t *err)
+{
+    if (rt->have_plan || rt->plan.n_grads)
+        return fail(err, SLO_ERR_INVALID, "register", "gradient %zu: expected registration "
+                    "before the first set_plan, found a plan installed", rt->n_grads);
+    if (bytes % rt->elem)
+        return fail(err, SLO_ERR_INVALID, "register", "gradient %zu: expected a multiple of "
+                    "the %zu-byte element, found %zu bytes", rt->n_grads, rt->elem, bytes);
+    if (bytes && !buf)
+        return fail(err, SLO_ERR_INVALID, "register", "gradient %zu: expected a buffer for "
+                    "%zu bytes, found NULL", rt->n_grads, bytes);
+    if (rt->n_grads == rt->cap_grads) {
+        size_t nc = rt->cap_grads ? 2 * rt->cap_grads : 64;
+        void *b = realloc(rt->buf, nc * sizeof *rt->buf), *s;
+        if (!b)
+            return fail(err, SLO_ERR_NOMEM, "register", "out of memory");
+        rt->buf = b;
+        if (!(s = realloc(rt->bytes, nc * sizeof *rt->bytes)))
+            return fail(err, SLO_ERR_NOMEM, "register", "out of memory");
+        rt->bytes = s;
+        rt->cap_grads = nc;
+    }
+    rt->buf[rt->n_grads] = buf;
+    rt->bytes[rt->n_grads++] = bytes;
+    return SLO_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Blocks: issue, complete, progress                                   */
+/* ------------------------------------------------------------------ */
+
+static unsigned char *piece_ptr(const struct slo_prophet *rt, const struct slo_prophet_piece *p)
+{
+    return rt->buf[p->grad] + p->offset_bytes;
+}
+
+static int issue(struct slo_prophet *rt, size_t b, slo_error_t *err)
+{
+    const struct slo_prophet_plan *pl = &rt->plan;
+    unsigned char *data;
+    int rc;
+    if (rt->stage_off[b] == NO_STAGING) {
+        data = rt->direct[b];
+    } else {
+        data = rt->staging + rt->stage_off[b];
+        for (size_t k = pl->block_start[b], at = 0; k < pl->block_start[b + 1]; k++) {
+            memcpy(data + at, piece_ptr(rt, &pl->pieces[k]), pl->pieces[k].bytes);
+            at += pl->pieces[k].bytes;
+        }
+    }
+    rc = MPI_Iallreduce(MPI_IN_PLACE, data, (int)(pl->block_bytes[b] / rt->elem), rt->datatype,
+                        MPI_SUM, rt->comm, &rt->req[b]);
+    if (rc != MPI_SUCCESS)
+        return mpi_fail(err, rc, "MPI_Iallreduce");
+    rt->in_flight++;
+    if (rt->n_log == rt->cap_log) {
+        size_t nc = rt->cap_log ? 2 * rt->cap_log : 1024;
+        void *q = realloc(rt->log, nc * sizeof *rt->log);
+        if (!q)
+            return fail(err, SLO_ERR_NOMEM, "progress", "out of memory");
+        rt->log = q;
+        rt->cap_log = nc;
+    }
+    rt->log[rt->n_log++] = (struct slo_prophet_issue){b, pl->block_bytes[b]};
+    rt->hash = fnv(fnv(rt->hash, b), pl->block_bytes[b]);
+    return SLO_OK;
+}
+
+static void complete(struct slo_prophet *rt, size_t b)
+{
+    const struct slo_prophet_plan *pl = &rt->plan;
+    unsigned char *data =
+        rt->stage_off[b] == NO_STAGING ? rt->direct[b] : rt->staging + rt->stage_off[b];
+    size_t count = pl->block_bytes[b] / rt->elem;
+    if (rt->flags & SLO_PROPHET_AVERAGE) {
+        /* divide, not multiply by 1/p: the correctly rounded quotient */
+        if (rt->datatype == MPI_FLOAT) {
+            float *x = (float *)(void *)data;
+            for (size_t i = 0; i < count; i++)
+                x[i] /= (float)rt->size;
+        } else {
+            double *x = (double *)(void *)data;
+            for (size_t i = 0; i < count; i++)
+                x[i] /= (double)rt->size;
+        }
+    }
+    if (rt->stage_off[b] != NO_STAGING)
+        for (size_t k = pl->block_start[b], at = 0; k < pl->block_start[b + 1]; k++) {
+            memcpy(piece_ptr(rt, &pl->pieces[k]), data + at, pl->pieces[k].bytes);
+            at += pl->pieces[k].bytes;
+        }
+    rt->done[b] = 1;
+    rt->in_flight--;
+}
+
+static int poll(struct slo_prophet *rt, slo_error_t *err)
+{
+    int rc;
+    if (rt->in_flight > 0) {
+        int outcount = 0;
+        size_t n = rt->sched.next - rt->lo;
+        rc = MPI_Testsome((int)n, rt->req + rt->lo, &outcount, rt->indices,
+                          MPI_STATUSES_IGNORE);
+        if (rc != MPI_SUCCESS)
+            return mpi_fail(err, rc, "MPI_Testsome");
+        for (int i = 0; outcount != MPI_UNDEFINED && i < outcount; i++)
+            complete(rt, rt->lo + (size_t)rt->indices[i]);
+        while (rt->lo < rt->sched.next && rt->done[rt->lo])
+            rt->lo++;
+    }
+    while (slo_prophet_sched_ready(&rt->sched) &&
+           (rt->max_in_flight == 0 || rt->in_flight < rt->max_in_flight))
+        if ((rc = issue(rt, slo_prophet_sched_issue(&rt->sched), err)))
+            return rc;
+    return SLO_OK;
+}
+
+int slo_prophet_progress(struct slo_prophet *rt, slo_error_t *err)
+{
+    if (!rt->have_plan || !rt->begun)
+        return SLO_OK;
+    return poll(rt, err);
+}
+
+static int wait_block(struct slo_prophet *rt, size_t b, const char *what, size_t k,
+                      slo_error_t *err)
+{
+    int rc;
+    while (!rt->done[b]) {
+        if ((rc = poll(rt, err)))
+            return rc;
+        if (b >= rt->sched.next && !slo_prophet_sched_ready(&rt->sched)) {
+            size_t g = slo_prophet_sched_waiting_for(&rt->sched);
+            char src[64];
+            snprintf(src, sizeof src, "%s %zu", what, k);
+            return fail(err, SLO_ERR_INVALID, src, "block %zu (of %zu; next to issue: %zu) "
+                        "waits for gradient %zu, which was not marked ready in this "
+                        "backward pass", b, rt->plan.n_blocks, rt->sched.next, g);
+        }
+    }
+    return SLO_OK;
+}
+
+/* Wait for every issued block (not for blocks never issued). */
+static int drain(struct slo_prophet *rt, slo_error_t *err)
+{
+    int rc;
+    while (rt->lo < rt->sched.next)
+        if ((rc = poll(rt, err)))
+            return rc;
+    return SLO_OK;
+}
+
+int slo_prophet_wait_layer(struct slo_prophet *rt, size_t k, slo_error_t *err)
+{
+    const size_t *blocks;
+    size_t n;
+    int rc;
+    if (!rt->have_plan)
+        return fail(err, SLO_ERR_INVALID, "wait_layer", "expected a plan (set_plan), found "
+                    "none");
+    if (k >= rt->n_grads)
+        return fail(err, SLO_ERR_INVALID, "wait_layer", "gradient %zu: expected an index "
+                    "below %zu", k, rt->n_grads);
+    if (!rt->begun)
+        return SLO_OK;
+    slo_prophet_sched_blocks_of(&rt->sched, k, &blocks, &n);
+    for (size_t i = 0; i < n; i++)
+        if ((rc = wait_block(rt, blocks[i], "wait_layer", k, err)))
+            return rc;
+    return SLO_OK;
+}
+
+int slo_prophet_wait_all(struct slo_prophet *rt, slo_error_t *err)
+{
+    int rc;
+    if (!rt->have_plan)
+        return fail(err, SLO_ERR_INVALID, "wait_all", "expected a plan (set_plan), found "
+                    "none");
+    if (!rt->begun)
+        return SLO_OK;
+    for (size_t b = 0; b < rt->plan.n_blocks; b++)
+        if ((rc = wait_block(rt, b, "wait_all block", b, err)))
+            return rc;
+    return SLO_OK;
+}
+
+int slo_prophet_begin(struct slo_prophet *rt, slo_error_t *err)
+{
+    int rc;
+    if (!rt->have_plan)
+        return fail(err, SLO_ERR_INVALID, "begin", "expected a plan (set_plan), found none");
+    if ((rc = drain(rt, err)))
+        return rc;
+    slo_prophet_sched_reset(&rt->sched);
+    for (size_t b = 0; b < rt->plan.n_blocks; b++) {
+        rt->done[b] = 0;
+        rt->req[b] = MPI_REQUEST_NULL;
+    }
+    rt->lo = 0;
+    rt->begun = 1;
+    return SLO_OK;
+}
+
+int slo_prophet_mark_ready(struct slo_prophet *rt, size_t g, slo_error_t *err)
+{
+    int rc;
+    if (!rt->have_plan || !rt->begun)
+        return fail(err, SLO_ERR_INVALID, "mark_ready", "gradient %zu: expected a backward "
+                    "pass started with slo_prophet_begin, found none", g);
+    if ((rc = slo_prophet_sched_mark(&rt->sched, g, err)))
+        return rc;
+    return poll(rt, err);
+}
+
+/* ------------------------------------------------------------------ */
+/* Plans                                                               */
+/* ------------------------------------------------------------------ */
+
+static void drop_plan(struct slo_prophet *rt)
+{
+    slo_prophet_sched_free(&rt->sched);
+    slo_prophet_plan_free(&rt->plan);
+    free(rt->req);
+    free(rt->done);
+    free(rt->stage_off);
+    free(rt->direct);
+    free(rt->staging);
+    free(rt->indices);
+    rt->req = NULL;
+    rt->done = NULL;
+    rt->stage_off = NULL;
+    rt->direct = NULL;
+    rt->staging = NULL;
+    rt->indices = NULL;
+    rt->staging_bytes = 0;
+    rt->have_plan = rt->begun = 0;
+    rt->in_flight = 0;
+    rt->lo = 0;
+}
+
+static int copy_plan(struct slo_prophet_plan *d, const struct slo_prophet_plan *s)
+{
+    memset(d, 0, sizeof *d);
+    memcpy(d->policy, s->policy, sizeof d->policy);
+    d->elem_bytes = s->elem_bytes;
+    d->n_grads = s->n_grads;
+    d->n_blocks = s->n_blocks;
+    d->n_pieces = s->n_pieces;
+    d->grad_bytes = malloc((s->n_grads + 1) * sizeof *d->grad_bytes);
+    d->block_start = malloc((s->n_blocks + 1) * sizeof *d->block_start);
+    d->block_bytes = malloc((s->n_blocks + 1) * sizeof *d->block_bytes);
+    d->block_hold = malloc((s->n_blocks + 1) * sizeof *d->block_hold);
+    d->pieces = malloc((s->n_pieces + 1) * sizeof *d->pieces);
+    if (!d->grad_bytes || !d->block_start || !d->block_bytes || !d->block_hold || !d->pieces) {
+        slo_prophet_plan_free(d);
+        return SLO_ERR_NOMEM;
+    }
+    if (s->n_grads)
+        memcpy(d->grad_bytes, s->grad_bytes, s->n_grads * sizeof *d->grad_bytes);
+    memcpy(d->block_start, s->block_start, (s->n_blocks + 1) * sizeof *d->block_start);
+    if (s->n_blocks) {
+        memcpy(d->block_bytes, s->block_bytes, s->n_blocks * sizeof *d->block_bytes);
+        memcpy(d->block_hold, s->block_hold, s->n_blocks * sizeof *d->block_hold);
+    }
+    if (s->n_pieces)
+        memcpy(d->pieces, s->pieces, s->n_pieces * sizeof *d->pieces);
+    return SLO_OK;
+}
+
+/* Local part of set_plan: 0 or a reason code (below), err filled. */
+enum { BAD_NONE = 0, BAD_GRADS = 1, BAD_PLAN = 2, BAD_NOMEM = 3, BAD_COUNT = 4 };
+
+static int install_local(struct slo_prophet *rt, const struct slo_prophet_plan *plan,
+                         slo_error_t *err)
+{
+    const struct slo_prophet_plan *p;
+    size_t total = 0, regd = 0;
+    for (size_t g = 0; g < rt->n_grads; g++)
+        regd += rt->bytes[g];
+    for (size_t g = 0; g < plan->n_grads; g++)
+        total += plan->grad_bytes[g];
+    if (plan->n_grads != rt->n_grads || plan->elem_bytes != rt->elem) {
+        fail(err, SLO_ERR_INVALID, "set_plan", "expected a plan for the %zu registered "
+             "gradients (%zu bytes, %zu-byte elements), found one for %zu gradients (%zu "
+             "bytes, %zu-byte elements): a plan for another gradient list", rt->n_grads, regd,
+             rt->elem, plan->n_grads, total, plan->elem_bytes);
+        return BAD_GRADS;
+    }
+    for (size_t g = 0; g < rt->n_grads; g++)
+        if (plan->grad_bytes[g] != rt->bytes[g]) {
+            fail(err, SLO_ERR_INVALID, "set_plan", "gradient %zu: expected the registered "
+                 "%zu bytes, found %zu in the plan: a plan for another gradient list", g,
+                 rt->bytes[g], plan->grad_bytes[g]);
+            return BAD_GRADS;
+        }
+    if (slo_prophet_plan_check(plan, err))
+        return err && err->code == SLO_ERR_NOMEM ? BAD_NOMEM : BAD_PLAN;
+    for (size_t b = 0; b < plan->n_blocks; b++)
+        if (plan->block_bytes[b] / rt->elem > (size_t)INT32_MAX) {
+            fail(err, SLO_ERR_INVALID, "set_plan", "block %zu: expected at most %d elements "
+                 "(an MPI int count), found %zu", b, INT32_MAX, plan->block_bytes[b] / rt->elem);
+            return BAD_COUNT;
+        }
+    if (copy_plan(&rt->plan, plan))
+        goto nomem;
+    p = &rt->plan;
+    if (slo_prophet_sched_init(&rt->sched, p, err))
+        return err && err->code == SLO_ERR_NOMEM ? BAD_NOMEM : BAD_PLAN;
+    rt->req = malloc((p->n_blocks + 1) * sizeof *rt->req);
+    rt->done = calloc(p->n_blocks + 1, 1);
+    rt->stage_off = malloc((p->n_blocks + 1) * sizeof *rt->stage_off);
+    rt->direct = calloc(p->n_blocks + 1, sizeof *rt->direct);
+    rt->indices = malloc((p->n_blocks + 1) * sizeof *rt->indices);
+    if (!rt->req || !rt->done || !rt->stage_off || !rt->direct || !rt->indices)
+        goto nomem;
+    /* in place when the pieces are back to back in memory */
+    for (size_t b = 0; b < p->n_blocks; b++) {
+        int contiguous = 1;
+        rt->req[b] = MPI_REQUEST_NULL;
+        for (size_t k = p->block_start[b]; k + 1 < p->block_start[b + 1]; k++)
+            if ((uintptr_t)piece_ptr(rt, &p->pieces[k]) + p->pieces[k].bytes !=
+                (uintptr_t)piece_ptr(rt, &p->pieces[k + 1]))
+                contiguous = 0;
+        if (contiguous) {
+            rt->stage_off[b] = NO_STAGING;
+            rt->direct[b] = piece_ptr(rt, &p->pieces[p->block_start[b]]);
+        } else {
+            rt->stage_off[b] = rt->staging_bytes;
+            /* keep every block's staging aligned for any element type */
+            rt->staging_bytes += (p->block_bytes[b] + 63) / 64 * 64;
+        }
+    }
+    if (rt->staging_bytes && !(rt->staging = malloc(rt->staging_bytes)))
+        goto nomem;
+    return BAD_NONE;
+nomem:
+    fail(err, SLO_ERR_NOMEM, "set_plan", "out of memory");
+    return BAD_NOMEM;
+}
+
+static const char *bad_text(uint64_t code)
+{
+    switch (code) {
+    case BAD_GRADS: return "the plan is not for its registered gradient list";
+    case BAD_PLAN: return "the plan is inconsistent";
+    case BAD_NOMEM: return "out of memory";
+    case BAD_COUNT: return "a block exceeds an MPI int count";
+    default: return "failed";
+    }
+}
+
+enum { I_BAD, I_GRADS, I_BYTES, I_GSUM, I_PSUM, I_BLOCKS, I_N };
+
+int slo_prophet_set_plan(struct slo_prophet *rt, const struct slo_prophet_plan *plan,
+                         int max_in_flight, slo_error_t *err)
+{
+    uint64_t mine[I_N], *all;
+    slo_error_t local = {0};
+    int rc;
+    size_t regd = 0;
+
+    if (max_in_flight < 0)
+        return fail(err, SLO_ERR_INVALID, "set_plan", "max_in_flight: expected >= 0 (0 = "
+                    "unlimited), found %d", max_in_flight);
+    /* a rank that fails here still joins the agreement below; a drain
+     * failure is an MPI error, which is fatal to the job anyway */
+    if (rt->have_plan && (rc = drain(rt, err)))
+        return rc;
+    drop_plan(rt);
+    rt->n_log = 0;
+    rt->hash = 14695981039346656037ULL;
+    for (size_t g = 0; g < rt->n_grads; g++)
+        regd += rt->bytes[g];
+    mine[I_BAD] = (uint64_t)install_local(rt, plan, &local);
+    mine[I_GRADS] = rt->n_grads;
+    mine[I_BYTES] = regd;
+    mine[I_GSUM] = slo_prophet_grads_checksum(rt->bytes, rt->n_grads, rt->elem);
+    mine[I_PSUM] = mine[I_BAD] ? 0 : slo_prophet_plan_checksum(&rt->plan);
+    mine[I_BLOCKS] = mine[I_BAD] ? 0 : rt->plan.n_blocks;
+    if (!(all = malloc((size_t)rt->size * I_N * sizeof *all))) {
+        /* cannot agree without memory: MPI errors abort anyway */
+        drop_plan(rt);
+        return fail(err, SLO_ERR_NOMEM, "set_plan", "out of memory");
+    }
+    rc = MPI_Allgather(mine, I_N, MPI_UINT64_T, all, I_N, MPI_UINT64_T, rt->comm);
+    if (rc != MPI_SUCCESS) {
+        free(all);
+        drop_plan(rt);
+        return mpi_fail(err, rc, "MPI_Allgather");
+    }
+    rc = SLO_OK;
+    for (int r = 0; r < rt->size && !rc; r++) {
+        const uint64_t *o = all + (size_t)r * I_N;
+        if (o[I_BAD]) {
+            if (r == rt->rank) {
+                if (err)
+                    *err = local;
+                rc = local.code ? local.code : SLO_ERR_INVALID;
+            } else {
+                rc = fail(err, SLO_ERR_INVALID, "set_plan",
+                          "rank %d: %s (rank %d has %llu gradients, %llu bytes)", r,
+                          bad_text(o[I_BAD]), r, (unsigned long long)o[I_GRADS],
+                          (unsigned long long)o[I_BYTES]);
+            }
+        }
+    }
+    for (int r = 1; r < rt->size && !rc; r++) {
+        const uint64_t *o = all + (size_t)r * I_N;
+        if (o[I_GSUM] != all[I_GSUM] || o[I_GRADS] != all[I_GRADS])
+            rc = fail(err, SLO_ERR_INVALID, "set_plan",
+                      "gradient lists differ between ranks: rank 0 has %llu gradients, %llu "
+                      "bytes (checksum %016llx); rank %d has %llu gradients, %llu bytes "
+                      "(checksum %016llx)",
+                      (unsigned long long)all[I_GRADS], (unsigned long long)all[I_BYTES],
+                      (unsigned long long)all[I_GSUM], r, (unsigned long long)o[I_GRADS],
+                      (unsigned long long)o[I_BYTES], (unsigned long long)o[I_GSUM]);
+        else if (o[I_PSUM] != all[I_PSUM])
+            rc = fail(err, SLO_ERR_INVALID, "set_plan",
+                      "plans differ between ranks: rank 0's has %llu blocks (checksum "
+                      "%016llx), rank %d's has %llu blocks (checksum %016llx)",
+                      (unsigned long long)all[I_BLOCKS], (unsigned long long)all[I_PSUM], r,
+                      (unsigned long long)o[I_BLOCKS], (unsigned long long)o[I_PSUM]);
+    }
+    free(all);
+    if (rc) {
+        drop_plan(rt);
+        return rc;
+    }
+    rt->max_in_flight = max_in_flight;
+    rt->have_plan = 1;
+    return SLO_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Sequence, accessors, release                                        */
+/* ------------------------------------------------------------------ */
+
+size_t slo_prophet_sequence(const struct slo_prophet *rt, const struct slo_prophet_issue **log)
+{
+    *log = rt->log;
+    return rt->n_log;
+}
+
+uint64_t slo_prophet_sequence_checksum(const struct slo_prophet *rt)
+{
+    return rt->hash;
+}
+
+int slo_prophet_check_sequence(struct slo_prophet *rt, slo_error_t *err)
+{
+    uint64_t mine[2] = {rt->n_log, rt->hash}, *all;
+    int rc;
+    if (!(all = malloc((size_t)rt->size * 2 * sizeof *all)))
+        return fail(err, SLO_ERR_NOMEM, "check_sequence", "out of memory");
+    if ((rc = MPI_Allgather(mine, 2, MPI_UINT64_T, all, 2, MPI_UINT64_T, rt->comm)) !=
+        MPI_SUCCESS) {
+        free(all);
+        return mpi_fail(err, rc, "MPI_Allgather");
+    }
+    rc = SLO_OK;
+    for (int r = 1; r < rt->size && !rc; r++)
+        if (all[2 * r] != all[0] || all[2 * r + 1] != all[1])
+            rc = fail(err, SLO_ERR_INVALID, "check_sequence",
+                      "collective sequences differ: rank 0 issued %llu collectives (checksum "
+                      "%016llx), rank %d issued %llu (checksum %016llx)",
+                      (unsigned long long)all[0], (unsigned long long)all[1], r,
+                      (unsigned long long)all[2 * r], (unsigned long long)all[2 * r + 1]);
+    free(all);
+    return rc;
+}
+
+int slo_prophet_thread_level(const struct slo_prophet *rt)
+{
+    return rt->thread_level;
+}
+
+size_t slo_prophet_n_grads(const struct slo_prophet *rt)
+{
+    return rt->n_grads;
+}
+
+const struct slo_prophet_plan *slo_prophet_plan(const struct slo_prophet *rt)
+{
+    return rt->have_plan ? &rt->plan : NULL;
+}
+
+size_t slo_prophet_staging_bytes(const struct slo_prophet *rt)
+{
+    return rt->staging_bytes;
+}
+
+void slo_prophet_free(struct slo_prophet *rt)
+{
+    if (!rt)
+        return;
+    if (rt->have_plan)
+        drain(rt, NULL);
+    drop_plan(rt);
+    MPI_Comm_free(&rt->comm);
+    free(rt->buf);
+    free(rt->bytes);
+    free(rt->log);
+    free(rt);
+}

@@ -1,0 +1,218 @@
+#!/bin/sh
+# runtime_mpi.sh - the Prophet allreduce runtime under real mpirun (issue 5,
+# "What it must show"): the library's own checks on hand-built plans
+# (tests/test_runtime_mpi at 2 and 3 ranks: partial reduction, issue order,
+# impossible waits, plan agreement); slo-train-demo at 2 and 4 ranks, every policy, both
+# buffer layouts; every reduced value is checked by the demo against sums
+# that are exact in fp32 (its exit status), and here, independently of the
+# runtime's own checksum comparison, every rank's recorded collective
+# sequence (--sequence-out) is compared byte for byte, checked to be the
+# plan order 0..n-1 in every iteration, and - for plans read from a file -
+# compared with the block sizes `slo comm --json` wrote (read with jq). Bad
+# input must give one clear message from rank 0, a nonzero exit (2) and
+# never a hang (every run is under timeout; exit 124 = hang = failure).
+# Open MPI as root on 2 cores: tests/mpi_env.sh.
+. "$SLO_SRCDIR/tests/testlib.sh"
+. "$SLO_SRCDIR/tests/mpi_env.sh"
+mpi_require runtime_mpi.sh
+
+DEMO="$SLO_BUILDDIR/mpi_runtime/slo-train-demo"
+FIX="$SLO_SRCDIR/tests/runtime"
+if [ ! -x "$DEMO" ]; then
+    echo "SKIP: $DEMO not built (configure found Open MPI, but the demo is missing)"
+    exit 77
+fi
+# An ASan build: Open MPI's components leak and are built without frame
+# pointers, so LeakSanitizer's fast unwinder stops at their first frame (shown
+# as "<unknown module>" once MPI_Finalize has dlclose'd them) and the
+# suppressions of tests/lsan-openmpi.supp (leak:libmpi.so, ...) cannot match.
+# The slow unwinder sees the whole stack. If it still cannot run, skip here.
+# (The demo is a libtool wrapper script in the build tree: look at .libs too.)
+asan=no
+for f in "$DEMO" "${DEMO%/*}/.libs/slo-train-demo" "${DEMO%/*}/.libs/lt-slo-train-demo"; do
+    if [ -f "$f" ] && { nm "$f" 2>/dev/null | grep -q __asan_init ||
+                        ldd "$f" 2>/dev/null | grep -q libasan; }; then
+        asan=yes
+    fi
+done
+if [ "$asan" = yes ]; then
+    export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
+    if ! timeout 60 "$SLO_MPIRUN" -np 2 "$DEMO" --quick --iterations 1 --policy fifo \
+        >"$tmp/asan.out" 2>"$tmp/asan.err"; then
+        echo "SKIP: ASan build: slo-train-demo does not run cleanly under mpirun with ASan here:"
+        head -n 5 "$tmp/asan.err"
+        exit 77
+    fi
+fi
+
+run() { # run NP ARGS...: the demo under timeout, output in $tmp/out, $tmp/err
+    np=$1; shift
+    timeout 120 "$SLO_MPIRUN" -np "$np" "$DEMO" "$@" >"$tmp/out" 2>"$tmp/err"
+}
+
+# seq_ok NAME NP PREFIX ITERATIONS: every rank's sequence file is identical to
+# rank 0's, and for every policy and iteration the blocks are 0, 1, ..., n-1
+# with the same sizes in every iteration.
+seq_ok() {
+    name=$1; np=$2; prefix=$3; iters=$4
+    r=1
+    while [ "$r" -lt "$np" ]; do
+        if ! cmp -s "$prefix.0" "$prefix.$r"; then
+            notok "$name: rank $r's collective sequence differs from rank 0's"; return
+        fi
+        r=$((r + 1))
+    done
+    if ! awk -v iters="$iters" '
+        { key = $1 " " $2
+          if (key != last) { if (last != "" && !(n[last] > 0)) bad = 1; last = key }
+          if ($3 != n[key]) { print "block " $3 " out of order in " key; bad = 1 }
+          n[key]++
+          if ($2 == 0) size[$1 " " $3] = $4
+          else if (size[$1 " " $3] != $4) { print "size of " $1 " block " $3 " changed"; bad = 1 }
+          iters_seen[$1 " " $2] = 1; pol[$1] = 1 }
+        END { for (p in pol) for (i = 0; i <= iters; i++)
+                  if (!((p " " i) in iters_seen)) { print p " iteration " i " missing"; bad = 1 }
+              exit bad }' "$prefix.0" >"$tmp/awk.out"; then
+        cat "$tmp/awk.out" >>"$tmp/err"
+        notok "$name: sequence is not the plan order in every iteration"; return
+    fi
+    ok "$name: identical collective sequences on $np ranks, plan order"
+}
+
+# --- the library on hand-built plans (tests/test_runtime_mpi.c) -----------
+UNIT="$SLO_BUILDDIR/tests/test_runtime_mpi"
+for np in 2 3; do
+    if [ ! -x "$UNIT" ]; then
+        notok "tests/test_runtime_mpi not built"; break
+    fi
+    timeout 120 "$SLO_MPIRUN" -np "$np" "$UNIT" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    n=$(grep -c '^ok - ' "$tmp/out")
+    if [ "$rc" = 0 ] && [ "$n" -ge 28 ] && ! grep -q '^not ok' "$tmp/out"; then
+        ok "test_runtime_mpi at $np ranks: $n checks"
+    else
+        grep '^not ok' "$tmp/out" >>"$tmp/err"
+        notok "test_runtime_mpi at $np ranks (exit $rc, $n ok)"
+    fi
+done
+
+# --- correct results and identical sequences ------------------------------
+for np in 2 4; do
+    for layout in flat separate; do
+        name="np $np, layout $layout, all policies"
+        if run "$np" --quick --iterations 2 --layout "$layout" --sequence-out "$tmp/seq"; then
+            n=$(grep -Ec '^(fifo|ddp|prophet|optimal) .* yes$' "$tmp/out")
+            if [ "$n" = 4 ] && grep -q '^verified: every reduced value' "$tmp/out" &&
+               grep -q "^ranks $np," "$tmp/out"; then
+                ok "$name: results verified"
+            else
+                notok "$name: expected 4 verified policies, found $n"
+            fi
+            seq_ok "$name" "$np" "$tmp/seq" 2
+        else
+            notok "$name (exit $?)"
+        fi
+    done
+done
+# Averaging (exact: sum / p rounded once, as the expected value) and
+# unlimited collectives in flight.
+if run 4 --quick --iterations 2 --average --in-flight 0 --sequence-out "$tmp/seqa" &&
+   grep -q '^verified: every reduced value' "$tmp/out"; then
+    ok "np 4 --average --in-flight 0: results verified"
+    seq_ok "np 4 --average --in-flight 0" 4 "$tmp/seqa" 2
+else
+    notok "np 4 --average --in-flight 0 (exit $?)"
+fi
+# The separate layout packs multi-gradient blocks: ddp's buckets need staging.
+if run 2 --quick --iterations 1 --layout separate --policy ddp &&
+   awk '$1 == "ddp" && $10 > 0 { found = 1 } END { exit !found }' "$tmp/out"; then
+    ok "separate layout: ddp buckets are packed (staging > 0) and verified"
+else
+    notok "separate layout: expected ddp with staging > 0"
+fi
+
+# --- plans read from `slo comm --json` ------------------------------------
+# Block sizes issued = block sizes in the file, in the file's order. The
+# fifo, ddp and prophet blocks of small_layers.csv are whole bytes
+# (tests/runtime/README.md), so at --bytes-scale 1 they must match exactly.
+if "$SLO" comm --model "$FIX/small_layers.csv" --bandwidth 1Gbit --workers 2 --json \
+       >"$tmp/small.json" 2>"$tmp/err"; then
+    for np in 2 4; do
+        if run "$np" --model "$FIX/small_layers.csv" --plan "$tmp/small.json" \
+               --bytes-scale 1 --compute-scale 0.1 --iterations 1 --sequence-out "$tmp/sp"; then
+            seq_ok "--plan, np $np" "$np" "$tmp/sp" 1
+            for pol in fifo ddp prophet; do
+                jq -r ".policies[] | select(.name == \"$pol\") | .blocks[].bytes" \
+                    "$tmp/small.json" >"$tmp/want"
+                awk -v p="$pol" '$1 == p && $2 == 1 { print $4 }' "$tmp/sp.0" >"$tmp/got"
+                if [ -s "$tmp/want" ] && cmp -s "$tmp/want" "$tmp/got"; then
+                    ok "--plan, np $np: $pol issues the file's $(wc -l <"$tmp/want") blocks"
+                else
+                    diff "$tmp/want" "$tmp/got" >>"$tmp/err"
+                    notok "--plan, np $np: $pol block sizes differ from the file"
+                fi
+            done
+            # optimal's blocks are fractional in the file; rounded to
+            # elements they still cover every byte once per iteration
+            sum=$(awk '$1 == "optimal" && $2 == 1 { s += $4 } END { print s }' "$tmp/sp.0")
+            if [ "$sum" = 28676096 ] && grep -q '^optimal .* yes$' "$tmp/out"; then
+                ok "--plan, np $np: optimal covers all 28676096 bytes, verified"
+            else
+                notok "--plan, np $np: optimal covers $sum bytes, expected 28676096"
+            fi
+        else
+            notok "--plan, np $np (exit $?)"
+        fi
+    done
+else
+    notok "slo comm --json for the plan fixture"
+fi
+
+# --- bad input: one message from rank 0, exit 2, no hang ------------------
+# bad NAME PATTERN NP ARGS...: exit 2, exactly one "slo-train-demo: " line
+# (rank 0's), matching PATTERN. (Open MPI's MPI_Abort banner is not required:
+# mpirun sometimes loses it, "ORTE_ERROR_LOG: Data unpack would read past end
+# of buffer in file orte/util/show_help.c", when the ranks die first.)
+bad() {
+    name=$1; pattern=$2; np=$3; shift 3
+    run "$np" "$@"
+    rc=$?
+    n=$(grep -c '^slo-train-demo: ' "$tmp/err")
+    if [ "$rc" = 124 ]; then
+        notok "$name: hang (killed by timeout)"
+    elif [ "$rc" = 2 ] && [ "$n" = 1 ] && grep -Eq -- "^slo-train-demo: $pattern" "$tmp/err" &&
+         ! grep -q '^verified' "$tmp/out"; then
+        ok "$name"
+    else
+        notok "$name (exit $rc, $n messages)"
+    fi
+}
+"$SLO" comm --model vgg16 --bandwidth 10Gbit --workers 4 --json >"$tmp/vgg.json" 2>/dev/null
+bad "unknown option" 'unknown option "--bogus"' 4 --quick --bogus
+bad "bad number" '--compute-scale: expected a number > 0 and <= 100, found "-1"' 2 \
+    --compute-scale -1
+bad "unknown policy" '--policy: expected all, fifo, ddp, prophet or optimal, found "p3"' 2 \
+    --policy p3
+bad "unreadable plan file" "--plan: $tmp/none.json: cannot read: No such file" 4 \
+    --quick --plan "$tmp/none.json"
+bad "unreadable model file" "--model: $tmp/none.csv: cannot read" 2 --model "$tmp/none.csv"
+echo '{"policies": [' >"$tmp/trunc.json"
+bad "plan file not JSON" "--plan: $tmp/trunc.json: line [0-9]+ column [0-9]+: expected \`slo comm --json\` output" \
+    2 --quick --plan "$tmp/trunc.json"
+bad "vgg16 plan with the resnet50 model" \
+    "--plan: $tmp/vgg.json: model.layers: expected 176 .*found 40: a plan for another gradient list" \
+    4 --quick --plan "$tmp/vgg.json"
+bad "plan with a hole" \
+    "--plan: .*bad_plan.json: expected byte ranges that cover every gradient byte once, found bytes 12292092..12292096 in no block" \
+    2 --quick --model "$FIX/small_layers.csv" --plan "$FIX/bad_plan.json"
+bad "plan without the policy" '--plan: .*: policies: expected the policy ddp, found none' \
+    2 --quick --model "$FIX/small_layers.csv" --plan "$FIX/bad_plan.json" --policy ddp
+bad "mismatched ranks: gradient list" \
+    'fifo plan: set_plan: gradient lists differ between ranks: rank 0 has 176 gradients, [0-9]+ bytes .*; rank 1 has 176 gradients' \
+    4 --quick --test-mismatch grads:1
+bad "mismatched ranks: last rank" 'fifo plan: set_plan: gradient lists differ between ranks: .*rank 3 has' \
+    4 --quick --test-mismatch grads:3
+bad "mismatched ranks: plan" "fifo plan: set_plan: plans differ between ranks: rank 0's has 107 blocks .*rank 2's has 106 blocks" \
+    4 --quick --test-mismatch plan:2
+bad "one rank" 'expected at least 2 ranks' 1 --quick
+finish
