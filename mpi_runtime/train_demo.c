@@ -92,7 +92,7 @@ static void check_rc(int rc, const slo_error_t *err)
 /* ------------------------------------------------------------------ */
 
 struct options {
-    const char *model, *plan, *sequence_out, *layout;
+    const char *model, *plan, *sequence_out, *layout, *profile;
     double compute_scale, bytes_scale, poll_s;
     int iterations, in_flight, average, sleep;
     int policy; /* -1 = all */
@@ -110,7 +110,7 @@ static void usage(FILE *f)
             "                      [--iterations N] [--policy all|fifo|ddp|prophet|optimal]\n"
             "                      [--plan FILE] [--in-flight N] [--layout flat|separate]\n"
             "                      [--compute busy|sleep] [--poll-us US] [--average]\n"
-            "                      [--sequence-out PREFIX] [--quick]\n"
+            "                      [--sequence-out PREFIX] [--profile FILE] [--quick]\n"
             "\n"
             "Emulate data-parallel training under MPI with the Prophet allreduce runtime:\n"
             "compute is busy work (layer time x compute scale), gradients are real fp32\n"
@@ -135,6 +135,8 @@ static void usage(FILE *f)
             "  --poll-us US       progress polling interval during compute (default 50)\n"
             "  --average          divide the sums by the number of ranks\n"
             "  --sequence-out P   write each rank's issued collectives to P.RANK\n"
+            "  --profile FILE     take the link for the prediction from a slo-mpiprof\n"
+            "                     profile (doc/mpiprof.md) instead of measuring it here\n"
             "  --quick            seconds-long run: resnet50, scales 0.02 / 0.01, 3 iterations\n"
             "Exit status: 0 every policy's results verified on every rank; 1 a wrong\n"
             "result or a runtime failure; 2 bad input (rank 0 prints, MPI_Abort).\n");
@@ -167,7 +169,7 @@ static int parse_int(const char *opt, const char *text, long lo, long hi)
 static void parse_options(int argc, char **argv, struct options *o)
 {
     enum { O_MODEL = 256, O_CS, O_BS, O_IT, O_POLICY, O_PLAN, O_INFLIGHT, O_LAYOUT, O_POLL,
-           O_AVERAGE, O_SEQ, O_QUICK, O_MISMATCH, O_COMPUTE, O_HELP };
+           O_AVERAGE, O_SEQ, O_QUICK, O_MISMATCH, O_COMPUTE, O_PROFILE, O_HELP };
     static const struct option longopts[] = {
         {"model", required_argument, NULL, O_MODEL},
         {"compute-scale", required_argument, NULL, O_CS},
@@ -175,6 +177,7 @@ static void parse_options(int argc, char **argv, struct options *o)
         {"iterations", required_argument, NULL, O_IT},
         {"policy", required_argument, NULL, O_POLICY},
         {"plan", required_argument, NULL, O_PLAN},
+        {"profile", required_argument, NULL, O_PROFILE},
         {"in-flight", required_argument, NULL, O_INFLIGHT},
         {"layout", required_argument, NULL, O_LAYOUT},
         {"poll-us", required_argument, NULL, O_POLL},
@@ -230,6 +233,7 @@ static void parse_options(int argc, char **argv, struct options *o)
             }
             break;
         case O_PLAN: o->plan = optarg; break;
+        case O_PROFILE: o->profile = optarg; break;
         case O_INFLIGHT: o->in_flight = parse_int("--in-flight", optarg, 0, 1000000); break;
         case O_LAYOUT:
             if (strcmp(optarg, "flat") && strcmp(optarg, "separate"))
@@ -764,8 +768,27 @@ int main(int argc, char **argv)
     for (size_t j = 0; j < model.n_layers; j++)
         check_rc(slo_prophet_register(rt, S[j] ? grad[j] : NULL, S[j], &err), &err);
 
-    /* link */
-    measure_link(total, o.quick, &link, &a_s, &b_spb, &ns, &lo_b, &hi_b);
+    /* link: measured here, or from a slo-mpiprof profile (its allreduce
+     * ring fit; every rank parses the same text, so a bad file is the same
+     * error everywhere) */
+    if (o.profile) {
+        char *text = read_shared("--profile", o.profile);
+        struct slo_comm_profile_info info;
+        if (slo_comm_profile_parse(text, o.profile, &link, &info, &err))
+            collective_fail(2, "--profile: %s: %s", err.source, err.text);
+        free(text);
+        if (info.bandwidth_suspect)
+            collective_fail(2, "--profile: %s: the profiler flagged its bandwidth as suspect "
+                            "(%s); measure again or run without --profile", o.profile,
+                            info.suspect_reason);
+        link.workers = world_size; /* the profile may have measured another count */
+        a_s = info.fit_alpha_s;
+        b_spb = info.fit_beta_s_per_byte;
+        ns = 0;
+        lo_b = hi_b = 0;
+    } else {
+        measure_link(total, o.quick, &link, &a_s, &b_spb, &ns, &lo_b, &hi_b);
+    }
     link.max_in_flight = o.in_flight;
 
     /* the plan-space model: scaled compute, registered sizes */
@@ -871,11 +894,17 @@ int main(int argc, char **argv)
         printf("thread level %s (requested MPI_THREAD_FUNNELED); progress by polling every "
                "%g us; compute: %s\n", level_name(provided), o.poll_s * 1e6,
                o.sleep ? "sleep" : "busy");
-        printf("link (MPI_Iallreduce+MPI_Wait fp32, %d sizes %.0f..%.0f bytes, least squares "
-               "on relative error): c(s) = "
-               "%.1f us + s / %.1f MB/s -> ring alpha %.2f us, B %.1f MB/s\n",
-               ns, lo_b, hi_b, a_s * 1e6, 1e-6 / b_spb, link.latency_s * 1e6,
-               link.bandwidth_bytes_per_s / 1e6);
+        if (o.profile)
+            printf("link from --profile %s (slo-mpiprof allreduce fit c(s) = %.1f us + s / "
+                   "%.1f MB/s) -> ring alpha %.2f us, B %.1f MB/s\n",
+                   o.profile, a_s * 1e6, 1e-6 / b_spb, link.latency_s * 1e6,
+                   link.bandwidth_bytes_per_s / 1e6);
+        else
+            printf("link (MPI_Iallreduce+MPI_Wait fp32, %d sizes %.0f..%.0f bytes, least "
+                   "squares on relative error): c(s) = "
+                   "%.1f us + s / %.1f MB/s -> ring alpha %.2f us, B %.1f MB/s\n",
+                   ns, lo_b, hi_b, a_s * 1e6, 1e-6 / b_spb, link.latency_s * 1e6,
+                   link.bandwidth_bytes_per_s / 1e6);
         printf("nominal: compute F+Bw %.2f ms, communication %.2f ms (sum of w s / B on that "
                "link), T_LB %.2f ms: %s\n",
                comp_s * 1e3, (seq_s - comp_s) * 1e3, lb_s * 1e3,

@@ -187,6 +187,22 @@ bad() {
         notok "$name (exit $rc, $n messages)"
     fi
 }
+# --profile: the link for the prediction from a slo-mpiprof document (the
+# real -np 4 profile in tests/mpiprof/, measured on this kind of VM) instead
+# of a measurement here; the demo prints the profile's allreduce fit.
+PROF="$SLO_SRCDIR/tests/mpiprof/real-quick-np4.json"
+if run 2 --quick --profile "$PROF"; then
+    if grep -q "^link from --profile $PROF" "$tmp/out" && grep -q '^verified' "$tmp/out"; then
+        ok "--profile: link taken from the slo-mpiprof document, results verified"
+    else
+        notok "--profile: no 'link from --profile' line or not verified"
+    fi
+else
+    notok "--profile (exit $?)"
+fi
+echo '{"schema_version": 1}' >"$tmp/prof.json"
+bad "profile missing its fields" "--profile: $tmp/prof.json: [a-z_.]+: expected" 2 \
+    --quick --profile "$tmp/prof.json"
 "$SLO" comm --model vgg16 --bandwidth 10Gbit --workers 4 --json >"$tmp/vgg.json" 2>/dev/null
 bad "unknown option" 'unknown option "--bogus"' 4 --quick --bogus
 bad "bad number" '--compute-scale: expected a number > 0 and <= 100, found "-1"' 2 \
