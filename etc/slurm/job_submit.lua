@@ -1,0 +1,291 @@
+--[[
+job_submit.lua - apply the SLO plan of spank_slo.so on the server side
+(slurmctld's job_submit/lua plugin; slo-kernel, etc/slurm/).
+
+spank_slo.so computes a plan at submission (sbatch/salloc/srun, allocator or
+local context) and records it with spank_job_control_setenv; the entries reach
+slurmctld as job_desc.spank_job_env "NAME=value" strings without prefix (the
+interface is coord's PLAN-CONTRACT; shared/research/slurm-mpi-feasibility.md
+3.3 A). This script:
+  - does nothing for jobs without SLO_PLAN_VERSION (no --slo-* option given);
+  - in advise mode (SLO_MODE=advise) tells the user the plan and changes nothing;
+  - in enforce mode validates every field strictly -- the plan is
+    user-controlled: anyone can submit with another plugstack.conf or forge
+    spank_job_env -- and rejects anything malformed or out of the site limits
+    below with a message naming the field; otherwise it sets the partition,
+    the node count, the features (constraint), the GRES (tres_per_node) and
+    --requeue for spot plans, and logs the decision with slurm.log_user.
+
+Install: slurm.conf `JobSubmitPlugins=lua`, this file as job_submit.lua in the
+directory of slurm.conf. Edits take effect at the next submission; removing
+the file does not disable it (slurmctld keeps the old script): remove
+JobSubmitPlugins and restart slurmctld. doc/slurm.md has the details.
+]]
+
+-- ------------------------------------------------------------------ site limits
+-- Edit these to match slurm.conf and spank_slo.so's plugstack arguments.
+local SITE = {
+    -- partitions a plan may name, and what they hold ("onprem", "spot",
+    -- "ondemand", or "burst" = on-prem and cloud nodes for mixed plans)
+    partitions = {
+        ["onprem"] = "onprem",
+        ["cloud-spot"] = "spot",
+        ["cloud-ondemand"] = "ondemand",
+        ["burst"] = "burst",
+    },
+    -- instance types (= Slurm node features, the catalog's type names) and
+    -- where they live; a plan naming any other type is rejected
+    instance_types = {
+        ["a100-node"] = "onprem",
+        ["t4-node"] = "onprem",
+        ["g4dn.12xlarge"] = "cloud",
+        ["p3.2xlarge"] = "cloud",
+    },
+    max_nodes = 16,          -- nodes of one plan (spank_slo.so max_nodes= should not exceed it)
+    max_gpus_per_node = 8,   -- SLO_GRES gpu:<n> upper bound
+    max_types = 8,           -- instance types in one plan
+}
+
+-- ------------------------------------------------------------------ helpers
+local PREFIX = "slo: "
+
+-- Fields the plan must carry to be applied (PLAN-CONTRACT "What the plugin
+-- records"); the others are informative and checked when present.
+local REQUIRED = { "SLO_PLAN_VERSION", "SLO_MODE", "SLO_PARTITION", "SLO_NODES",
+                   "SLO_INSTANCES", "SLO_CONSTRAINT", "SLO_GRES", "SLO_SPOT" }
+
+-- value patterns of the informative fields (anchored)
+local NUMBER = "^%d+%.?%d*$"           -- non-negative decimal, e.g. 12.5
+local INFO_PATTERNS = {
+    SLO_PRICING = "^[%a%-]+$",
+    SLO_COST_USD = NUMBER,
+    SLO_COST_USD_PER_H = NUMBER,
+    SLO_TIME_S = NUMBER,
+    SLO_DEADLINE_S = NUMBER,
+    SLO_LOSS = NUMBER,
+    SLO_ITERATIONS = "^%d+$",
+    SLO_WORKERS = "^%d+$",
+    SLO_WORKLOAD = "^[%w%._%-]+$",
+}
+
+-- Quote a user-controlled value for a message: printable ASCII only, at most
+-- 64 characters.
+local function q(s)
+    s = tostring(s)
+    s = s:gsub("[^%w%p ]", "?")
+    if #s > 64 then s = s:sub(1, 61) .. "..." end
+    return "'" .. s .. "'"
+end
+
+-- Parse a positive decimal integer without sign, leading zero or exponent
+-- (at most 9 digits); nil when s is not one.
+local function posint(s)
+    if type(s) ~= "string" or not s:match("^[1-9]%d?%d?%d?%d?%d?%d?%d?%d?$") then
+        return nil
+    end
+    return tonumber(s)
+end
+
+local function sorted_keys(t)
+    local k = {}
+    for name in pairs(t) do k[#k + 1] = name end
+    table.sort(k)
+    return k
+end
+
+-- Read the SLO_* entries of spank_job_env into a table; returns the table, or
+-- nil and an error text (duplicate or malformed entry).
+local function read_plan(env)
+    local plan = {}
+    if type(env) ~= "table" then return plan end
+    for _, entry in pairs(env) do
+        if type(entry) == "string" then
+            local name, value = entry:match("^(SLO_[%w_]*)=(.*)$")
+            if name then
+                if plan[name] ~= nil then
+                    return nil, name .. ": given more than once"
+                end
+                plan[name] = value
+            end
+        end
+    end
+    return plan
+end
+
+-- Validate the plan; returns a table of the values to apply, or nil and an
+-- error text naming the field, what was expected and what was found.
+local function validate(plan)
+    for _, name in ipairs(REQUIRED) do
+        if plan[name] == nil then
+            return nil, name .. ": missing (expected by plan version 1)"
+        end
+    end
+    if plan.SLO_PLAN_VERSION ~= "1" then
+        return nil, "SLO_PLAN_VERSION: expected 1, found " .. q(plan.SLO_PLAN_VERSION)
+    end
+    local a = {}
+    if plan.SLO_MODE ~= "enforce" and plan.SLO_MODE ~= "advise" then
+        return nil, "SLO_MODE: expected enforce or advise, found " .. q(plan.SLO_MODE)
+    end
+    a.mode = plan.SLO_MODE
+
+    a.partition = plan.SLO_PARTITION
+    a.kind = SITE.partitions[a.partition]
+    if a.kind == nil then
+        return nil, "SLO_PARTITION: expected one of " ..
+            table.concat(sorted_keys(SITE.partitions), ", ") .. ", found " .. q(a.partition)
+    end
+
+    a.nodes = posint(plan.SLO_NODES)
+    if a.nodes == nil or a.nodes > SITE.max_nodes then
+        return nil, "SLO_NODES: expected an integer 1.." .. SITE.max_nodes ..
+            " (site limit), found " .. q(plan.SLO_NODES)
+    end
+
+    -- SLO_INSTANCES: type:n[,type:n...], known types, each once, sum = SLO_NODES
+    local inst = plan.SLO_INSTANCES
+    local types, counts, total, seen = {}, {}, 0, {}
+    if #inst > 1024 then
+        return nil, "SLO_INSTANCES: longer than 1024 characters"
+    end
+    for item in (inst .. ","):gmatch("([^,]*),") do
+        local t, n = item:match("^([%w%._%-]+):(%d+)$")
+        local cnt = posint(n)
+        if t == nil or cnt == nil then
+            return nil, "SLO_INSTANCES: expected type:count[,type:count...], found " .. q(inst)
+        end
+        local where = SITE.instance_types[t]
+        if where == nil then
+            return nil, "SLO_INSTANCES: instance type " .. q(t) ..
+                " is not one of this site's node features (" ..
+                table.concat(sorted_keys(SITE.instance_types), ", ") .. ")"
+        end
+        if seen[t] then
+            return nil, "SLO_INSTANCES: instance type " .. q(t) .. " given twice"
+        end
+        if (a.kind == "onprem" and where ~= "onprem") or
+           ((a.kind == "spot" or a.kind == "ondemand") and where ~= "cloud") then
+            return nil, "SLO_INSTANCES: " .. where .. " type " .. q(t) ..
+                " does not belong in " .. a.kind .. " partition " .. q(a.partition)
+        end
+        seen[t] = true
+        types[#types + 1] = t
+        counts[#counts + 1] = cnt
+        total = total + cnt
+    end
+    if #types > SITE.max_types then
+        return nil, "SLO_INSTANCES: more than " .. SITE.max_types .. " instance types"
+    end
+    if total ~= a.nodes then
+        return nil, "SLO_INSTANCES: counts add up to " .. total ..
+            " nodes, SLO_NODES says " .. a.nodes
+    end
+    -- the constraint is derived here, never taken from the plan; the plan's
+    -- copy must agree (a mismatch means a forged or inconsistent plan)
+    if #types == 1 then
+        a.features = types[1]
+    else
+        local parts = {}
+        for i = 1, #types do parts[i] = types[i] .. "*" .. counts[i] end
+        a.features = "[" .. table.concat(parts, "&") .. "]"
+    end
+    if plan.SLO_CONSTRAINT ~= a.features then
+        return nil, "SLO_CONSTRAINT: expected " .. q(a.features) ..
+            " (from SLO_INSTANCES), found " .. q(plan.SLO_CONSTRAINT)
+    end
+
+    local g = plan.SLO_GRES:match("^gpu:(%d+)$")
+    a.gpus = posint(g)
+    if a.gpus == nil or a.gpus > SITE.max_gpus_per_node then
+        return nil, "SLO_GRES: expected gpu:<1.." .. SITE.max_gpus_per_node ..
+            ">, found " .. q(plan.SLO_GRES)
+    end
+
+    if plan.SLO_SPOT ~= "0" and plan.SLO_SPOT ~= "1" then
+        return nil, "SLO_SPOT: expected 0 or 1, found " .. q(plan.SLO_SPOT)
+    end
+    a.spot = plan.SLO_SPOT == "1"
+    if a.kind == "spot" and not a.spot then
+        return nil, "SLO_SPOT: partition " .. q(a.partition) .. " holds spot nodes, found 0"
+    end
+
+    for _, name in ipairs(sorted_keys(INFO_PATTERNS)) do
+        local v = plan[name]
+        if v ~= nil and (#v > 64 or not v:match(INFO_PATTERNS[name])) then
+            return nil, name .. ": malformed value " .. q(v)
+        end
+    end
+    if plan.SLO_PRICING ~= nil and plan.SLO_PRICING ~= "spot" and
+       plan.SLO_PRICING ~= "on-demand" then
+        return nil, "SLO_PRICING: expected spot or on-demand, found " .. q(plan.SLO_PRICING)
+    end
+    a.instances = inst
+    a.time_s = plan.SLO_TIME_S
+    a.cost = plan.SLO_COST_USD
+    return a
+end
+
+local function describe(a)
+    local s = "partition=" .. a.partition .. " nodes=" .. a.nodes ..
+        " constraint=" .. a.features .. " gres=gpu:" .. a.gpus ..
+        " requeue=" .. (a.spot and "yes" or "no")
+    if a.time_s then s = s .. " predicted_time_s=" .. a.time_s end
+    if a.cost then s = s .. " predicted_cost_usd=" .. a.cost end
+    return s
+end
+
+-- ------------------------------------------------------------------ entry points
+function slurm_job_submit(job_desc, part_list, submit_uid)
+    local plan, err = read_plan(job_desc.spank_job_env)
+    if plan == nil then
+        slurm.log_user(PREFIX .. "rejected: spank_job_env " .. err)
+        slurm.log_info("slo: uid %u: rejected: %s", submit_uid, err)
+        return slurm.ERROR
+    end
+    if plan.SLO_PLAN_VERSION == nil then
+        return slurm.SUCCESS          -- no SLO requested: not ours
+    end
+
+    local a
+    a, err = validate(plan)
+    if plan.SLO_MODE == "advise" then
+        -- advise changes nothing, whatever the plan says
+        if a then
+            slurm.log_user(PREFIX .. "advise mode, request unchanged; the plan would set " ..
+                describe(a))
+        else
+            slurm.log_user(PREFIX .. "advise mode, request unchanged; plan not shown: " .. err)
+        end
+        return slurm.SUCCESS
+    end
+    if a == nil then
+        slurm.log_user(PREFIX .. "rejected: " .. err)
+        slurm.log_info("slo: uid %u: rejected: %s", submit_uid, err)
+        return slurm.ERROR
+    end
+    -- a heterogeneous job's components arrive one by one (het_job_offset
+    -- 0, 1, ...; NO_VAL for a normal job), each with the same whole-job plan
+    if job_desc.het_job_offset ~= nil and job_desc.het_job_offset ~= slurm.NO_VAL then
+        slurm.log_user(PREFIX .. "rejected: an SLO plan sizes the whole job; submit it " ..
+            "as one job, not as a heterogeneous job (doc/slurm.md)")
+        return slurm.ERROR
+    end
+
+    job_desc.partition = a.partition
+    job_desc.min_nodes = a.nodes
+    job_desc.max_nodes = a.nodes
+    job_desc.features = a.features
+    job_desc.tres_per_node = "gres:gpu:" .. a.gpus
+    if a.spot then
+        job_desc.requeue = 1
+    end
+    slurm.log_user(PREFIX .. "request set by the SLO plan: " .. describe(a))
+    slurm.log_info("slo: uid %u: plan %s applied: %s", submit_uid, a.instances, describe(a))
+    return slurm.SUCCESS
+end
+
+function slurm_job_modify(job_desc, job_rec, part_list, modify_uid)
+    return slurm.SUCCESS
+end
+
+return slurm.SUCCESS

@@ -1,0 +1,211 @@
+--[[
+test_job_submit.lua - unit test of etc/slurm/job_submit.lua outside slurmctld
+(lua5.1 test_job_submit.lua PATH/job_submit.lua; run by tests/slurm_lua.sh).
+
+slurmctld's job_submit/lua plugin calls slurm_job_submit(job_desc, part_list,
+uid) with job_desc.spank_job_env a 0-based table of "NAME=value" strings and
+a global `slurm` table (log_user, log_info, SUCCESS, ERROR, NO_VAL); a
+normal job has het_job_offset = NO_VAL (4294967294, seen on Slurm 22.05.8
+in the test cluster's log). This driver builds exactly that and checks the
+rules of coord's PLAN-CONTRACT ("job_submit.lua" section) case by case:
+which plans are applied, with which partition, node count, constraint, GRES
+and requeue, and that every malformed or out-of-limit plan is rejected with
+a message naming the field. Expected values are written from the contract
+and the site limits the script documents (partitions onprem, cloud-spot,
+cloud-ondemand, burst; types a100-node, t4-node onprem and g4dn.12xlarge,
+p3.2xlarge cloud; at most 16 nodes, 8 GPUs per node), not from the code.
+]]
+
+local path = assert(arg[1], "usage: lua5.1 test_job_submit.lua job_submit.lua")
+local NO_VAL = 4294967294
+local messages = {}
+slurm = {
+    SUCCESS = 0, ERROR = -1, NO_VAL = NO_VAL,
+    log_user = function(fmt, ...) messages[#messages + 1] = string.format(fmt, ...) end,
+    log_info = function() end, log_debug = function() end, log_error = function() end,
+}
+assert(dofile(path) == slurm.SUCCESS, "job_submit.lua did not return slurm.SUCCESS")
+
+local passes, fails = 0, 0
+local function report(ok, name, detail)
+    if ok then
+        passes = passes + 1
+        print("ok - " .. name)
+    else
+        fails = fails + 1
+        print("not ok - " .. name)
+        if detail then print("#   " .. detail) end
+    end
+end
+
+-- a job request as sbatch sends it (the user asked for nothing special)
+local function job(env, extra)
+    local t = { partition = nil, min_nodes = NO_VAL, max_nodes = NO_VAL,
+                features = nil, tres_per_node = nil, requeue = NO_VAL,
+                het_job_offset = NO_VAL, spank_job_env = {} }
+    local i = 0
+    for _, e in ipairs(env) do t.spank_job_env[i] = e; i = i + 1 end
+    for k, v in pairs(extra or {}) do
+        if v == false then t[k] = nil else t[k] = v end
+    end
+    return t
+end
+
+-- plan fields from a compact table; nil drops one, false keeps it out
+local BASE = {
+    SLO_PLAN_VERSION = "1", SLO_MODE = "enforce", SLO_PARTITION = "onprem",
+    SLO_NODES = "1", SLO_INSTANCES = "a100-node:1", SLO_CONSTRAINT = "a100-node",
+    SLO_GRES = "gpu:2", SLO_SPOT = "0", SLO_PRICING = "spot",
+    SLO_COST_USD = "0.51", SLO_COST_USD_PER_H = "1.10", SLO_TIME_S = "1681.15",
+    SLO_DEADLINE_S = "2400", SLO_LOSS = "0.8", SLO_ITERATIONS = "1200",
+    SLO_WORKERS = "1", SLO_WORKLOAD = "testnet",
+}
+local function plan(changes)
+    local p = {}
+    for k, v in pairs(BASE) do p[k] = v end
+    for k, v in pairs(changes or {}) do
+        if v == false then p[k] = nil else p[k] = v end
+    end
+    local env = { "_SLURM_SPANK_OPTION_slo_slo_loss=0.8" }   -- as sbatch also sends it
+    local keys = {}
+    for k in pairs(p) do keys[#keys + 1] = k end
+    table.sort(keys)
+    for _, k in ipairs(keys) do env[#env + 1] = k .. "=" .. p[k] end
+    return env
+end
+
+local function run(env, extra)
+    messages = {}
+    local jd = job(env, extra)
+    local rc = slurm_job_submit(jd, {}, 1000)
+    return rc, jd, table.concat(messages, "\n")
+end
+
+-- accepted: the request carries exactly these values
+local function applied(name, env, want)
+    local rc, jd, msg = run(env)
+    local ok = rc == slurm.SUCCESS
+    local detail = "rc " .. tostring(rc) .. " msg " .. msg
+    for k, v in pairs(want) do
+        if jd[k] ~= v then
+            ok = false
+            detail = detail .. "; " .. k .. " = " .. tostring(jd[k]) .. ", want " .. tostring(v)
+        end
+    end
+    if not msg:match("^slo: ") then ok = false; detail = detail .. "; no slo: message to the user" end
+    report(ok, name, detail)
+end
+
+-- rejected with a message naming FIELD; the request is not half-changed
+local function rejected(name, env, field, extra)
+    local rc, jd, msg = run(env, extra)
+    local ok = rc == slurm.ERROR and msg:find(field, 1, true) ~= nil and
+        jd.partition == nil and jd.min_nodes == NO_VAL and jd.features == nil and
+        not msg:find("\n", 1, true)
+    report(ok, name .. " -> rejected naming " .. field,
+        "rc " .. tostring(rc) .. " msg " .. msg .. " partition " .. tostring(jd.partition))
+end
+
+-- unchanged and accepted
+local function unchanged(name, env, pattern, extra)
+    local rc, jd, msg = run(env, extra)
+    local ok = rc == slurm.SUCCESS and jd.partition == nil and jd.min_nodes == NO_VAL and
+        jd.max_nodes == NO_VAL and jd.features == nil and jd.tres_per_node == nil and
+        jd.requeue == NO_VAL and (pattern == nil or msg:find(pattern, 1, true) ~= nil)
+    report(ok, name, "rc " .. tostring(rc) .. " msg " .. msg)
+end
+
+-- ---------------------------------------------------------------- no plan
+unchanged("job without --slo-*: untouched, silent", { "_SLURM_SPANK_OPTION_other=1", "FOO=bar" })
+unchanged("job with no spank_job_env at all", {}, nil, { spank_job_env = false })
+
+-- ---------------------------------------------------------------- applied plans
+applied("on-prem plan a100-node:1 (the test cluster's on-prem SLO)", plan(),
+    { partition = "onprem", min_nodes = 1, max_nodes = 1, features = "a100-node",
+      tres_per_node = "gres:gpu:2", requeue = NO_VAL })
+applied("mixed burst plan: feature counts [a*1&b*1&c*1], requeue for spot",
+    plan({ SLO_PARTITION = "burst", SLO_NODES = "3",
+           SLO_INSTANCES = "a100-node:1,t4-node:1,g4dn.12xlarge:1",
+           SLO_CONSTRAINT = "[a100-node*1&t4-node*1&g4dn.12xlarge*1]", SLO_SPOT = "1" }),
+    { partition = "burst", min_nodes = 3, max_nodes = 3,
+      features = "[a100-node*1&t4-node*1&g4dn.12xlarge*1]", tres_per_node = "gres:gpu:2",
+      requeue = 1 })
+applied("cloud spot plan g4dn.12xlarge:2",
+    plan({ SLO_PARTITION = "cloud-spot", SLO_NODES = "2", SLO_INSTANCES = "g4dn.12xlarge:2",
+           SLO_CONSTRAINT = "g4dn.12xlarge", SLO_SPOT = "1", SLO_GRES = "gpu:4" }),
+    { partition = "cloud-spot", min_nodes = 2, features = "g4dn.12xlarge",
+      tres_per_node = "gres:gpu:4", requeue = 1 })
+applied("on-demand plan: no requeue",
+    plan({ SLO_PARTITION = "cloud-ondemand", SLO_NODES = "16", SLO_INSTANCES = "p3.2xlarge:16",
+           SLO_CONSTRAINT = "p3.2xlarge", SLO_SPOT = "0", SLO_PRICING = "on-demand",
+           SLO_GRES = "gpu:8" }),
+    { partition = "cloud-ondemand", min_nodes = 16, max_nodes = 16, requeue = NO_VAL,
+      tres_per_node = "gres:gpu:8" })
+applied("informative fields may be absent",
+    plan({ SLO_COST_USD = false, SLO_TIME_S = false, SLO_WORKLOAD = false, SLO_PRICING = false }),
+    { partition = "onprem", min_nodes = 1 })
+
+-- ---------------------------------------------------------------- advise mode
+unchanged("advise: plan shown, request unchanged", plan({ SLO_MODE = "advise" }), "advise")
+unchanged("advise with a malformed plan: still unchanged, accepted",
+    plan({ SLO_MODE = "advise", SLO_NODES = "999" }), "advise")
+
+-- ---------------------------------------------------------------- forged / malformed plans
+rejected("partition not allowed to plans (admin)", plan({ SLO_PARTITION = "admin" }), "SLO_PARTITION")
+rejected("partition empty", plan({ SLO_PARTITION = "" }), "SLO_PARTITION")
+rejected("partition missing", plan({ SLO_PARTITION = false }), "SLO_PARTITION")
+rejected("more nodes than the site allows (17 > 16)",
+    plan({ SLO_NODES = "17", SLO_INSTANCES = "a100-node:17" }), "SLO_NODES")
+rejected("huge node count", plan({ SLO_NODES = "99999999999999999999" }), "SLO_NODES")
+rejected("zero nodes", plan({ SLO_NODES = "0", SLO_INSTANCES = "a100-node:0" }), "SLO_NODES")
+rejected("negative nodes", plan({ SLO_NODES = "-1" }), "SLO_NODES")
+rejected("nodes with a leading zero", plan({ SLO_NODES = "01" }), "SLO_NODES")
+rejected("nodes not an integer", plan({ SLO_NODES = "1.5" }), "SLO_NODES")
+rejected("nodes with trailing text", plan({ SLO_NODES = "1 " }), "SLO_NODES")
+rejected("nodes as a range", plan({ SLO_NODES = "1-4" }), "SLO_NODES")
+rejected("unknown instance type", plan({ SLO_INSTANCES = "h100-node:1", SLO_CONSTRAINT = "h100-node" }),
+    "SLO_INSTANCES")
+rejected("instance list without count", plan({ SLO_INSTANCES = "a100-node" }), "SLO_INSTANCES")
+rejected("instance count zero",
+    plan({ SLO_NODES = "1", SLO_INSTANCES = "a100-node:1,t4-node:0" }), "SLO_INSTANCES")
+rejected("instance type twice",
+    plan({ SLO_NODES = "2", SLO_INSTANCES = "a100-node:1,a100-node:1" }), "SLO_INSTANCES")
+rejected("counts do not add up to SLO_NODES",
+    plan({ SLO_NODES = "2", SLO_INSTANCES = "a100-node:1" }), "SLO_INSTANCES")
+rejected("trailing comma", plan({ SLO_INSTANCES = "a100-node:1," }), "SLO_INSTANCES")
+rejected("cloud type in the on-prem partition",
+    plan({ SLO_INSTANCES = "g4dn.12xlarge:1", SLO_CONSTRAINT = "g4dn.12xlarge" }), "SLO_INSTANCES")
+rejected("on-prem type in the spot partition",
+    plan({ SLO_PARTITION = "cloud-spot", SLO_SPOT = "1" }), "SLO_INSTANCES")
+rejected("constraint that widens the plan (OR)",
+    plan({ SLO_CONSTRAINT = "a100-node|t4-node" }), "SLO_CONSTRAINT")
+rejected("constraint that does not match the instances",
+    plan({ SLO_CONSTRAINT = "t4-node" }), "SLO_CONSTRAINT")
+rejected("constraint with other counts",
+    plan({ SLO_PARTITION = "burst", SLO_NODES = "2", SLO_INSTANCES = "a100-node:1,t4-node:1",
+           SLO_CONSTRAINT = "[a100-node*2&t4-node*1]" }), "SLO_CONSTRAINT")
+rejected("gres zero", plan({ SLO_GRES = "gpu:0" }), "SLO_GRES")
+rejected("gres over the site limit", plan({ SLO_GRES = "gpu:9" }), "SLO_GRES")
+rejected("gres with a second resource", plan({ SLO_GRES = "gpu:2,license:9" }), "SLO_GRES")
+rejected("gres with a type", plan({ SLO_GRES = "gpu:a100:2" }), "SLO_GRES")
+rejected("spot flag not 0/1", plan({ SLO_SPOT = "yes" }), "SLO_SPOT")
+rejected("spot partition without the spot flag (no requeue)",
+    plan({ SLO_PARTITION = "cloud-spot", SLO_INSTANCES = "g4dn.12xlarge:1",
+           SLO_CONSTRAINT = "g4dn.12xlarge", SLO_SPOT = "0" }), "SLO_SPOT")
+rejected("unknown plan version", plan({ SLO_PLAN_VERSION = "2" }), "SLO_PLAN_VERSION")
+rejected("unknown mode", plan({ SLO_MODE = "force" }), "SLO_MODE")
+rejected("gres missing", plan({ SLO_GRES = false }), "SLO_GRES")
+rejected("pricing unknown", plan({ SLO_PRICING = "free" }), "SLO_PRICING")
+rejected("time not a number", plan({ SLO_TIME_S = "1e9" }), "SLO_TIME_S")
+rejected("workload name with a space", plan({ SLO_WORKLOAD = "a b" }), "SLO_WORKLOAD")
+rejected("control characters are not echoed",
+    plan({ SLO_PARTITION = "on\nprem\27[2J" }), "SLO_PARTITION")
+do
+    local env = plan()
+    env[#env + 1] = "SLO_NODES=2"
+    rejected("a field given twice", env, "SLO_NODES")
+end
+rejected("heterogeneous job component", plan(), "heterogeneous", { het_job_offset = 0 })
+
+print(passes .. " passed, " .. fails .. " failed")
+os.exit(fails == 0 and 0 or 1)

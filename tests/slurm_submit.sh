@@ -1,0 +1,287 @@
+#!/bin/sh
+# slurm_submit.sh - sbatch --slo-* on a real single-host Slurm cluster
+# (issue 6 "What it must show"; cluster: tests/slurm/cluster.sh).
+#   1. an SLO plan becomes the allocation: scontrol show job's Partition,
+#      NumNodes, Features, TresPerNode equal what `slo train` ($SLO, the same
+#      kernel through the CLI) plans for the same catalog, workload and live
+#      inventory (quotas = nodes per instance-type feature in sinfo), and the
+#      job sees the SLO_* variables;
+#   2. --slo-mode=advise prints the plan and leaves the request as it was;
+#   3. bad input: malformed option values, an infeasible SLO (enforce: fails
+#      with the reason and the fastest plan; advise: warns), a missing or
+#      corrupt catalog with the plugin optional (warns, job runs) or required
+#      (fails), forged plans without spank_slo.so (rejected by job_submit.lua);
+#   4. the MPI programs under srun --mpi=pmix (issue 5), when built;
+#   5. afterwards no crash, no drained node, every daemon stops.
+# Development overrides (default: this build): SLO_SPANK_SO, SLO_SLURM_FIXTURES
+# (directory with catalog.json and workloads/), SLO_MPIPROF, SLO_TRAIN_DEMO.
+. "$SLO_SRCDIR/tests/testlib.sh"
+. "$SLO_SRCDIR/tests/slurm/cluster.sh"
+cluster_require_slurm
+
+spank=${SLO_SPANK_SO:-$SLO_BUILDDIR/spank_plugin/.libs/spank_slo.so}
+fix=${SLO_SLURM_FIXTURES:-$SLO_SRCDIR/tests/slurm}
+forge=$SLO_BUILDDIR/tests/slurm/.libs/forge_spank.so
+[ -e "$forge" ] || cluster_skip "test plugin $forge not built (configure found no slurm/spank.h)"
+have_spank=no
+if [ -e "$spank" ] && [ -e "$fix/catalog.json" ] && [ -d "$fix/workloads" ]; then
+    have_spank=yes
+    line="required $spank catalog=$fix/catalog.json workloads=$fix/workloads mode=enforce"
+    CLUSTER_PLUGSTACK="$line
+optional $forge"
+else
+    echo "# spank_slo.so ($spank) or its fixtures ($fix) absent: plugin checks not run"
+    CLUSTER_PLUGSTACK="optional $forge"
+fi
+CLUSTER_POWER=${CLUSTER_POWER:-slo-power}
+[ -n "$(cluster_slo_power)" ] || CLUSTER_POWER=standin   # cloud nodes are not used here
+t_start=$(date +%s)
+cluster_start
+D=$CLUSTER_DIR
+echo "# cluster up in $(( $(date +%s) - CLUSTER_T_LOCKED )) s after $(( CLUSTER_T_LOCKED - t_start )) s waiting for the lock: $D"
+
+# sbatch ARGS... with stdout/stderr in $tmp/out, $tmp/err; sets rc and job
+submit() {
+    sbatch --parsable "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    job=$(sed -n '1{s/;.*//;p;}' "$tmp/out")
+}
+# forged WORDS ARGS...: submit with SLO_TEST_FORGE=WORDS (the test plugin's plan)
+forged() {
+    words=$1; shift
+    env "SLO_TEST_FORGE=$words" sbatch --parsable "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    job=$(sed -n '1{s/;.*//;p;}' "$tmp/out")
+}
+njobs() { squeue -h -o %i 2>/dev/null | wc -l; }
+field() { cluster_job_field "$job" "$1"; }
+
+# Expected request of plan PLAN (type=count,... as `slo train --json` plans):
+# partition from the types' sites, nodes, feature tokens, GPUs per node.
+# Writes "partition nodes features gpus" to stdout; the catalog gives site/GPUs.
+expected_request() { # CATALOG PLAN_JSON
+    jq -r --argjson plan "$2" '
+      [.types[] | select($plan[.name] != null) | {name, site: (.site // "cloud"), gpus, n: $plan[.name]}] as $t
+      | (if all($t[]; .site == "onprem") then "onprem"
+         elif all($t[]; .site == "cloud") then "cloud-spot" else "burst" end) as $part
+      | ([$t[].n] | add) as $nodes
+      | ([$t[] | "\(.name)*\(.n)"] | sort | join("&")) as $feat
+      | ([$t[].gpus] | min) as $gpus
+      | "\($part) \($nodes) \($feat) \($gpus)"' "$1"
+}
+
+# The job's request in the same form (features as sorted type*count tokens;
+# a single type's constraint is "type" with all nodes of it).
+actual_request() {
+    f=$(field Features); n=$(field NumNodes); n=${n%%-*}
+    case $f in
+    \[*) toks=$(echo "$f" | tr -d '[]' | tr '&' '\n' | sort | paste -sd'&' -) ;;
+    *) toks="$f*$n" ;;
+    esac
+    echo "$(field Partition) $n $toks $(field TresPerNode | sed 's/^gres:gpu://')"
+}
+
+if [ "$have_spank" = yes ]; then
+    command -v jq >/dev/null 2>&1 || cluster_skip "jq not found (Debian: jq): needed to compare with slo train --json"
+    # ---- live inventory -> the CLI's catalog (quota = nodes with the feature)
+    sinfo -h -N -o '%N %f' | sort -u >"$tmp/inventory"
+    jq -c '[.types[].name]' "$fix/catalog.json" >"$tmp/types"
+    inv=$(awk '{ n = split($2, f, ","); for (i = 1; i <= n; i++) c[f[i]]++ }
+               END { printf "{"; s = ""; for (k in c) { printf "%s\"%s\":%d", s, k, c[k]; s = "," } printf "}" }' "$tmp/inventory")
+    jq --argjson inv "$inv" '.types |= map(.quota = ([.quota, ($inv[.name] // 0)] | min))' \
+        "$fix/catalog.json" >"$D/catalog-live.json"
+    echo "# inventory by feature: $inv"
+
+    for case in "onprem 40:00" "burst 23:00"; do
+        set -- $case; kind=$1; t=$2
+        # ---- what the kernel plans through the CLI
+        "$SLO" train --catalog "$D/catalog-live.json" --workload "$fix/workloads/testnet.json" \
+            --slo-loss 0.8 --slo-time "$t" --json >"$tmp/cli.json" 2>"$tmp/cli.err"
+        cli_plan=$(jq -c .plan "$tmp/cli.json" 2>/dev/null)
+        cli_time=$(jq -r .time_s "$tmp/cli.json" 2>/dev/null)
+        want=$(expected_request "$D/catalog-live.json" "${cli_plan:-null}" 2>/dev/null)
+        echo "# slo train 0.8 in $t: plan $cli_plan, $cli_time s -> expect $want"
+        hold=""
+        [ "$kind" = burst ] && hold=--hold     # cloud power-up: tests/slurm_cloud.sh
+        submit --slo-workload=testnet --slo-loss=0.8 --slo-time="$t" $hold -o "$D/job-%j.out" \
+            --wrap 'env | grep "^SLO_" | sort; echo "nodes=$SLURM_JOB_NUM_NODES gpus=$SLURM_GPUS_ON_NODE"'
+        if [ "$rc" = 0 ] && [ -n "$job" ]; then
+            got=$(actual_request)
+            if [ -n "$want" ] && [ "$got" = "$want" ] && [ "$(echo "$want" | cut -d' ' -f1)" = "$kind" ]; then
+                ok "$kind SLO (0.8 in $t): job $job = slo train's plan: $got"
+            else
+                echo "scontrol: $got; slo train: $want" >>"$tmp/err"; notok "$kind SLO (0.8 in $t) allocation"
+            fi
+            grep -q 'spank_slo' "$tmp/err" && grep -q 'slo: request set by the SLO plan' "$tmp/err" &&
+                ok "$kind: the user sees the plan table and job_submit.lua's decision" ||
+                notok "$kind: plan not shown to the user"
+        else
+            notok "$kind SLO submission (exit $rc)"
+        fi
+        if [ "$kind" = onprem ] && [ -n "$job" ]; then
+            st=$(cluster_wait_job "$job" 60 'COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL')
+            out="$D/job-$job.out"
+            # the job's view: SLO_* from spank_slo.so's remote context
+            want_plan=$(echo "$cli_plan" | jq -r 'to_entries | map("\(.key):\(.value)") | join(",")')
+            if [ "$st" = COMPLETED ] && grep -qx "SLO_PLAN=$want_plan" "$out" &&
+               grep -qx "SLO_PARTITION=onprem" "$out" && grep -qx "SLO_MODE=enforce" "$out" &&
+               grep -qx "SLO_NODES=$(echo "$want" | cut -d' ' -f2)" "$out" &&
+               grep -q "^SLO_TIME_S=" "$out"; then
+                ok "the job sees SLO_PLAN=$want_plan and the other SLO_* variables"
+            else
+                cp "$out" "$tmp/out" 2>/dev/null; notok "job environment (state $st)"
+            fi
+            slo_t=$(sed -n 's/^SLO_TIME_S=//p' "$out")
+            if [ -n "$slo_t" ] && [ -n "$cli_time" ] &&
+               awk -v a="$slo_t" -v b="$cli_time" 'BEGIN { d = a - b; exit !(d < 0.01 && d > -0.01) }'; then
+                ok "predicted time: plugin $slo_t s = slo train $cli_time s"
+            else
+                notok "predicted time: plugin ${slo_t:-none}, slo train ${cli_time:-none}"
+            fi
+        fi
+        [ "$kind" = burst ] && [ -n "$job" ] && scancel "$job"
+    done
+
+    # ---- advise: the plan is printed, the request is the user's own
+    submit -p onprem -N1 --hold -o /dev/null --wrap true
+    base_job=$job; base="$(field Partition) $(field NumNodes) $(field Features) $(field TresPerNode) $(field Requeue)"
+    submit --slo-mode=advise --slo-workload=testnet --slo-loss=0.8 --slo-time=23:00 -p onprem -N1 --hold \
+        -o /dev/null --wrap true
+    adv="$(field Partition) $(field NumNodes) $(field Features) $(field TresPerNode) $(field Requeue)"
+    if [ "$rc" = 0 ] && [ "$adv" = "$base" ] && grep -q 'partition burst, 3 nodes' "$tmp/err" &&
+       grep -q 'advise mode' "$tmp/err"; then
+        ok "advise: plan printed (burst, 3 nodes), request unchanged: $adv"
+    else
+        echo "advise: $adv; without --slo-*: $base" >>"$tmp/err"; notok "advise mode (exit $rc)"
+    fi
+    scancel "$base_job" "$job" 2>/dev/null
+
+    # ---- malformed option values: sbatch fails naming the option, no job
+    for bad in --slo-loss=-1 --slo-loss=abc --slo-loss=nan --slo-time=abc --slo-time=0 \
+               --slo-workload=a/b --slo-workload=nosuch --slo-budget=0 --slo-pricing=x --slo-mode=x; do
+        opt=${bad%%=*}
+        n0=$(njobs)
+        submit --slo-workload=testnet --slo-loss=0.8 --slo-time=40:00 "$bad" --hold -o /dev/null --wrap true
+        if [ "$rc" != 0 ] && [ -z "$job" ] && grep -q -- "$opt" "$tmp/err" && [ "$(njobs)" = "$n0" ]; then
+            ok "sbatch $bad rejected: $(grep -m1 -- "$opt" "$tmp/err" | cut -c1-90)"
+        else
+            notok "sbatch $bad (exit $rc, job ${job:-none})"
+        fi
+    done
+
+    # ---- infeasible SLO: enforce fails with reason + fastest plan; advise warns
+    n0=$(njobs)
+    submit --slo-workload=testnet --slo-loss=0.8 --slo-time=15:00 --hold -o /dev/null --wrap true
+    if [ "$rc" != 0 ] && [ "$(njobs)" = "$n0" ] && grep -q 'no plan meets the SLO' "$tmp/err" &&
+       grep -Eq 'fastest plan.*[a-z0-9.-]+:[0-9]+.*needs [0-9.]+ s' "$tmp/err"; then
+        ok "infeasible SLO (0.8 in 15:00), enforce: submission fails with the fastest plan"
+    else
+        notok "infeasible SLO, enforce (exit $rc)"
+    fi
+    # the CLI agrees that nothing meets it (exit 2, names the fastest plan)
+    "$SLO" train --catalog "$D/catalog-live.json" --workload "$fix/workloads/testnet.json" \
+        --slo-loss 0.8 --slo-time 15:00 >"$tmp/out" 2>"$tmp/cli.err"
+    [ $? = 2 ] && ok "slo train agrees: no plan meets 0.8 in 15:00" || notok "slo train on the infeasible SLO"
+    submit --slo-mode=advise --slo-workload=testnet --slo-loss=0.8 --slo-time=15:00 -p onprem -N1 --hold \
+        -o /dev/null --wrap true
+    if [ "$rc" = 0 ] && [ -n "$job" ] && grep -qi 'warning.*no plan meets the SLO' "$tmp/err" &&
+       [ "$(field Partition) $(field NumNodes)" = "onprem 1-1" ] && [ "$(field Features)" = "(null)" ]; then
+        ok "infeasible SLO, advise: warning, job submitted unchanged"
+    else
+        notok "infeasible SLO, advise (exit $rc)"
+    fi
+    [ -n "$job" ] && scancel "$job"
+
+    # ---- missing / corrupt catalog: optional warns and lets the job through,
+    # required fails clearly (sbatch rereads plugstack.conf on every run)
+    printf '{"name": "broken", "types": [\n' >"$D/corrupt.json"
+    for cat in /nonexistent/catalog.json "$D/corrupt.json"; do
+        for kind in optional required; do
+            printf '%s catalog=%s workloads=%s mode=enforce\noptional %s\n' \
+                "$kind $spank" "$cat" "$fix/workloads" "$forge" >"$D/etc/plugstack.conf"
+            n0=$(njobs)
+            submit --slo-workload=testnet --slo-loss=0.8 --slo-time=40:00 -o "$D/cat-%j.out" \
+                --wrap 'env | grep "^SLO_" ; echo ran'
+            what="catalog $(basename "$cat") with the plugin $kind"
+            if [ "$kind" = optional ]; then
+                st=$( [ -n "$job" ] && cluster_wait_job "$job" 60 'COMPLETED|FAILED|CANCELLED')
+                if [ "$rc" = 0 ] && grep -q "$cat" "$tmp/err" && [ "$st" = COMPLETED ] &&
+                   grep -qx ran "$D/cat-$job.out" && ! grep -Eq '^SLO_(PLAN|NODES|PARTITION|MODE)=' "$D/cat-$job.out"; then
+                    ok "$what: warning naming the catalog, job ran without a plan"
+                else
+                    cat "$D/cat-$job.out" >>"$tmp/err" 2>/dev/null
+                    notok "$what (exit $rc, state ${st:-none})"
+                fi
+            else
+                if [ "$rc" != 0 ] && [ "$(njobs)" = "$n0" ] && grep -q "$cat" "$tmp/err"; then
+                    ok "$what: submission fails naming the catalog"
+                else
+                    notok "$what (exit $rc)"
+                fi
+            fi
+        done
+    done
+    printf '%s\n' "$CLUSTER_PLUGSTACK" >"$D/etc/plugstack.conf"
+fi
+
+# ---- forged plans (no spank_slo.so involved: no --slo-* option is given;
+# tests/slurm/forge_spank.c records SLO_TEST_FORGE's words as the plan)
+GOOD='SLO_PLAN_VERSION=1 SLO_MODE=enforce SLO_PARTITION=onprem SLO_NODES=1 SLO_INSTANCES=t4-node:1 SLO_CONSTRAINT=t4-node SLO_GRES=gpu:1 SLO_SPOT=0'
+forged "$GOOD" --hold -o /dev/null --wrap true
+# control: a consistent forged plan does reach job_submit.lua (it is within
+# the site's limits, so it is applied like any plan)
+if [ "$rc" = 0 ] && [ "$(field Features) $(field TresPerNode)" = "t4-node gres:gpu:1" ]; then
+    ok "control: a forged plan within the limits reaches job_submit.lua and is applied"
+else
+    notok "control: forged plan did not reach job_submit.lua (exit $rc)"
+fi
+[ -n "$job" ] && scancel "$job"
+for f in "SLO_PARTITION=admin:SLO_PARTITION" \
+         "SLO_NODES=17 SLO_INSTANCES=t4-node:17:SLO_NODES" \
+         "SLO_NODES=2 SLO_INSTANCES=t4-node:2 SLO_CONSTRAINT=t4-node|a100-node:SLO_CONSTRAINT" \
+         "SLO_INSTANCES=h100-node:1 SLO_CONSTRAINT=h100-node:SLO_INSTANCES" \
+         "SLO_GRES=gpu:64:SLO_GRES"; do
+    words=${f%:*}; name=${f##*:}
+    n0=$(njobs)
+    forged "$GOOD $words" --hold -o /dev/null --wrap true
+    if [ "$rc" != 0 ] && [ "$(njobs)" = "$n0" ] && grep -q "slo: rejected: $name" "$tmp/err"; then
+        ok "forged plan ($words) rejected: $(grep -m1 'slo: rejected' "$tmp/err" | sed 's/.*slo: rejected: //' | cut -c1-80)"
+    else
+        notok "forged plan ($words) (exit $rc, job ${job:-none})"
+    fi
+done
+
+# ---- MPI under srun --mpi=pmix (issue 5), across the fake nodes n1 and n2
+mpiprof=${SLO_MPIPROF:-$SLO_BUILDDIR/mpi_profiler/slo-mpiprof}
+demo=${SLO_TRAIN_DEMO:-$SLO_BUILDDIR/mpi_runtime/slo-train-demo}
+. "$SLO_SRCDIR/tests/mpi_env.sh"
+export OMPI_MCA_btl=self,tcp          # vader crashes across fake nodes (feasibility 4.3)
+if [ -x "$mpiprof" ]; then
+    if srun --mpi=pmix -p onprem -N1 -n2 -t 5 "$mpiprof" --quick --output "$D/prof.json" >"$tmp/out" 2>"$tmp/err" &&
+       "$mpiprof" --check "$D/prof.json" >>"$tmp/out" 2>>"$tmp/err"; then
+        ok "srun --mpi=pmix -N1 -n2 slo-mpiprof --quick: document passes --check"
+    else
+        notok "srun --mpi=pmix slo-mpiprof"
+    fi
+else
+    echo "# $mpiprof not built: srun --mpi=pmix slo-mpiprof not run"
+fi
+if [ -x "$demo" ]; then
+    if srun --mpi=pmix -p onprem -N2 -n4 --overcommit -t 5 "$demo" --quick >"$tmp/out" 2>"$tmp/err"; then
+        ok "srun --mpi=pmix -N2 -n4 slo-train-demo --quick: allreduce results verified on every rank"
+    else
+        notok "srun --mpi=pmix -N2 -n4 slo-train-demo (exit $?)"
+    fi
+else
+    echo "# $demo not built: srun --mpi=pmix slo-train-demo not run"
+fi
+
+# ---- afterwards: no crash, no drained node; every daemon stops
+if cluster_check_health >"$tmp/out" 2>&1; then
+    ok "no drained or down node, no fatal/segfault in the daemon logs"
+else
+    : >"$tmp/err"; notok "cluster health"
+fi
+if cluster_stop >"$tmp/out" 2>&1; then ok "teardown: every daemon stopped on TERM"; else : >"$tmp/err"; notok "teardown"; fi
+echo "# wall time $(( $(date +%s) - t_start )) s, $(( $(date +%s) - CLUSTER_T_LOCKED )) s of it holding the cluster"
+finish
