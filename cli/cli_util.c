@@ -35,7 +35,7 @@ int cli_parse_double(const char *cmd, const char *opt, const char *text, double 
                      double max, const char *what, double *out)
 {
     char *end;
-    double v = strtod(text, &end);
+    double v = slo_strtod(text, &end);
     if (!*text || isspace((unsigned char)*text) || *end || !isfinite(v) || v < min || v > max) {
         cli_usage_error(cmd, "%s: expected %s, found \"%s\"", opt, what, text);
         return -1;

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "slo_comm.h"
@@ -182,7 +183,7 @@ static int parse_options(int argc, char **argv, struct options *o)
             char *end;
             double v;
             errno = 0;
-            v = strtod(optarg, &end);
+            v = slo_strtod(optarg, &end);
             if (!*optarg || isspace((unsigned char)*optarg) || *end || errno || !isfinite(v) ||
                 v < 0) {
                 cli_usage_error(CMD, "--forward-ms: expected a number of milliseconds >= 0, "
@@ -254,6 +255,15 @@ static int apply_profile(struct options *o)
     if (!o->have_workers)
         o->link.workers = link.workers;
     return 0;
+}
+
+/* 1 when path names the same existing file as input (same device and
+ * inode: also through a symlink or another spelling of the path). */
+static int same_file(const char *path, const char *input)
+{
+    struct stat a, b;
+    return input && stat(path, &a) == 0 && stat(input, &b) == 0 && a.st_dev == b.st_dev &&
+           a.st_ino == b.st_ino;
 }
 
 static int load_model(const char *arg, double forward_s, struct slo_comm_model *m,
@@ -526,6 +536,15 @@ int slo_cmd_comm(int argc, char **argv)
         return rc;
     if (load_model(o.model, o.forward_s, &m, &err))
         return cli_report(CMD, &err);
+    /* the trace must not overwrite an input (it is opened for writing, so
+     * the file would be emptied) */
+    if (o.trace && (same_file(o.trace, o.model) || same_file(o.trace, o.profile))) {
+        status = cli_usage_error(CMD, "--trace: expected a file other than the inputs, found "
+                                      "\"%s\", which is the %s file",
+                                 o.trace, same_file(o.trace, o.model) ? "--model" : "--profile");
+        slo_comm_model_free(&m);
+        return status;
+    }
     /* open the trace file first: a bad path fails before any output */
     if (o.trace && !(trace = fopen(o.trace, "w"))) {
         status = cli_usage_error(CMD, "--trace: cannot write \"%s\": %s", o.trace,

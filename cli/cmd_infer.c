@@ -166,7 +166,7 @@ static int parse_spec(const char *text, struct spec *s)
             return cli_usage_error(CMD, "--workload \"%s\": expected KEY=VALUE, found \"%s\"",
                                    text, tok);
         *eq = '\0';
-        v = strtod(eq + 1, &end);
+        v = slo_strtod(eq + 1, &end);
         if (!eq[1] || isspace((unsigned char)eq[1]) || *end || !isfinite(v))
             return cli_usage_error(CMD, "--workload \"%s\": %s: expected a number, found \"%s\"",
                                    text, tok, eq + 1);

@@ -150,12 +150,14 @@ static int blank_record(const struct record *r)
 static int read_header(const char **p, size_t *line, struct record *r, const char *source,
                        const char *columns, char *where, size_t where_len, slo_error_t *err)
 {
+    size_t before;
     do {
         int q;
         if (!**p)
             return slo_fail(err, SLO_ERR_INVALID, source,
                             "expected a header line with columns %s, found an empty file",
                             columns);
+        before = *line;
         q = read_record(p, line, r);
         if (q == -1)
             return slo_fail(err, SLO_ERR_NOMEM, source, "out of memory");
@@ -166,6 +168,10 @@ static int read_header(const char **p, size_t *line, struct record *r, const cha
                             "file");
         }
     } while (blank_record(r));
+    /* callers name the header line as *line - 1: a header that ends the
+     * text without a newline is still on line `before` */
+    if (*line == before)
+        (*line)++;
     return SLO_OK;
 }
 
@@ -206,7 +212,7 @@ static int number_field(const char *text, double *out)
     if (!*text)
         return -1;
     errno = 0;
-    v = strtod(text, &end);
+    v = slo_strtod(text, &end);
     while (isspace((unsigned char)*end))
         end++;
     if (*end || errno == ERANGE || !isfinite(v))
@@ -905,7 +911,7 @@ int slo_comm_parse_bandwidth(const char *text, double *bytes_per_s, slo_error_t 
         return slo_fail(err, SLO_ERR_INVALID, src, "expected %s, found \"%s\" (a space)",
                         bandwidth_forms, text);
     errno = 0;
-    v = strtod(text, &end);
+    v = slo_strtod(text, &end);
     if (end == text || errno == ERANGE || !isfinite(v))
         return slo_fail(err, SLO_ERR_INVALID, src, "expected %s, found \"%s\"",
                         bandwidth_forms, text);
@@ -971,7 +977,7 @@ int slo_comm_parse_latency(const char *text, double *s, slo_error_t *err)
         return slo_fail(err, SLO_ERR_INVALID, src, "expected %s, found \"%s\" (a space)", forms,
                         text);
     errno = 0;
-    v = strtod(text, &end);
+    v = slo_strtod(text, &end);
     if (end == text || errno == ERANGE || !isfinite(v))
         return slo_fail(err, SLO_ERR_INVALID, src, "expected %s, found \"%s\"", forms, text);
     u = end;

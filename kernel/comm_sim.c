@@ -168,7 +168,10 @@ int slo_comm_model_check(const struct slo_comm_model *model, slo_error_t *err)
             any = 1;
     }
     /* sums bound every single time and size too */
-    if (F > SLO_COMM_MAX_TIME_S || Bw > SLO_COMM_MAX_TIME_S)
+    /* a relative 1e-12 of slack: a total of exactly the limit split into
+     * per-layer shares (slo_comm_model_parse_gradients) may sum a few ulps
+     * above it */
+    if (F > SLO_COMM_MAX_TIME_S * (1 + 1e-12) || Bw > SLO_COMM_MAX_TIME_S * (1 + 1e-12))
         return slo_fail(err, SLO_ERR_INVALID, src,
                         "expected forward and backward times adding up to at most %g s each, "
                         "found %g s forward and %g s backward",

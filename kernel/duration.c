@@ -48,7 +48,7 @@ int slo_parse_duration(const char *text, double *out_s, int *bare_minutes, slo_e
     char unit = text[len - 1];
     if (len >= 2 && strchr("smhd", unit)) {
         char *end;
-        double v = strtod(text, &end);
+        double v = slo_strtod(text, &end);
         if (end != text + len - 1 || !isdigit((unsigned char)text[0]) ||
             strspn(text, "0123456789.") != len - 1 || !isfinite(v))
             goto bad;
@@ -112,4 +112,24 @@ void slo_format_duration(double seconds, char *buf, size_t len)
         snprintf(buf, len, "%ld-%02ld:%02ld:%02ld", d, h, m, r);
     else
         snprintf(buf, len, "%02ld:%02ld:%02ld", h, m, r);
+}
+
+double slo_strtod(const char *text, char **end)
+{
+    const char *p = text;
+    double v;
+
+    if (*p == '+' || *p == '-')
+        p++;
+    if (!(isdigit((unsigned char)*p) || (*p == '.' && isdigit((unsigned char)p[1])))) {
+        *end = (char *)text;
+        return 0;
+    }
+    v = strtod(text, end);
+    for (const char *q = text; q < *end; q++)
+        if (!strchr("0123456789.eE+-", *q)) {
+            *end = (char *)text;
+            return 0;
+        }
+    return v;
 }

@@ -74,6 +74,17 @@ const char *slo_code_name(int code);
  */
 int slo_parse_duration(const char *text, double *out_s, int *bare_minutes, slo_error_t *err);
 
+/*
+ * strtod(3) restricted to the decimal numbers people write: an optional
+ * sign, digits with an optional point, an optional exponent ("12", "-0.5",
+ * ".25", "1e-3"). Hexadecimal ("0x10", "0x1p-3"), "inf", "nan" and leading
+ * white space are not numbers here: *end is then set to text and 0 is
+ * returned, as strtod does when it converts nothing. Otherwise as strtod
+ * (errno = ERANGE on overflow). Every number parser of libslo and the CLI
+ * goes through it, so "--bandwidth 0x10Gbit" is an error, not 16 Gbit/s.
+ */
+double slo_strtod(const char *text, char **end);
+
 /* Format seconds as sbatch's [D-]HH:MM:SS (rounded to the second) into buf. */
 void slo_format_duration(double seconds, char *buf, size_t len);
 

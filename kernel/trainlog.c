@@ -254,7 +254,7 @@ static int parse_value(struct log_reader *r, int c, const char *f, size_t len, d
     if (len > 0 && len < sizeof buf) {
         memcpy(buf, f, len);
         buf[len] = '\0';
-        *out = strtod(buf, &end);
+        *out = slo_strtod(buf, &end);
         if (*end == '\0' && isfinite(*out) && *out >= 0)
             return SLO_OK;
     }

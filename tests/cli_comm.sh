@@ -293,4 +293,31 @@ printf 'forward_ms,backward_ms,param_bytes\n0,0,4096\n0,0,4096\n' >"$tmp/z.csv"
 succeeds "zero compute: negative overlap for fifo" 'no overlap 0\.01 ms, lower bound T_LB 0\.01 ms' \
     '^fifo +0\.57 +[0-9.]+ +-[0-9.]+ ' -- comm --model "$tmp/z.csv" --bandwidth 10Gbit
 
+# Numbers are decimal: strtod's hexadecimal forms are not taken (a new user
+# found "--bandwidth 0x10Gbit" read as 16 Gbit/s).
+expect "hex bandwidth" '--bandwidth: expected a number with a unit.*found "0x10Gbit"' \
+    comm --model resnet50 --bandwidth 0x10Gbit
+expect "hex latency" '--latency: expected a number with a unit.*found "0x14us"' \
+    comm --model resnet50 --bandwidth 10Gbit --latency 0x14us
+expect "hex forward time" '--forward-ms: expected a number of milliseconds >= 0, found "0x10"' \
+    comm --model "$SLO_REFERENCE_DATA/prophet/resnet50_v2_mxnet_prophet_gradients.csv" \
+    --bandwidth 10Gbit --forward-ms 0x10
+# --trace never overwrites an input (it used to empty the --model or
+# --profile file it was given).
+cp "$SLO_SRCDIR/etc/slo/models/resnet50_layers.csv" "$tmp/m.csv"
+before=$(cksum <"$tmp/m.csv")
+expect "trace over the model" '--trace: expected a file other than the inputs, found ".*m.csv", which is the --model file' \
+    comm --model "$tmp/m.csv" --bandwidth 10Gbit --trace "$tmp/m.csv"
+if [ "$(cksum <"$tmp/m.csv")" = "$before" ]; then ok "the model file is intact"; else notok "the model file was changed"; fi
+# A header alone, with no newline, is on line 1 (was reported as line 0).
+printf 'a,b' >"$tmp/h1.csv"
+expect "header without newline" 'h1.csv:1: header: expected a column forward_ms' \
+    comm --model "$tmp/h1.csv" --bandwidth 10Gbit
+# The documented limit itself is accepted: 1e8 ms of forward time split over
+# the staircase's gradients sums a few ulps above 1e5 s.
+if [ -n "${SLO_REFERENCE_DATA:-}" ] && [ "$SLO_REFERENCE_DATA" != no ]; then
+    succeeds "forward time at the limit" 'compute F\+Bw 100000' -- comm \
+        --model "$SLO_REFERENCE_DATA/prophet/resnet50_v2_mxnet_prophet_gradients.csv" \
+        --bandwidth 10Gbit --forward-ms 1e8 --policy fifo
+fi
 finish

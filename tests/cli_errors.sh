@@ -68,4 +68,6 @@ printf '{"name": "other", "types": [{"name": "x1", "gpu_model": "A100", "gpus": 
 expect "no profiled type in catalog" '--workload resnet110, --catalog .*other.json: workload resnet110 profiles none of the catalog' \
     $T --catalog "$tmp/other.json" --slo-loss 0.8 --slo-time 40m
 
+expect "hex loss" '--slo-loss: expected a number, found "0x1"' $T --slo-loss 0x1 --slo-time 40m
+expect "hex deadline" '--slo-time: expected a duration .*found "0x10m"' $T --slo-loss 0.8 --slo-time 0x10m
 finish

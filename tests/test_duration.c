@@ -73,12 +73,40 @@ static void test_format(void **state)
     assert_string_equal(buf, "1-02:30:15");
 }
 
+/* slo_strtod: decimal forms convert like strtod; hexadecimal, inf, nan and
+ * leading blanks convert nothing (end == text). Expected values are the
+ * numbers as written. */
+static void test_strtod_decimal_only(void **state)
+{
+    static const struct {
+        const char *text;
+        double v;
+        size_t used;
+    } good[] = {{"12", 12, 2}, {"-0.5", -0.5, 4}, {".25", 0.25, 3}, {"1e-3", 1e-3, 4},
+                {"+7.5e2x", 750, 5}, {"10Gbit", 10, 2}};
+    static const char *bad[] = {"0x10", "0x1p-3", "inf", "nan", " 1", "-", ".", "e5", "", "+x"};
+    (void)state;
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        char *end;
+        double v = slo_strtod(good[i].text, &end);
+        assert_float_equal(v, good[i].v, 1e-15);
+        assert_int_equal((size_t)(end - good[i].text), good[i].used);
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *end;
+        double v = slo_strtod(bad[i], &end);
+        if (end != bad[i])
+            fail_msg("\"%s\" converted (%g)", bad[i], v);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sbatch_forms),
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_format),
+        cmocka_unit_test(test_strtod_decimal_only),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
