@@ -15,7 +15,7 @@
 #define CMD "train"
 
 struct train_opts {
-    const char *workload, *catalog, *existing;
+    const char *workload, *catalog, *existing, *profile;
     double loss, time_s, budget, elapsed_s, loss_now, overhead_s;
     int have_loss, have_time, have_overhead, json, window, exact;
     enum slo_pricing pricing;
@@ -40,6 +40,8 @@ static void usage(FILE *f)
             "  --workload NAME|FILE  training workload profile (embedded: resnet110)\n"
             "  --catalog NAME|FILE   instance catalog (embedded: spotdnn-resnet110, the\n"
             "                        default; aws-table3)\n"
+            "  --profile FILE        take B_ps (PS bandwidth) from a slo-mpiprof profile of\n"
+            "                        ranks on two or more nodes (doc/mpiprof.md)\n"
             "  --pricing MODEL       spot (default) or on-demand prices for cloud types\n"
             "Search:\n"
             "  --window              only the sliding window (spotDNN Algorithm 1)\n"
@@ -91,7 +93,8 @@ static int parse_time_opt(const char *opt, const char *text, double *out, int al
 static int parse_opts(int argc, char **argv, struct train_opts *o)
 {
     enum { O_LOSS = 256, O_TIME, O_WORKLOAD, O_CATALOG, O_PRICING, O_BUDGET, O_EXACT,
-           O_WINDOW, O_EXISTING, O_ELAPSED, O_LOSS_NOW, O_OVERHEAD, O_JSON, O_HELP };
+           O_WINDOW, O_EXISTING, O_ELAPSED, O_LOSS_NOW, O_OVERHEAD, O_JSON, O_PROFILE,
+           O_HELP };
     static const struct option longopts[] = {
         {"slo-loss", required_argument, NULL, O_LOSS},
         {"slo-time", required_argument, NULL, O_TIME},
@@ -106,6 +109,7 @@ static int parse_opts(int argc, char **argv, struct train_opts *o)
         {"loss-now", required_argument, NULL, O_LOSS_NOW},
         {"restart-overhead", required_argument, NULL, O_OVERHEAD},
         {"json", no_argument, NULL, O_JSON},
+        {"profile", required_argument, NULL, O_PROFILE},
         {"help", no_argument, NULL, O_HELP},
         {NULL, 0, NULL, 0}};
     int c;
@@ -162,6 +166,7 @@ static int parse_opts(int argc, char **argv, struct train_opts *o)
             o->have_overhead = 1;
             break;
         case O_JSON: o->json = 1; break;
+        case O_PROFILE: o->profile = optarg; break;
         case O_HELP: usage(stdout); return 1;
         case ':':
             cli_usage_error(CMD, "%s: expected a value, found none", argv[optind - 1]);
@@ -505,6 +510,24 @@ int slo_cmd_train(int argc, char **argv)
                      o.catalog ? o.catalog : slo_embedded_default_catalog(wl.name));
         status = cli_report(CMD, &err);
         goto out;
+    }
+    if (o.profile) {
+        /* B_ps measured by slo-mpiprof replaces the profile's (kernel:
+         * slo_profile_ps_bandwidth); the setup is rebuilt with it */
+        double b_ps = 0, was = wl.b_ps_mbps;
+        if (slo_profile_ps_bandwidth_load(o.profile, &b_ps, &err)) {
+            status = cli_report(CMD, &err);
+            goto out;
+        }
+        wl.b_ps_mbps = b_ps;
+        slo_train_setup_free(&s);
+        if (slo_train_setup_init(&s, &cat, &wl, o.pricing, &err)) {
+            status = cli_report(CMD, &err);
+            goto out;
+        }
+        fprintf(stderr, "slo " CMD ": note: B_ps %.1f MB/s from --profile %s (rank 0's least "
+                        "cross-node bandwidth), instead of the workload's %.1f MB/s\n",
+                b_ps, o.profile, was);
     }
     existing = calloc(s.n_types, sizeof *existing);
     if (!existing) {

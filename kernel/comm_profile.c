@@ -248,3 +248,90 @@ int slo_comm_profile_load(const char *path, struct slo_comm_link *link,
     free(text);
     return rc;
 }
+
+int slo_profile_ps_bandwidth(const char *text, const char *source, double *b_ps_mbps,
+                             slo_error_t *err)
+{
+    json_t *root = NULL, *p2p, *pairs, *v;
+    char found[96];
+    double best = INFINITY;
+    int rc, n_cross = 0;
+    size_t i;
+
+    if (!source)
+        source = "profile";
+    if ((rc = slo_json_parse_text(text, source, &root, err)))
+        return rc;
+    v = json_object_get(root, "schema_version");
+    if (!v || !json_is_integer(v) || json_integer_value(v) != SLO_COMM_PROFILE_SCHEMA_VERSION) {
+        rc = slo_fail(err, SLO_ERR_INVALID, source,
+                      "schema_version: expected %d (a slo-mpiprof profile), found %s",
+                      SLO_COMM_PROFILE_SCHEMA_VERSION,
+                      v ? slo_json_describe(v, found, sizeof found) : "it missing");
+        goto out;
+    }
+    if ((rc = get_object(root, "point_to_point", source, "", &p2p, err)))
+        goto out;
+    pairs = json_object_get(p2p, "pairs");
+    if (!pairs || !json_is_array(pairs)) {
+        rc = slo_fail(err, SLO_ERR_INVALID, source,
+                      "point_to_point.pairs: expected an array, found %s",
+                      pairs ? slo_json_describe(pairs, found, sizeof found) : "it missing");
+        goto out;
+    }
+    json_array_foreach(pairs, i, v) {
+        char path[64];
+        json_t *a = json_object_get(v, "rank_a"), *b = json_object_get(v, "rank_b");
+        json_t *same = json_object_get(v, "same_node"), *bw = json_object_get(v, "bandwidth");
+        json_t *last;
+        double x;
+        snprintf(path, sizeof path, "point_to_point.pairs[%zu]", i);
+        if (!json_is_object(v) || !json_is_integer(a) || !json_is_integer(b) ||
+            !json_is_boolean(same)) {
+            rc = slo_fail(err, SLO_ERR_INVALID, source,
+                          "%s: expected an object with integers rank_a, rank_b and a boolean "
+                          "same_node, found %s",
+                          path, slo_json_describe(v, found, sizeof found));
+            goto out;
+        }
+        if (json_is_true(same) || (json_integer_value(a) != 0 && json_integer_value(b) != 0))
+            continue;
+        if ((rc = get_number(v, "large_message_bandwidth_bytes_per_s", DBL_MIN, DBL_MAX,
+                             "a number > 0", source, path, &x, err)))
+            goto out;
+        /* the largest size's entry carries the profiler's verdict */
+        last = json_is_array(bw) ? json_array_get(bw, json_array_size(bw) - 1) : NULL;
+        if (last && json_is_true(json_object_get(last, "suspect"))) {
+            rc = slo_fail(err, SLO_ERR_INVALID, source,
+                          "%s: expected a bandwidth the profiler stands by, found it flagged "
+                          "suspect (above its memcpy ceiling)", path);
+            goto out;
+        }
+        n_cross++;
+        if (x < best)
+            best = x;
+    }
+    if (n_cross == 0) {
+        rc = slo_fail(err, SLO_ERR_INVALID, source,
+                      "point_to_point.pairs: expected a pair of rank 0 (the PS) with a rank on "
+                      "another node, found every pair sharing a node: its bandwidth is a memory "
+                      "copy, not a NIC (run slo-mpiprof with ranks on two nodes)");
+        goto out;
+    }
+    *b_ps_mbps = best / 1e6;
+    rc = SLO_OK;
+out:
+    json_decref(root);
+    return rc;
+}
+
+int slo_profile_ps_bandwidth_load(const char *path, double *b_ps_mbps, slo_error_t *err)
+{
+    char *text;
+    int rc = slo_read_file(path, &text, err);
+    if (rc)
+        return rc;
+    rc = slo_profile_ps_bandwidth(text, path, b_ps_mbps, err);
+    free(text);
+    return rc;
+}

@@ -508,6 +508,26 @@ int slo_comm_profile_parse(const char *text, const char *source, struct slo_comm
 int slo_comm_profile_load(const char *path, struct slo_comm_link *link,
                           struct slo_comm_profile_info *info, slo_error_t *err);
 
+/*
+ * spotDNN's B_ps (the parameter server's NIC bandwidth, MB/s; spotDNN
+ * Eq. 8's budget shared by the workers) from a slo-mpiprof profile whose
+ * job step placed the PS at rank 0 and workers on other nodes: the least
+ * large-message point-to-point bandwidth over the pairs (0, k) that cross
+ * nodes (point_to_point.pairs[].same_node false), in MB/s (bytes/s / 1e6).
+ * One stream between two nodes is what a NIC carries; a pair inside a node
+ * measures a memory copy, not a NIC, and is not used. B_pcie has no source
+ * in a profile (the profiler moves host memory only; doc/mpiprof.md).
+ * Errors (SLO_ERR_INVALID, source = the profile): schema_version other than
+ * the profiler's, point_to_point.pairs missing or malformed (field named,
+ * expected vs found), no cross-node pair with rank 0 ("every pair shares a
+ * node: ..."), the largest message's bandwidth of such a pair flagged
+ * suspect by the profiler.
+ */
+int slo_profile_ps_bandwidth(const char *text, const char *source, double *b_ps_mbps,
+                             slo_error_t *err);
+/* As slo_profile_ps_bandwidth, reading the file at path (SLO_ERR_IO). */
+int slo_profile_ps_bandwidth_load(const char *path, double *b_ps_mbps, slo_error_t *err);
+
 #ifdef __cplusplus
 }
 #endif

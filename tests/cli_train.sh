@@ -102,4 +102,34 @@ if [ -w /dev/full ]; then
     else : >"$tmp/out"; notok "write error reported"; fi
 fi
 
+# 13. --profile: B_ps from a slo-mpiprof profile of ranks on two nodes
+# (tests/train/README.md). Reference: the same plan from a workload file
+# whose b_ps_mbps is set, with jq, to rank 0's least cross-node
+# large-message bandwidth read from the profile itself.
+PROF="$SLO_SRCDIR/tests/train/two-node-profile.json"
+if command -v jq >/dev/null; then
+    bps=$(jq '[.point_to_point.pairs[] | select(.same_node == false and (.rank_a == 0 or .rank_b == 0))
+               | .large_message_bandwidth_bytes_per_s] | min / 1e6' "$PROF")
+    jq --argjson b "$bps" '.b_ps_mbps = $b' "$SLO_SRCDIR/etc/slo/workloads/resnet110.json" >"$tmp/wl.json"
+    "$SLO" train --workload "$tmp/wl.json" --catalog spotdnn-resnet110 --slo-loss 0.8 --slo-time 40m \
+        --json 2>/dev/null | jq 'del(.workload)' >"$tmp/want.json"
+    run train --workload resnet110 --slo-loss 0.8 --slo-time 40m --profile "$PROF" --json
+    if [ "$(rc)" = 0 ] && jq 'del(.workload)' "$tmp/out" | cmp -s - "$tmp/want.json" &&
+       grep -q "B_ps $bps.0 MB/s from --profile" "$tmp/err"; then
+        ok "--profile sets B_ps = $bps MB/s (same plan as a workload with that B_ps)"
+    else
+        notok "--profile B_ps (expected $bps MB/s)"
+    fi
+else
+    echo "# skipped --profile check: jq not installed (Debian: jq)"
+fi
+run train --workload resnet110 --slo-loss 0.8 --slo-time 40m \
+    --profile "$SLO_SRCDIR/tests/mpiprof/real-quick-np4.json"
+if [ "$(rc)" = 2 ] && [ ! -s "$tmp/out" ] &&
+   grep -q "every pair sharing a node: its bandwidth is a memory copy, not a NIC" "$tmp/err"; then
+    ok "--profile of one node refused"
+else
+    notok "--profile of one node refused"
+fi
+
 finish
