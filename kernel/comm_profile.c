@@ -85,6 +85,21 @@ static int get_number(const json_t *obj, const char *key, double min, double max
     return SLO_OK;
 }
 
+/* The document is a slo-mpiprof profile of the schema this reader knows. */
+static int check_schema(const json_t *root, const char *source, slo_error_t *err)
+{
+    json_t *v = json_object_get(root, "schema_version");
+    char found[96];
+    if (v && json_is_integer(v) && json_integer_value(v) == SLO_COMM_PROFILE_SCHEMA_VERSION)
+        return SLO_OK;
+    return slo_fail(err, SLO_ERR_INVALID, source,
+                    "schema_version: expected %d (a slo-mpiprof profile), found %s%s",
+                    SLO_COMM_PROFILE_SCHEMA_VERSION,
+                    v ? slo_json_describe(v, found, sizeof found) : "it missing",
+                    v && json_is_integer(v) ? " (a newer or older profiler: re-run this "
+                                              "slo-mpiprof)" : "");
+}
+
 static int agrees(double a, double b)
 {
     return fabs(a - b) <= 1e-6 * fmax(fabs(a), fabs(b));
@@ -107,16 +122,8 @@ int slo_comm_profile_parse(const char *text, const char *source, struct slo_comm
     if ((rc = slo_json_parse_text(text, source, &root, err)))
         return rc;
 
-    v = json_object_get(root, "schema_version");
-    if (!v || !json_is_integer(v) || json_integer_value(v) != SLO_COMM_PROFILE_SCHEMA_VERSION) {
-        rc = slo_fail(err, SLO_ERR_INVALID, source,
-                      "schema_version: expected %d (a slo-mpiprof profile), found %s%s",
-                      SLO_COMM_PROFILE_SCHEMA_VERSION,
-                      v ? slo_json_describe(v, found, sizeof found) : "it missing",
-                      v && json_is_integer(v) ? " (a newer or older profiler: re-run this "
-                                                "slo-mpiprof)" : "");
+    if ((rc = check_schema(root, source, err)))
         goto out;
-    }
     if ((rc = get_object(root, "mpi", source, "", &mpi, err)) ||
         (rc = slo_json_int(mpi, "world_size", 1, 1, SLO_COMM_MAX_WORKERS, source, "mpi",
                            &in.world_size, err)))
@@ -262,14 +269,8 @@ int slo_profile_ps_bandwidth(const char *text, const char *source, double *b_ps_
         source = "profile";
     if ((rc = slo_json_parse_text(text, source, &root, err)))
         return rc;
-    v = json_object_get(root, "schema_version");
-    if (!v || !json_is_integer(v) || json_integer_value(v) != SLO_COMM_PROFILE_SCHEMA_VERSION) {
-        rc = slo_fail(err, SLO_ERR_INVALID, source,
-                      "schema_version: expected %d (a slo-mpiprof profile), found %s",
-                      SLO_COMM_PROFILE_SCHEMA_VERSION,
-                      v ? slo_json_describe(v, found, sizeof found) : "it missing");
+    if ((rc = check_schema(root, source, err)))
         goto out;
-    }
     if ((rc = get_object(root, "point_to_point", source, "", &p2p, err)))
         goto out;
     pairs = json_object_get(p2p, "pairs");
