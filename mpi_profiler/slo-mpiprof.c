@@ -243,9 +243,29 @@ static int parse_options(int argc, char **argv, struct options *o, char *msg, si
 
 /* ------------------------------------------------------------------ helpers */
 
-static int g_rank; /* only for die(): main's rank */
+static int g_rank; /* only for die(), die_local(), xalloc(): main's rank */
 
-/* Rank 0 prints the message; MPI_Abort ends every rank (never a hang). */
+/* Test-only fault injection (tests/mpiprof.sh; doc/mpiprof.md "Errors"): 1
+ * if SLO_MPIPROF_TEST_FAULT is "KIND:R" and R is this rank. Kinds: nomem
+ * (every allocation of xalloc fails on that rank), nodedoc (that rank, a
+ * node leader, fails to build its node document, as on out of memory). */
+static int test_fault(const char *kind)
+{
+    const char *v = getenv("SLO_MPIPROF_TEST_FAULT");
+    size_t n = strlen(kind);
+    char *end;
+    long r;
+    if (!v || strncmp(v, kind, n) != 0 || v[n] != ':' || !v[n + 1])
+        return 0;
+    r = strtol(v + n + 1, &end, 10);
+    return !*end && r == g_rank;
+}
+
+/* An error every rank has (options, the broadcast --output verdict): rank 0
+ * prints the message and MPI_Abort ends every rank; the others wait in a
+ * barrier rank 0 never enters, so none exits before the message is out.
+ * Only for errors every rank is known to have: an error of one rank goes
+ * to die_local. */
 static void die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
 static void die(int code, const char *fmt, ...)
 {
@@ -264,13 +284,29 @@ static void die(int code, const char *fmt, ...)
         MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* An error of this rank only (out of memory, a bad message received): this
+ * rank prints it with its rank number and aborts the job itself, with no
+ * collective or barrier the other ranks may never reach. */
+static void die_local(int code, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3), noreturn));
+static void die_local(int code, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "%s: rank %d: ", MPIPROF_NAME, g_rank);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, code);
+    exit(code); /* not reached */
+}
+
 static void *xalloc(size_t n)
 {
     void *p = NULL;
-    if (posix_memalign(&p, 64, n ? n : 64)) {
-        fprintf(stderr, "%s: rank %d: out of memory (%zu bytes)\n", MPIPROF_NAME, g_rank, n);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
+    if (test_fault("nomem") || posix_memalign(&p, 64, n ? n : 64))
+        die_local(1, "out of memory (%zu bytes)", n);
     return p;
 }
 
@@ -612,6 +648,33 @@ static int write_document(json_t *doc, FILE *f)
     return 0;
 }
 
+/* A temp file next to `output` (".NAME.XXXXXX", the mode a plain fopen
+ * would give), its name in tmp_path; NULL with errno on failure. */
+static FILE *open_temp(const char *output, char *tmp_path, size_t len)
+{
+    const char *slash = strrchr(output, '/');
+    FILE *f;
+    int fd, e;
+    if (slash)
+        snprintf(tmp_path, len, "%.*s/.%s.XXXXXX", (int)(slash - output), output, slash + 1);
+    else
+        snprintf(tmp_path, len, ".%s.XXXXXX", output);
+    if ((fd = mkstemp(tmp_path)) < 0)
+        return NULL;
+    {
+        mode_t mask = umask(0);
+        umask(mask);
+        fchmod(fd, 0666 & ~mask);
+    }
+    if (!(f = fdopen(fd, "w"))) {
+        e = errno;
+        close(fd);
+        unlink(tmp_path);
+        errno = e;
+    }
+    return f;
+}
+
 int main(int argc, char **argv)
 {
     struct options o;
@@ -652,25 +715,18 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     g_rank = rank;
 
-    /* the output file first: a bad path fails before any measurement */
+    /* the output file first: a bad path fails before any measurement. The
+     * probe is removed at once and the temp file made again at the end, so
+     * a run that aborts on the way (one rank out of memory) leaves nothing. */
     if (rank == 0 && o.output) {
-        const char *slash = strrchr(o.output, '/');
-        int fd;
-        if (slash)
-            snprintf(tmp_path, sizeof tmp_path, "%.*s/.%s.XXXXXX", (int)(slash - o.output),
-                     o.output, slash + 1);
-        else
-            snprintf(tmp_path, sizeof tmp_path, ".%s.XXXXXX", o.output);
-        fd = mkstemp(tmp_path);
-        if (fd >= 0) { /* the mode a plain fopen would give, not mkstemp's 0600 */
-            mode_t mask = umask(0);
-            umask(mask);
-            fchmod(fd, 0666 & ~mask);
-        }
-        if (fd < 0 || !(out = fdopen(fd, "w"))) {
+        if (!(out = open_temp(o.output, tmp_path, sizeof tmp_path))) {
             snprintf(msg, sizeof msg, "--output: cannot write \"%s\": %s", o.output,
                      strerror(errno));
             bad = 1;
+        } else {
+            fclose(out);
+            unlink(tmp_path);
+            out = NULL;
         }
     }
     MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -678,7 +734,14 @@ int main(int argc, char **argv)
         die(2, "%s", msg);
 
     /* nodes: ranks that share memory */
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_comm);
+    /* (test only: SLO_MPIPROF_TEST_NODES=per-rank makes every rank a node of
+     * its own, so one host exercises the node leaders' path of a multi-node
+     * run: tests/mpiprof.sh) */
+    const char *test_nodes = getenv("SLO_MPIPROF_TEST_NODES");
+    if (test_nodes && strcmp(test_nodes, "per-rank") == 0)
+        MPI_Comm_split(MPI_COMM_WORLD, rank, 0, &node_comm);
+    else
+        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_comm);
     MPI_Comm_rank(node_comm, &node_rank);
     leader = rank;
     MPI_Bcast(&leader, 1, MPI_INT, 0, node_comm);
@@ -732,8 +795,8 @@ int main(int argc, char **argv)
             text = json_dumps(nd, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
             tl = text ? (int)strlen(text) + 1 : 0;
             json_decref(nd);
-            if (!text)
-                die(1, "out of memory building the node document");
+            if (!text || test_fault("nodedoc"))
+                die_local(1, "out of memory building the node document");
         }
         if (rank == 0) {
             for (int r = 0; r < np; r++) {
@@ -750,8 +813,8 @@ int main(int argc, char **argv)
                 nd = json_loads(t, 0, &je);
                 if (t != text)
                     free(t);
-                if (!nd)
-                    die(1, "node document of rank %d: %s", r, je.text);
+                if (!nd) /* rank 0 only */
+                    die_local(1, "node document of rank %d: %s", r, je.text);
                 for (int q = 0; q < np; q++)
                     if (leaders[q] == r)
                         json_array_append_new(json_object_get(nd, "ranks"), json_integer(q));
@@ -1040,10 +1103,11 @@ int main(int argc, char **argv)
     if (mpiprof_check_doc(doc, msg, sizeof msg)) {
         fprintf(stderr, "%s: internal error: the document fails its own schema: %s\n",
                 MPIPROF_NAME, msg);
-        if (out) {
-            fclose(out);
-            unlink(tmp_path);
-        }
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    if (o.output && !(out = open_temp(o.output, tmp_path, sizeof tmp_path))) {
+        fprintf(stderr, "%s: --output: cannot write \"%s\": %s\n", MPIPROF_NAME, o.output,
+                strerror(errno));
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     if (out) {

@@ -40,6 +40,9 @@ struct slo_prophet {
     struct slo_prophet_issue *log;
     size_t n_log, cap_log;
     uint64_t hash;
+    /* test-only (SLO_PROPHET_TEST_FAULT=swap:RANK): this block and the next
+     * are handed to MPI in swapped order, the log keeps the plan order */
+    size_t test_swap;
 };
 
 static int fail(slo_error_t *err, int code, const char *source, const char *fmt, ...)
@@ -75,9 +78,37 @@ static uint64_t fnv(uint64_t h, uint64_t word)
     return h;
 }
 
+/* Test-only fault injection (tests/runtime_mpi.sh, doc/runtime.md "Error
+ * behaviour"): 1 if SLO_PROPHET_TEST_FAULT is "KIND:R" and R is this rank
+ * of the runtime's communicator. Kinds: nomem (set_plan's allocations fail
+ * on that rank), drain (set_plan's wait for the previous plan's collectives
+ * fails there, as an MPI error would), swap (after the agreement that rank
+ * hands two blocks of different sizes to MPI in swapped order while its
+ * own log keeps the plan order: a defect only a PMPI observer sees). */
+static int test_fault(const struct slo_prophet *rt, const char *kind)
+{
+    const char *v = getenv("SLO_PROPHET_TEST_FAULT");
+    size_t n = strlen(kind);
+    char *end;
+    long r;
+    if (!v || strncmp(v, kind, n) != 0 || v[n] != ':' || !v[n + 1])
+        return 0;
+    r = strtol(v + n + 1, &end, 10);
+    return !*end && r == rt->rank;
+}
+
+/* MINLOC/MAXLOC pair types: predefined, but MPI_SUM is not defined on them */
+static int pair_type(MPI_Datatype t)
+{
+    return t == MPI_FLOAT_INT || t == MPI_DOUBLE_INT || t == MPI_LONG_INT || t == MPI_2INT ||
+           t == MPI_SHORT_INT || t == MPI_LONG_DOUBLE_INT;
+}
+
 int slo_prophet_create(MPI_Comm comm, MPI_Datatype datatype, int flags,
                        struct slo_prophet **out, slo_error_t *err)
 {
+    MPI_Aint lb = 0, extent = 0;
+    int n_ints = 0, n_addrs = 0, n_types = 0, combiner = 0;
     struct slo_prophet *rt;
     int init = 0, tsize = 0, rc;
     *out = NULL;
@@ -92,6 +123,26 @@ int slo_prophet_create(MPI_Comm comm, MPI_Datatype datatype, int flags,
     if (tsize <= 0)
         return fail(err, SLO_ERR_INVALID, "create", "datatype: expected a type of size > 0, "
                     "found size %d", tsize);
+    /* counts are bytes / MPI_Type_size, but MPI steps through the buffer by
+     * the extent: only a predefined type whose extent is its size (lower
+     * bound 0) keeps MPI_Iallreduce inside the gradients; MPI_SUM is defined
+     * on predefined types only, and not on the MINLOC/MAXLOC pairs */
+    if ((rc = MPI_Type_get_envelope(datatype, &n_ints, &n_addrs, &n_types, &combiner)) !=
+        MPI_SUCCESS)
+        return mpi_fail(err, rc, "MPI_Type_get_envelope");
+    if (combiner != MPI_COMBINER_NAMED)
+        return fail(err, SLO_ERR_INVALID, "create", "datatype: expected a predefined type "
+                    "(MPI_FLOAT, MPI_DOUBLE, ...; MPI_Type_get_envelope combiner "
+                    "MPI_COMBINER_NAMED), found a derived type (combiner %d)", combiner);
+    if (pair_type(datatype))
+        return fail(err, SLO_ERR_INVALID, "create", "datatype: expected a type MPI_SUM "
+                    "accepts, found a MINLOC/MAXLOC pair type (MPI_2INT, MPI_FLOAT_INT, ...)");
+    if ((rc = MPI_Type_get_extent(datatype, &lb, &extent)) != MPI_SUCCESS)
+        return mpi_fail(err, rc, "MPI_Type_get_extent");
+    if (lb != 0 || extent != (MPI_Aint)tsize)
+        return fail(err, SLO_ERR_INVALID, "create", "datatype: expected extent = size and "
+                    "lower bound 0 (contiguous elements), found size %d, extent %ld, lower "
+                    "bound %ld", tsize, (long)extent, (long)lb);
     if ((flags & SLO_PROPHET_AVERAGE) && datatype != MPI_FLOAT && datatype != MPI_DOUBLE)
         return fail(err, SLO_ERR_INVALID, "create", "SLO_PROPHET_AVERAGE: expected MPI_FLOAT "
                     "or MPI_DOUBLE, found another datatype");
@@ -101,6 +152,7 @@ int slo_prophet_create(MPI_Comm comm, MPI_Datatype datatype, int flags,
     rt->elem = (size_t)tsize;
     rt->flags = flags;
     rt->hash = 14695981039346656037ULL;
+    rt->test_swap = NO_STAGING;
     if ((rc = MPI_Comm_dup(comm, &rt->comm)) != MPI_SUCCESS) {
         free(rt);
         return mpi_fail(err, rc, "MPI_Comm_dup");
@@ -153,17 +205,20 @@ static int issue(struct slo_prophet *rt, size_t b, slo_error_t *err)
 {
     const struct slo_prophet_plan *pl = &rt->plan;
     unsigned char *data;
+    size_t m = b; /* the block handed to MPI: b, except under the test swap */
     int rc;
-    if (rt->stage_off[b] == NO_STAGING) {
-        data = rt->direct[b];
+    if (rt->test_swap != NO_STAGING && (b == rt->test_swap || b == rt->test_swap + 1))
+        m = b == rt->test_swap ? b + 1 : rt->test_swap;
+    if (rt->stage_off[m] == NO_STAGING) {
+        data = rt->direct[m];
     } else {
-        data = rt->staging + rt->stage_off[b];
-        for (size_t k = pl->block_start[b], at = 0; k < pl->block_start[b + 1]; k++) {
+        data = rt->staging + rt->stage_off[m];
+        for (size_t k = pl->block_start[m], at = 0; k < pl->block_start[m + 1]; k++) {
             memcpy(data + at, piece_ptr(rt, &pl->pieces[k]), pl->pieces[k].bytes);
             at += pl->pieces[k].bytes;
         }
     }
-    rc = MPI_Iallreduce(MPI_IN_PLACE, data, (int)(pl->block_bytes[b] / rt->elem), rt->datatype,
+    rc = MPI_Iallreduce(MPI_IN_PLACE, data, (int)(pl->block_bytes[m] / rt->elem), rt->datatype,
                         MPI_SUM, rt->comm, &rt->req[b]);
     if (rc != MPI_SUCCESS)
         return mpi_fail(err, rc, "MPI_Iallreduce");
@@ -352,6 +407,7 @@ static void drop_plan(struct slo_prophet *rt)
     rt->have_plan = rt->begun = 0;
     rt->in_flight = 0;
     rt->lo = 0;
+    rt->test_swap = NO_STAGING;
 }
 
 static int copy_plan(struct slo_prophet_plan *d, const struct slo_prophet_plan *s)
@@ -384,7 +440,8 @@ static int copy_plan(struct slo_prophet_plan *d, const struct slo_prophet_plan *
 }
 
 /* Local part of set_plan: 0 or a reason code (below), err filled. */
-enum { BAD_NONE = 0, BAD_GRADS = 1, BAD_PLAN = 2, BAD_NOMEM = 3, BAD_COUNT = 4 };
+enum { BAD_NONE = 0, BAD_GRADS = 1, BAD_PLAN = 2, BAD_NOMEM = 3, BAD_COUNT = 4, BAD_ARG = 5,
+       BAD_IO = 6 };
 
 static int install_local(struct slo_prophet *rt, const struct slo_prophet_plan *plan,
                          slo_error_t *err)
@@ -417,7 +474,7 @@ static int install_local(struct slo_prophet *rt, const struct slo_prophet_plan *
                  "(an MPI int count), found %zu", b, INT32_MAX, plan->block_bytes[b] / rt->elem);
             return BAD_COUNT;
         }
-    if (copy_plan(&rt->plan, plan))
+    if (test_fault(rt, "nomem") || copy_plan(&rt->plan, plan))
         goto nomem;
     p = &rt->plan;
     if (slo_prophet_sched_init(&rt->sched, p, err))
@@ -461,90 +518,136 @@ static const char *bad_text(uint64_t code)
     case BAD_PLAN: return "the plan is inconsistent";
     case BAD_NOMEM: return "out of memory";
     case BAD_COUNT: return "a block exceeds an MPI int count";
+    case BAD_ARG: return "max_in_flight < 0";
+    case BAD_IO: return "an MPI error while waiting for the previous plan's collectives";
     default: return "failed";
     }
 }
 
 enum { I_BAD, I_GRADS, I_BYTES, I_GSUM, I_PSUM, I_BLOCKS, I_N };
 
+/* The lowest rank of rt->comm for which `mine` (this rank's flag) is set,
+ * INT32_MAX if none: one MPI_Allreduce(MIN) of one int, which every rank
+ * enters. 0 or the MPI error code. */
+static int first_rank(const struct slo_prophet *rt, int mine, int *first)
+{
+    int me = mine ? rt->rank : INT32_MAX;
+    return MPI_Allreduce(&me, first, 1, MPI_INT, MPI_MIN, rt->comm);
+}
+
+/* The first block with a different size from the next one (test swap). */
+static size_t swap_pair(const struct slo_prophet_plan *p)
+{
+    for (size_t b = 0; b + 1 < p->n_blocks; b++)
+        if (p->block_bytes[b] != p->block_bytes[b + 1])
+            return b;
+    return NO_STAGING;
+}
+
 int slo_prophet_set_plan(struct slo_prophet *rt, const struct slo_prophet_plan *plan,
                          int max_in_flight, slo_error_t *err)
 {
-    uint64_t mine[I_N], *all;
+    uint64_t mine[I_N] = {0}, other[I_N];
     slo_error_t local = {0};
-    int rc;
+    int rc, status = BAD_NONE, first = INT32_MAX;
     size_t regd = 0;
 
-    if (max_in_flight < 0)
-        return fail(err, SLO_ERR_INVALID, "set_plan", "max_in_flight: expected >= 0 (0 = "
-                    "unlimited), found %d", max_in_flight);
-    /* a rank that fails here still joins the agreement below; a drain
-     * failure is an MPI error, which is fatal to the job anyway */
-    if (rt->have_plan && (rc = drain(rt, err)))
-        return rc;
+    /* Every local failure becomes a status, and every rank always enters
+     * the same fixed-size collectives (no allocation on the way): status
+     * first, then the data (notes 6.2 pitfall 1; doc/runtime.md). */
+    if (max_in_flight < 0) {
+        fail(&local, SLO_ERR_INVALID, "set_plan", "max_in_flight: expected >= 0 (0 = "
+             "unlimited), found %d", max_in_flight);
+        status = BAD_ARG;
+    } else if (rt->have_plan) {
+        slo_error_t d = {0};
+        if ((rc = drain(rt, &d)) == SLO_OK && test_fault(rt, "drain"))
+            rc = fail(&d, SLO_ERR_IO, "SLO_PROPHET_TEST_FAULT", "injected MPI error");
+        if (rc) {
+            fail(&local, SLO_ERR_IO, "set_plan", "waiting for the previous plan's "
+                 "collectives: %s: %s", d.source, d.text);
+            status = BAD_IO;
+        }
+    }
     drop_plan(rt);
     rt->n_log = 0;
     rt->hash = 14695981039346656037ULL;
     for (size_t g = 0; g < rt->n_grads; g++)
         regd += rt->bytes[g];
-    mine[I_BAD] = (uint64_t)install_local(rt, plan, &local);
+    if (status == BAD_NONE)
+        status = install_local(rt, plan, &local);
+    mine[I_BAD] = (uint64_t)status;
     mine[I_GRADS] = rt->n_grads;
     mine[I_BYTES] = regd;
     mine[I_GSUM] = slo_prophet_grads_checksum(rt->bytes, rt->n_grads, rt->elem);
-    mine[I_PSUM] = mine[I_BAD] ? 0 : slo_prophet_plan_checksum(&rt->plan);
-    mine[I_BLOCKS] = mine[I_BAD] ? 0 : rt->plan.n_blocks;
-    if (!(all = malloc((size_t)rt->size * I_N * sizeof *all))) {
-        /* cannot agree without memory: MPI errors abort anyway */
+    mine[I_PSUM] = status ? 0 : slo_prophet_plan_checksum(&rt->plan);
+    mine[I_BLOCKS] = status ? 0 : rt->plan.n_blocks;
+
+    /* 1. status: the first rank that failed locally, then its data */
+    if ((rc = first_rank(rt, status != BAD_NONE, &first)) != MPI_SUCCESS)
+        goto mpi_error_allreduce;
+    if (first != INT32_MAX) {
+        memcpy(other, mine, sizeof other);
+        if ((rc = MPI_Bcast(other, I_N, MPI_UINT64_T, first, rt->comm)) != MPI_SUCCESS)
+            goto mpi_error_bcast;
         drop_plan(rt);
-        return fail(err, SLO_ERR_NOMEM, "set_plan", "out of memory");
-    }
-    rc = MPI_Allgather(mine, I_N, MPI_UINT64_T, all, I_N, MPI_UINT64_T, rt->comm);
-    if (rc != MPI_SUCCESS) {
-        free(all);
-        drop_plan(rt);
-        return mpi_fail(err, rc, "MPI_Allgather");
-    }
-    rc = SLO_OK;
-    for (int r = 0; r < rt->size && !rc; r++) {
-        const uint64_t *o = all + (size_t)r * I_N;
-        if (o[I_BAD]) {
-            if (r == rt->rank) {
-                if (err)
-                    *err = local;
-                rc = local.code ? local.code : SLO_ERR_INVALID;
-            } else {
-                rc = fail(err, SLO_ERR_INVALID, "set_plan",
-                          "rank %d: %s (rank %d has %llu gradients, %llu bytes)", r,
-                          bad_text(o[I_BAD]), r, (unsigned long long)o[I_GRADS],
-                          (unsigned long long)o[I_BYTES]);
-            }
+        if (first == rt->rank) {
+            if (err)
+                *err = local;
+            return local.code ? local.code : SLO_ERR_INVALID;
         }
+        return fail(err, other[I_BAD] == BAD_NOMEM ? SLO_ERR_NOMEM
+                         : other[I_BAD] == BAD_IO  ? SLO_ERR_IO
+                                                   : SLO_ERR_INVALID,
+                    "set_plan", "rank %d: %s (rank %d has %llu gradients, %llu bytes)", first,
+                    bad_text(other[I_BAD]), first, (unsigned long long)other[I_GRADS],
+                    (unsigned long long)other[I_BYTES]);
     }
-    for (int r = 1; r < rt->size && !rc; r++) {
-        const uint64_t *o = all + (size_t)r * I_N;
-        if (o[I_GSUM] != all[I_GSUM] || o[I_GRADS] != all[I_GRADS])
-            rc = fail(err, SLO_ERR_INVALID, "set_plan",
-                      "gradient lists differ between ranks: rank 0 has %llu gradients, %llu "
-                      "bytes (checksum %016llx); rank %d has %llu gradients, %llu bytes "
-                      "(checksum %016llx)",
-                      (unsigned long long)all[I_GRADS], (unsigned long long)all[I_BYTES],
-                      (unsigned long long)all[I_GSUM], r, (unsigned long long)o[I_GRADS],
-                      (unsigned long long)o[I_BYTES], (unsigned long long)o[I_GSUM]);
-        else if (o[I_PSUM] != all[I_PSUM])
-            rc = fail(err, SLO_ERR_INVALID, "set_plan",
-                      "plans differ between ranks: rank 0's has %llu blocks (checksum "
-                      "%016llx), rank %d's has %llu blocks (checksum %016llx)",
-                      (unsigned long long)all[I_BLOCKS], (unsigned long long)all[I_PSUM], r,
-                      (unsigned long long)o[I_BLOCKS], (unsigned long long)o[I_PSUM]);
-    }
-    free(all);
-    if (rc) {
-        drop_plan(rt);
-        return rc;
+    /* 2. data: rank 0's, then the first rank that differs from it, and its */
+    memcpy(other, mine, sizeof other);
+    if ((rc = MPI_Bcast(other, I_N, MPI_UINT64_T, 0, rt->comm)) != MPI_SUCCESS)
+        goto mpi_error_bcast;
+    {
+        uint64_t zero[I_N];
+        memcpy(zero, other, sizeof zero);
+        if ((rc = first_rank(rt, mine[I_GSUM] != zero[I_GSUM] || mine[I_GRADS] != zero[I_GRADS] ||
+                                     mine[I_PSUM] != zero[I_PSUM],
+                             &first)) != MPI_SUCCESS)
+            goto mpi_error_allreduce;
+        if (first != INT32_MAX) {
+            const uint64_t *o = other;
+            memcpy(other, mine, sizeof other);
+            if ((rc = MPI_Bcast(other, I_N, MPI_UINT64_T, first, rt->comm)) != MPI_SUCCESS)
+                goto mpi_error_bcast;
+            drop_plan(rt);
+            if (o[I_GSUM] != zero[I_GSUM] || o[I_GRADS] != zero[I_GRADS])
+                return fail(err, SLO_ERR_INVALID, "set_plan",
+                            "gradient lists differ between ranks: rank 0 has %llu gradients, "
+                            "%llu bytes (checksum %016llx); rank %d has %llu gradients, %llu "
+                            "bytes (checksum %016llx)",
+                            (unsigned long long)zero[I_GRADS], (unsigned long long)zero[I_BYTES],
+                            (unsigned long long)zero[I_GSUM], first,
+                            (unsigned long long)o[I_GRADS], (unsigned long long)o[I_BYTES],
+                            (unsigned long long)o[I_GSUM]);
+            return fail(err, SLO_ERR_INVALID, "set_plan",
+                        "plans differ between ranks: rank 0's has %llu blocks (checksum "
+                        "%016llx), rank %d's has %llu blocks (checksum %016llx)",
+                        (unsigned long long)zero[I_BLOCKS], (unsigned long long)zero[I_PSUM],
+                        first, (unsigned long long)o[I_BLOCKS], (unsigned long long)o[I_PSUM]);
+        }
     }
     rt->max_in_flight = max_in_flight;
     rt->have_plan = 1;
+    if (test_fault(rt, "swap"))
+        rt->test_swap = swap_pair(&rt->plan);
     return SLO_OK;
+
+mpi_error_allreduce:
+    drop_plan(rt);
+    return mpi_fail(err, rc, "MPI_Allreduce");
+mpi_error_bcast:
+    drop_plan(rt);
+    return mpi_fail(err, rc, "MPI_Bcast");
 }
 
 /* ------------------------------------------------------------------ */
@@ -564,25 +667,25 @@ uint64_t slo_prophet_sequence_checksum(const struct slo_prophet *rt)
 
 int slo_prophet_check_sequence(struct slo_prophet *rt, slo_error_t *err)
 {
-    uint64_t mine[2] = {rt->n_log, rt->hash}, *all;
-    int rc;
-    if (!(all = malloc((size_t)rt->size * 2 * sizeof *all)))
-        return fail(err, SLO_ERR_NOMEM, "check_sequence", "out of memory");
-    if ((rc = MPI_Allgather(mine, 2, MPI_UINT64_T, all, 2, MPI_UINT64_T, rt->comm)) !=
-        MPI_SUCCESS) {
-        free(all);
-        return mpi_fail(err, rc, "MPI_Allgather");
-    }
-    rc = SLO_OK;
-    for (int r = 1; r < rt->size && !rc; r++)
-        if (all[2 * r] != all[0] || all[2 * r + 1] != all[1])
-            rc = fail(err, SLO_ERR_INVALID, "check_sequence",
-                      "collective sequences differ: rank 0 issued %llu collectives (checksum "
-                      "%016llx), rank %d issued %llu (checksum %016llx)",
-                      (unsigned long long)all[0], (unsigned long long)all[1], r,
-                      (unsigned long long)all[2 * r], (unsigned long long)all[2 * r + 1]);
-    free(all);
-    return rc;
+    /* fixed-size collectives every rank enters: rank 0's (count, checksum),
+     * the first rank that differs, its pair */
+    uint64_t mine[2] = {rt->n_log, rt->hash}, zero[2], o[2];
+    int rc, first = INT32_MAX;
+    memcpy(zero, mine, sizeof zero);
+    if ((rc = MPI_Bcast(zero, 2, MPI_UINT64_T, 0, rt->comm)) != MPI_SUCCESS)
+        return mpi_fail(err, rc, "MPI_Bcast");
+    if ((rc = first_rank(rt, mine[0] != zero[0] || mine[1] != zero[1], &first)) != MPI_SUCCESS)
+        return mpi_fail(err, rc, "MPI_Allreduce");
+    if (first == INT32_MAX)
+        return SLO_OK;
+    memcpy(o, mine, sizeof o);
+    if ((rc = MPI_Bcast(o, 2, MPI_UINT64_T, first, rt->comm)) != MPI_SUCCESS)
+        return mpi_fail(err, rc, "MPI_Bcast");
+    return fail(err, SLO_ERR_INVALID, "check_sequence",
+                "collective sequences differ: rank 0 issued %llu collectives (checksum "
+                "%016llx), rank %d issued %llu (checksum %016llx)",
+                (unsigned long long)zero[0], (unsigned long long)zero[1], first,
+                (unsigned long long)o[0], (unsigned long long)o[1]);
 }
 
 int slo_prophet_thread_level(const struct slo_prophet *rt)

@@ -69,10 +69,16 @@ struct slo_prophet_issue {
  * MPI_SUM accepts (MPI_FLOAT for fp32 gradients); its size is the plan's
  * elem_bytes. flags: 0 or SLO_PROPHET_AVERAGE. The thread level MPI gives
  * (MPI_Query_thread) is recorded: slo_prophet_thread_level.
- * Errors: SLO_ERR_INVALID (MPI not initialized, a datatype of size 0,
+ * Errors: SLO_ERR_INVALID (MPI not initialized, a datatype of size 0, a
+ * derived datatype (MPI_Type_get_envelope combiner not MPI_COMBINER_NAMED:
+ * "datatype: expected a predefined type ..., found a derived type"), an
+ * extent other than the size or a lower bound other than 0 (MPI steps
+ * through the buffer by the extent, the runtime counts by the size), a
+ * MINLOC/MAXLOC pair type (MPI_2INT, MPI_FLOAT_INT, ...: no MPI_SUM),
  * SLO_PROPHET_AVERAGE with another type than MPI_FLOAT/MPI_DOUBLE, unknown
  * flags), SLO_ERR_IO (MPI_Comm_dup failed), SLO_ERR_NOMEM. *out is NULL on
- * failure.
+ * failure. These checks give the same verdict on every rank when every
+ * rank passes the same datatype.
  */
 int slo_prophet_create(MPI_Comm comm, MPI_Datatype datatype, int flags,
                        struct slo_prophet **out, slo_error_t *err);
@@ -98,11 +104,16 @@ int slo_prophet_register(struct slo_prophet *rt, void *buf, size_t bytes, slo_er
  *  1. locally: the plan's gradient list is the registered one (same count,
  *     sizes and element size) and the plan is consistent
  *     (slo_prophet_plan_check); every block fits an int count of elements;
- *  2. collectively, before anything is issued: an MPI_Allgather of every
- *     rank's (status of 1, gradient count, total bytes, gradient-list
- *     checksum, plan checksum, block count) so that every rank returns the
- *     same verdict and nobody is left waiting in a collective the others
- *     never start (notes 6.2 pitfall 1).
+ *  2. collectively, before anything is issued, with fixed-size collectives
+ *     every rank always enters and that allocate nothing (a rank that
+ *     failed in 1., or in its wait for the previous plan's collectives,
+ *     still joins them with its failure status): the first rank whose
+ *     status is a failure (MPI_Allreduce MIN) and its (status, gradient
+ *     count, total bytes) (MPI_Bcast); then rank 0's (gradient-list
+ *     checksum, plan checksum, block count), the first rank that differs
+ *     and its values; so that every rank returns the same verdict and
+ *     nobody is left waiting in a collective the others never start
+ *     (notes 6.2 pitfall 1).
  * Staging: a block whose pieces are contiguous in memory is reduced in
  * place (MPI_IN_PLACE on the gradient buffer); any other block is packed
  * into a staging buffer of the runtime before MPI_Iallreduce and unpacked
@@ -111,12 +122,19 @@ int slo_prophet_register(struct slo_prophet *rt, void *buf, size_t bytes, slo_er
  * copy anyway). max_in_flight: collectives started and not complete at
  * once, >= 0 (0 = unlimited, 1 = serialized as the kernel's default link,
  * doc/comm.md "Transport").
- * Errors: SLO_ERR_INVALID with the reason (on the failing rank its own
- * text; on every other rank "rank R: ..." naming the first rank that
- * differs or failed and what it has: "gradient lists differ between
- * ranks: rank 0 has 176 gradients, 102228128 bytes; rank 1 has 175
- * gradients, 102224032 bytes"), SLO_ERR_NOMEM (also reported to every
- * rank), SLO_ERR_IO for MPI errors.
+ * Errors, the same code on every rank (agreed): SLO_ERR_INVALID with the
+ * reason (on the failing rank its own text; on every other rank "rank R:
+ * ..." naming the first rank that differs or failed and what it has:
+ * "gradient lists differ between ranks: rank 0 has 176 gradients,
+ * 102228128 bytes; rank 1 has 175 gradients, 102224032 bytes"; a negative
+ * max_in_flight: "max_in_flight: expected >= 0 ..."), SLO_ERR_NOMEM ("rank
+ * R: out of memory" on the others), SLO_ERR_IO for an MPI error in the
+ * wait for the previous plan's collectives ("rank R: an MPI error while
+ * waiting ..."); err->source is "set_plan" for all of them. Not agreed: an
+ * MPI error of the agreement's own collectives, SLO_ERR_IO with
+ * err->source "MPI_Allreduce" or "MPI_Bcast", on that rank only: the
+ * caller should MPI_Abort (the other ranks may wait in the collective).
+ * After any error no plan is installed.
  */
 int slo_prophet_set_plan(struct slo_prophet *rt, const struct slo_prophet_plan *plan,
                          int max_in_flight, slo_error_t *err);
@@ -173,10 +191,14 @@ size_t slo_prophet_sequence(const struct slo_prophet *rt, const struct slo_proph
 uint64_t slo_prophet_sequence_checksum(const struct slo_prophet *rt);
 
 /*
- * Collective: compare every rank's issued sequence (count and checksum,
- * MPI_Allgather). Errors: SLO_ERR_INVALID naming the first rank that
- * differs from rank 0 ("collective sequences differ: rank 0 issued 428
- * collectives (checksum ...), rank 2 issued 427 (...)"), SLO_ERR_IO.
+ * Collective: compare every rank's issued sequence (count and checksum:
+ * rank 0's by MPI_Bcast, the first rank that differs by MPI_Allreduce MIN,
+ * its pair by MPI_Bcast; fixed size, no allocation). Errors, agreed:
+ * SLO_ERR_INVALID naming the first rank that differs from rank 0
+ * ("collective sequences differ: rank 0 issued 428 collectives (checksum
+ * ...), rank 2 issued 427 (...)"); on one rank only: SLO_ERR_IO (source
+ * "MPI_Bcast" / "MPI_Allreduce"). This compares the runtime's own record;
+ * tests/runtime_mpi.sh observes the real MPI calls (PMPI) as well.
  */
 int slo_prophet_check_sequence(struct slo_prophet *rt, slo_error_t *err);
 

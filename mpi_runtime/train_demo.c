@@ -44,7 +44,9 @@ static int world_rank, world_size;
 /* An error every rank has detected (options, inputs, the runtime's
  * collective checks): rank 0 prints it and aborts the job with `code`; the
  * other ranks wait in a barrier that rank 0 never enters, so they cannot
- * exit before the message is out, and are killed by the abort. */
+ * exit before the message is out, and are killed by the abort. Only for
+ * errors every rank is known to have (agreed); an error of one rank goes
+ * to local_fail, which aborts from that rank. */
 static void collective_fail(int code, const char *fmt, ...)
     __attribute__((format(printf, 2, 3), noreturn));
 static void collective_fail(int code, const char *fmt, ...)
@@ -85,6 +87,21 @@ static void check_rc(int rc, const slo_error_t *err)
 {
     if (rc)
         local_fail("%s: %s", err->source, err->text);
+}
+
+/* An error of a collective call of the runtime (set_plan, check_sequence):
+ * agreed by every rank (slo_prophet.h) unless it is an MPI error of the
+ * agreement's own collectives (err->source names the MPI call), which only
+ * this rank may have seen: then this rank aborts by itself. invalid_code:
+ * the exit status for SLO_ERR_INVALID (2: input; 1 otherwise). */
+static void collective_rc(int rc, const slo_error_t *err, const char *what, int invalid_code)
+{
+    if (!rc)
+        return;
+    if (strncmp(err->source, "MPI_", 4) == 0)
+        local_fail("%s: %s: %s", what, err->source, err->text);
+    collective_fail(rc == SLO_ERR_INVALID ? invalid_code : 1, "%s: %s: %s", what, err->source,
+                    err->text);
 }
 
 /* ------------------------------------------------------------------ */
@@ -571,9 +588,10 @@ static void run_all(const struct options *o, const struct slo_comm_model *m,
         for (size_t i = 0; i < n_runs; i++) {
             struct policy_state *p = &ps[i];
             double dt, dtmax;
+            char what[sizeof runs[i].name + 8];
             int rc = slo_prophet_set_plan(rt, &p->plan, o->in_flight, &err);
-            if (rc)
-                collective_fail(2, "%s plan: %s: %s", runs[i].name, err.source, err.text);
+            snprintf(what, sizeof what, "%.*s plan", (int)sizeof runs[i].name - 1, runs[i].name);
+            collective_rc(rc, &err, what, 2);
             MPI_Barrier(MPI_COMM_WORLD);
             dt = iteration(o, m, rt, grad, S, pattern, M, it, it > 0, p->f_sum, p->b_sum);
             check_rc(slo_prophet_wait_all(rt, &err), &err);
@@ -582,7 +600,7 @@ static void run_all(const struct options *o, const struct slo_comm_model *m,
             MPI_Allreduce(&dt, &dtmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
             p->times[it] = dtmax;
             if ((rc = slo_prophet_check_sequence(rt, &err)))
-                collective_fail(1, "%s: %s: %s", runs[i].name, err.source, err.text);
+                collective_rc(rc, &err, runs[i].name, 1);
             {
                 const struct slo_prophet_issue *log;
                 size_t nlog = slo_prophet_sequence(rt, &log);

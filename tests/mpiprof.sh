@@ -1,15 +1,17 @@
 #!/bin/sh
 # mpiprof.sh - slo-mpiprof under `mpirun -np 2` and `-np 4` (issue 5, "What it
 # must show"): the JSON document parses and passes its own --check (schema and
-# consistency rules, doc/mpiprof.md); physical sanity: large-message
-# bandwidth at most 1.05 x the memcpy bandwidth measured on the node in the
-# same run, or flagged "suspect"; every latency > 0; the alpha-beta fit's
+# consistency rules, doc/mpiprof.md); physical sanity: the largest
+# message size's bandwidth at most 1.05 x the memcpy bandwidth measured in
+# the same run, flagged or not (not checked in an ASan build, whose memcpy
+# is intercepted), smaller sizes above it only if flagged; every latency > 0; the alpha-beta fit's
 # residuals reported and its coefficients equal to an independent
 # recomputation (closed-form weighted normal equations, here in jq, against
 # the profiler's LAPACKE dgels); the allreduce sums verified; `slo comm
 # --profile` accepts the document. Bad input (unknown option, unwritable
 # --output directory, bad --sizes): one message from rank 0, MPI_Abort,
-# nonzero exit, no hang (timeout), nothing written.
+# nonzero exit, no hang (timeout), nothing written. A failure on one rank
+# only (injected): that rank's message, nonzero exit, no hang.
 # As root on 2 cores: tests/mpi_env.sh sets OMPI_ALLOW_RUN_AS_ROOT(_CONFIRM)
 # and oversubscription.
 . "${SLO_SRCDIR:?make check sets SLO_SRCDIR}/tests/testlib.sh"
@@ -39,6 +41,27 @@ if ! timeout 120 "$MPIRUN" -np 2 "$PROF" --sizes 8,4096 --output "$tmp/smoke.jso
     finish; exit 1
 fi
 
+# bw_ceiling FILE: every pair's bandwidth at the largest message size is at
+# most 1.05 x the memcpy ceiling of the document (issue 5: the physical
+# bound; a "suspect" flag does not excuse it: it is a copy through memory
+# on one node, so above memcpy is a wrong figure). Prints "a-b bw memcpy
+# suspect" per pair; returns 1 if a pair is above or there is none.
+bw_ceiling() {
+    "$JQ" -r '.ceiling.memcpy_bytes_per_s as $m | .point_to_point.pairs[] |
+        .bandwidth[-1] as $b |
+        "\(.rank_a)-\(.rank_b) \($b.bandwidth_bytes_per_s) \($m) \($b.suspect)"' "$1" |
+    awk '{ print } $3 > 0 && $2 <= 1.05 * $3 { good++ } $3 > 0 && !($2 <= 1.05 * $3) { bad = 1 }
+         END { exit bad || !good }'
+}
+# An ASan build intercepts memcpy (slower), so the ceiling is not physical.
+asan=no
+for x in "$PROF" "${PROF%/*}/.libs/slo-mpiprof" "${PROF%/*}/.libs/lt-slo-mpiprof"; do
+    if [ -f "$x" ] && { nm "$x" 2>/dev/null | grep -q __asan_init ||
+                        ldd "$x" 2>/dev/null | grep -q libasan; }; then
+        asan=yes
+    fi
+done
+
 for np in 2 4; do
     f=$tmp/p$np.json
     timeout 300 "$MPIRUN" -np "$np" "$PROF" --quick --output "$f" >"$tmp/out" 2>"$tmp/err"
@@ -59,14 +82,17 @@ for np in 2 4; do
         echo "# jq not found: the physical checks of np $np are not run (Debian: jq)"
         continue
     fi
-    # large-message bandwidth <= 1.05 x memcpy of the node, or flagged
-    "$JQ" -r '.ceiling.memcpy_bytes_per_s as $m | .point_to_point.pairs[] |
-        .bandwidth[-1] as $b |
-        "\(.rank_a)-\(.rank_b) \($b.bandwidth_bytes_per_s) \($m) \($b.suspect)"' "$f" >"$tmp/bw"
-    bad=$(awk '{ if (!($2 <= 1.05 * $3) && $4 != "true") print }' "$tmp/bw")
-    if [ -s "$tmp/bw" ] && [ -z "$bad" ]; then
-        ok "np $np: large-message bandwidth <= 1.05 x memcpy or flagged ($(awk '{printf "%s %.2f GB/s; ", $1, $2/1e9} END {printf "memcpy %.2f GB/s", $3/1e9}' "$tmp/bw"))"
-    else notok "np $np: large-message bandwidth <= 1.05 x memcpy or flagged: $bad"; fi
+    # the largest message size: bandwidth <= 1.05 x memcpy, flagged or not
+    # (review 11b: a flag must not excuse it; see bw_ceiling above)
+    if [ "$asan" = yes ]; then
+        echo "# np $np: largest-message bandwidth <= 1.05 x memcpy not checked: ASan build" \
+             "(its memcpy interceptor measures memcpy several times slower, doc/mpiprof.md)"
+    elif bw_ceiling "$f" >"$tmp/bw"; then
+        ok "np $np: largest-message bandwidth <= 1.05 x memcpy ($(awk '{printf "%s %.2f GB/s; ", $1, $2/1e9} END {printf "memcpy %.2f GB/s", $3/1e9}' "$tmp/bw"))"
+    else
+        cat "$tmp/bw" >>"$tmp/err"
+        notok "np $np: largest-message bandwidth <= 1.05 x memcpy"
+    fi
     # every figure of every size, not only the largest
     n=$("$JQ" '[.point_to_point.pairs[].bandwidth[]] | length' "$f")
     nflag=$("$JQ" --argjson c 1.05 '.ceiling.memcpy_bytes_per_s as $m |
@@ -119,6 +145,47 @@ for np in 2 4; do
         else notok "np $np: slo comm --profile takes the document's link"; fi
     fi
 done
+
+# The ceiling check itself rejects a flagged largest-message figure above
+# 1.05 x memcpy (the old "or flagged" rule accepted it): the np 2 document
+# with its largest bandwidth set to 2 x memcpy and flagged.
+if [ -n "$JQ" ] && [ -s "$tmp/p2.json" ]; then
+    "$JQ" '.ceiling.memcpy_bytes_per_s as $m | .point_to_point.pairs[0].bandwidth[-1] |=
+           (.bandwidth_bytes_per_s = 2 * $m | .suspect = true | .suspect_reason = "test")' \
+        "$tmp/p2.json" >"$tmp/doctored.json"
+    if bw_ceiling "$tmp/doctored.json" >/dev/null; then
+        notok "the ceiling check accepts a flagged 2 x memcpy figure"
+    else ok "the ceiling check rejects a flagged 2 x memcpy figure at the largest size"; fi
+fi
+
+# --- a failure on one rank only: that rank says so and aborts, no hang -------
+# (review finding 9) Test-only: SLO_MPIPROF_TEST_NODES=per-rank makes every
+# rank a node of its own (the node leaders' path of a multi-node run on one
+# host); SLO_MPIPROF_TEST_FAULT=nodedoc:R makes leader R fail to build its
+# node document (before the fix: R looped in MPI_Barrier, rank 0 waited in
+# MPI_Recv: a hang), nomem:R every allocation on rank R.
+if timeout 120 "$MPIRUN" -np 2 -x SLO_MPIPROF_TEST_NODES=per-rank "$PROF" --sizes 8,4096 \
+       --output "$tmp/split.json" >"$tmp/out" 2>"$tmp/err" &&
+   "$PROF" --check "$tmp/split.json" >/dev/null 2>&1 &&
+   { [ -z "$JQ" ] || "$JQ" -e '(.nodes | length) == 2 and
+                              (.point_to_point.pairs[0].same_node | not)' "$tmp/split.json" >/dev/null; }; then
+    ok "one node per rank (test split): 2 node documents, passes --check"
+else notok "one node per rank (test split)"; fi
+local_fault() { # NAME FAULT PATTERN
+    name=$1; f=$2; pat=$3
+    rm -f "$tmp/lf.json" "$tmp"/.lf.json.*
+    timeout 60 "$MPIRUN" -np 2 -x SLO_MPIPROF_TEST_NODES=per-rank -x SLO_MPIPROF_TEST_FAULT="$f" \
+        "$PROF" --sizes 8,4096 --output "$tmp/lf.json" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ "$rc" = 124 ]; then notok "$name: hang (killed by timeout)"
+    elif [ "$rc" != 0 ] && [ "$(grep -c -- "$pat" "$tmp/err")" = 1 ] &&
+         [ -z "$(ls -A "$tmp" | grep '^\.\{0,1\}lf\.json')" ]; then
+        ok "$name (exit $rc, nothing written)"
+    else notok "$name (exit $rc)"; fi
+}
+local_fault "node leader 1 out of memory building its node document" nodedoc:1 \
+    '^slo-mpiprof: rank 1: out of memory building the node document$'
+local_fault "rank 1 out of memory" nomem:1 '^slo-mpiprof: rank 1: out of memory ('
 
 # stdout instead of --output
 if timeout 120 "$MPIRUN" -np 2 "$PROF" --sizes 8,64KiB >"$tmp/stdout.json" 2>"$tmp/err" &&

@@ -8,9 +8,14 @@
 # runtime's own checksum comparison, every rank's recorded collective
 # sequence (--sequence-out) is compared byte for byte, checked to be the
 # plan order 0..n-1 in every iteration, and - for plans read from a file -
-# compared with the block sizes `slo comm --json` wrote (read with jq). Bad
-# input must give one clear message from rank 0, a nonzero exit (2) and
-# never a hang (every run is under timeout; exit 124 = hang = failure).
+# compared with the block sizes `slo comm --json` wrote (read with jq).
+# The real MPI_Iallreduce calls, seen through a PMPI interposer
+# (tests/train_demo_pmpi), are compared across ranks and with the plan
+# file's blocks, and that comparison is shown to catch a rank that swaps two
+# blocks after the agreement. Bad input must give one clear message from
+# rank 0, a nonzero exit (2) and never a hang (every run is under timeout;
+# exit 124 = hang = failure); so must a failure on one rank only (injected:
+# out of memory, an MPI error), with a nonzero exit.
 # Open MPI as root on 2 cores: tests/mpi_env.sh.
 . "$SLO_SRCDIR/tests/testlib.sh"
 . "$SLO_SRCDIR/tests/mpi_env.sh"
@@ -88,7 +93,7 @@ for np in 2 3; do
     timeout 120 "$SLO_MPIRUN" -np "$np" "$UNIT" >"$tmp/out" 2>"$tmp/err"
     rc=$?
     n=$(grep -c '^ok - ' "$tmp/out")
-    if [ "$rc" = 0 ] && [ "$n" -ge 28 ] && ! grep -q '^not ok' "$tmp/out"; then
+    if [ "$rc" = 0 ] && [ "$n" -ge 38 ] && ! grep -q '^not ok' "$tmp/out"; then
         ok "test_runtime_mpi at $np ranks: $n checks"
     else
         grep '^not ok' "$tmp/out" >>"$tmp/err"
@@ -167,6 +172,128 @@ if "$SLO" comm --model "$FIX/small_layers.csv" --bandwidth 1Gbit --workers 2 --j
 else
     notok "slo comm --json for the plan fixture"
 fi
+
+# --- the real MPI calls, observed through PMPI (review finding 11a) --------
+# tests/train_demo_pmpi is the demo's source with tests/test_runtime_pmpi.c
+# linked in: every MPI_Iallreduce the process really issues is written to
+# PREFIX.RANK (communicator, its size, count, datatype size, op, in place),
+# by the MPI profiling interface, not by the runtime. The runtime's own log
+# (--sequence-out, above) is written by the code that issues the blocks and
+# cannot disagree with itself; these files can.
+PDEMO="$SLO_BUILDDIR/tests/train_demo_pmpi"
+# pmpi_check NP PREFIX WANT: every rank's calls on the runtime's communicator
+# (a duplicate of MPI_COMM_WORLD: "dup") are identical to rank 0's; each is
+# an in-place MPI_SUM over all NP ranks; their sizes (count x datatype size)
+# are the byte sizes listed in WANT, in that order. Prints the first
+# problem and returns 1.
+pmpi_check() {
+    np=$1; prefix=$2; want=$3
+    r=0
+    while [ "$r" -lt "$np" ]; do
+        if [ ! -f "$prefix.$r" ]; then echo "rank $r wrote no PMPI record"; return 1; fi
+        grep '^dup ' "$prefix.$r" >"$prefix.dup.$r"
+        r=$((r + 1))
+    done
+    r=1
+    while [ "$r" -lt "$np" ]; do
+        if ! cmp -s "$prefix.dup.0" "$prefix.dup.$r"; then
+            echo "rank $r's MPI_Iallreduce calls differ from rank 0's:"
+            diff "$prefix.dup.0" "$prefix.dup.$r" | head -n 4
+            return 1
+        fi
+        r=$((r + 1))
+    done
+    if ! awk -v np="$np" '$2 != np || $5 != "sum" || $6 != "inplace" { print "not an in-place MPI_SUM over " np " ranks: " $0; bad = 1; exit }
+                          END { exit bad }' "$prefix.dup.0"; then
+        return 1
+    fi
+    awk '{ print $3 * $4 }' "$prefix.dup.0" >"$prefix.bytes"
+    if ! cmp -s "$want" "$prefix.bytes"; then
+        echo "MPI_Iallreduce sizes differ from the plan's blocks (want < > issued):"
+        diff "$want" "$prefix.bytes" | head -n 6
+        return 1
+    fi
+    return 0
+}
+if [ ! -x "$PDEMO" ]; then
+    notok "tests/train_demo_pmpi not built"
+elif [ ! -s "$tmp/small.json" ]; then
+    notok "PMPI checks: no plan file (slo comm --json failed above)"
+else
+    # --iterations 1: a warm-up and one timed pass, so each plan's blocks twice
+    for np in 2 4; do
+        for pol in fifo ddp prophet; do
+            jq -r ".policies[] | select(.name == \"$pol\") | .blocks[].bytes" \
+                "$tmp/small.json" >"$tmp/blocks"
+            cat "$tmp/blocks" "$tmp/blocks" >"$tmp/want"
+            rm -f "$tmp/pm".*
+            if timeout 120 "$SLO_MPIRUN" -np "$np" -x SLO_PMPI_LOG="$tmp/pm" "$PDEMO" \
+                   --model "$FIX/small_layers.csv" --plan "$tmp/small.json" --policy "$pol" \
+                   --bytes-scale 1 --compute-scale 0.1 --iterations 1 >"$tmp/out" 2>"$tmp/err"; then
+                if pmpi_check "$np" "$tmp/pm" "$tmp/want" >>"$tmp/err"; then
+                    ok "PMPI, np $np, $pol: every rank issued the same $(wc -l <"$tmp/want") MPI_Iallreduce, the file's block sizes in order"
+                else
+                    notok "PMPI, np $np, $pol: the MPI calls observed do not match"
+                fi
+            else
+                notok "PMPI, np $np, $pol (exit $?)"
+            fi
+        done
+    done
+    # The check must see a rank that issues two blocks in another order
+    # after the plans agreed (test-only SLO_PROPHET_TEST_FAULT=swap:1:
+    # prophet's blocks 2 and 3, 4096000 and 4096 bytes, swapped on rank 1,
+    # whose own log keeps the plan order). MPI may then fail the mismatched
+    # collective (MPI_ERR_TRUNCATE); it must not hang, and the PMPI records
+    # must show the swap.
+    jq -r '.policies[] | select(.name == "prophet") | .blocks[].bytes' "$tmp/small.json" >"$tmp/blocks"
+    cat "$tmp/blocks" "$tmp/blocks" >"$tmp/want"
+    rm -f "$tmp/pm".*
+    timeout 120 "$SLO_MPIRUN" -np 2 -x SLO_PMPI_LOG="$tmp/pm" -x SLO_PROPHET_TEST_FAULT=swap:1 \
+        "$PDEMO" --model "$FIX/small_layers.csv" --plan "$tmp/small.json" --policy prophet \
+        --bytes-scale 1 --compute-scale 0.1 --iterations 1 >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ "$rc" = 124 ]; then
+        notok "PMPI, swapped blocks on rank 1: hang (killed by timeout)"
+    elif pmpi_check 2 "$tmp/pm" "$tmp/want" >"$tmp/why"; then
+        notok "PMPI, swapped blocks on rank 1: the check did not see the swap"
+    elif grep -q "rank 1's MPI_Iallreduce calls differ from rank 0's" "$tmp/why" &&
+         [ "$(sed -n 3p "$tmp/pm.dup.0")" = "dup 2 1024000 4 sum inplace" ] &&
+         [ "$(sed -n 3p "$tmp/pm.dup.1")" = "dup 2 1024 4 sum inplace" ]; then
+        ok "PMPI, swapped blocks on rank 1: the check sees rank 1 issue the 4096-byte block third, rank 0 the 4096000-byte one (exit $rc)"
+    else
+        cat "$tmp/why" >>"$tmp/err"
+        notok "PMPI, swapped blocks on rank 1: not the expected difference"
+    fi
+fi
+
+# --- a failure on one rank only: exit != 0, never a hang (finding 9) -------
+# Test-only fault injection (doc/runtime.md): SLO_PROPHET_TEST_FAULT=nomem:R
+# makes set_plan's allocations fail on rank R, drain:R its wait for the
+# previous plan's collectives (as an MPI error). Before the fix, rank R
+# returned before the agreement and the others hung in it. Now rank R joins
+# the agreement with its failure, every rank returns the error and rank 0
+# prints it once, naming rank R.
+fault() { # NAME FAULT PATTERN: np 4, the demo under timeout
+    name=$1; f=$2; pattern=$3
+    timeout 120 "$SLO_MPIRUN" -np 4 -x SLO_PROPHET_TEST_FAULT="$f" "$DEMO" --quick \
+        --iterations 1 >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    n=$(grep -c '^slo-train-demo: ' "$tmp/err")
+    if [ "$rc" = 124 ]; then
+        notok "$name: hang (killed by timeout)"
+    elif [ "$rc" != 0 ] && [ "$n" = 1 ] && grep -Eq -- "^slo-train-demo: $pattern" "$tmp/err" &&
+         ! grep -q '^verified' "$tmp/out"; then
+        ok "$name (exit $rc)"
+    else
+        notok "$name (exit $rc, $n messages)"
+    fi
+}
+fault "out of memory on rank 1 only" nomem:1 \
+    'fifo plan: set_plan: rank 1: out of memory \(rank 1 has 176 gradients'
+fault "out of memory on the last rank only" nomem:3 'fifo plan: set_plan: rank 3: out of memory'
+fault "MPI error draining on rank 2 only" drain:2 \
+    "ddp plan: set_plan: rank 2: an MPI error while waiting for the previous plan's collectives"
 
 # --- bad input: one message from rank 0, exit 2, no hang ------------------
 # bad NAME PATTERN NP ARGS...: exit 2, exactly one "slo-train-demo: " line

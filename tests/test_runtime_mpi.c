@@ -104,6 +104,42 @@ int main(int argc, char **argv)
     check(slo_prophet_create(MPI_COMM_WORLD, MPI_INT, SLO_PROPHET_AVERAGE, &bad, &err) ==
                   SLO_ERR_INVALID && !bad && strstr(err.text, "MPI_FLOAT or MPI_DOUBLE"),
           "create: averaging needs MPI_FLOAT or MPI_DOUBLE");
+    /* review finding 10: MPI addresses a buffer by the datatype's extent,
+     * the runtime counts by its size; a derived or padded type would make
+     * MPI_Iallreduce read and write past the gradients, and MPI_SUM is
+     * defined on predefined types only. Each must be refused at create. */
+    {
+        MPI_Datatype vec, contig, padded;
+        MPI_Type_vector(2, 1, 2, MPI_FLOAT, &vec); /* size 8, extent 12 */
+        MPI_Type_commit(&vec);
+        MPI_Type_contiguous(2, MPI_FLOAT, &contig); /* size = extent 8, but derived */
+        MPI_Type_commit(&contig);
+        MPI_Type_create_resized(MPI_FLOAT, 0, 8, &padded); /* size 4, extent 8 */
+        MPI_Type_commit(&padded);
+        check(slo_prophet_create(MPI_COMM_WORLD, vec, 0, &bad, &err) == SLO_ERR_INVALID &&
+                  !bad && strstr(err.text, "expected a predefined type"),
+              "create: a strided derived type (vector, extent 12 > size 8) is refused");
+        check(slo_prophet_create(MPI_COMM_WORLD, contig, 0, &bad, &err) == SLO_ERR_INVALID &&
+                  !bad && strstr(err.text, "found a derived type"),
+              "create: a contiguous derived type is refused (MPI_SUM needs a predefined one)");
+        check(slo_prophet_create(MPI_COMM_WORLD, padded, 0, &bad, &err) == SLO_ERR_INVALID &&
+                  !bad && strstr(err.text, "expected a predefined type"),
+              "create: a resized MPI_FLOAT (extent 8 > size 4) is refused");
+        check(slo_prophet_create(MPI_COMM_WORLD, MPI_2INT, 0, &bad, &err) == SLO_ERR_INVALID &&
+                  !bad && strstr(err.text, "MINLOC/MAXLOC pair"),
+              "create: MPI_2INT (predefined, but not for MPI_SUM) is refused");
+        MPI_Type_free(&vec);
+        MPI_Type_free(&contig);
+        MPI_Type_free(&padded);
+        rc = slo_prophet_create(MPI_COMM_WORLD, MPI_DOUBLE, SLO_PROPHET_AVERAGE, &bad, &err);
+        check(rc == SLO_OK && bad, "create: MPI_DOUBLE accepted");
+        slo_prophet_free(bad);
+        bad = NULL;
+        rc = slo_prophet_create(MPI_COMM_WORLD, MPI_INT, 0, &bad, &err);
+        check(rc == SLO_OK && bad, "create: MPI_INT accepted");
+        slo_prophet_free(bad);
+        bad = NULL;
+    }
     layout(0);
     check(slo_prophet_create(MPI_COMM_WORLD, MPI_FLOAT, 0, &rt, &err) == SLO_OK, "create");
     check(slo_prophet_thread_level(rt) == provided, "thread level recorded");
@@ -193,6 +229,35 @@ int main(int argc, char **argv)
                   strstr(err.text, want),
               "different plans on the last rank: every rank fails with the same text");
     }
+    /* review finding 9: a failure of one rank only must still reach every
+     * rank through the agreement (before the fix a bad max_in_flight
+     * returned before the MPI_Allgather: the other ranks hung in it) */
+    rc = slo_prophet_set_plan(rt, &plan_a, rank == size - 1 ? -1 : 1, &err);
+    {
+        char want[64];
+        snprintf(want, sizeof want, "rank %d: max_in_flight < 0", size - 1);
+        check(rc == SLO_ERR_INVALID && slo_prophet_plan(rt) == NULL &&
+                  strstr(err.text, rank == size - 1 ? "max_in_flight: expected >= 0" : want),
+              "max_in_flight -1 on the last rank only: every rank fails, no hang");
+    }
+    /* out of memory on rank 1 only (test-only fault injection: set_plan's
+     * allocations fail there): SLO_ERR_NOMEM on every rank, rank 1 named */
+    setenv("SLO_PROPHET_TEST_FAULT", "nomem:1", 1);
+    rc = slo_prophet_set_plan(rt, &plan_a, 1, &err);
+    unsetenv("SLO_PROPHET_TEST_FAULT");
+    check(rc == SLO_ERR_NOMEM && slo_prophet_plan(rt) == NULL &&
+              strstr(err.text, rank == 1 ? "out of memory" : "rank 1: out of memory"),
+          "out of memory on rank 1 only: SLO_ERR_NOMEM on every rank, no hang");
+    /* an MPI error on the last rank while waiting for the previous plan's
+     * collectives (injected): it joins the agreement, every rank fails */
+    check(slo_prophet_set_plan(rt, &plan_a, 1, &err) == SLO_OK, "plan A again");
+    setenv("SLO_PROPHET_TEST_FAULT", "drain:0", 1);
+    rc = slo_prophet_set_plan(rt, &plan_a, 1, &err);
+    unsetenv("SLO_PROPHET_TEST_FAULT");
+    check(rc == SLO_ERR_IO && slo_prophet_plan(rt) == NULL && strcmp(err.source, "set_plan") == 0 &&
+              strstr(err.text, rank == 0 ? "waiting for the previous plan's collectives"
+                                         : "rank 0: an MPI error while waiting"),
+          "an MPI error draining on rank 0 only: SLO_ERR_IO on every rank (agreed), no hang");
     check(slo_prophet_begin(rt, &err) == SLO_ERR_INVALID, "begin without a plan: error");
     check(slo_prophet_set_plan(rt, &plan_b, 1, &err) == SLO_OK &&
               slo_prophet_staging_bytes(rt) == 64,
