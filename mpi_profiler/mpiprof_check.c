@@ -8,11 +8,13 @@
  * No MPI: runs as a plain command.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "mpiprof.h"
 #include "slo_comm.h"
@@ -40,8 +42,13 @@ static const char *describe(const json_t *v, char *buf, size_t len)
         snprintf(buf, len, "the string \"%.40s\"", json_string_value(v));
     else if (json_is_integer(v))
         snprintf(buf, len, "%lld", (long long)json_integer_value(v));
-    else if (json_is_real(v))
-        snprintf(buf, len, "%.10g", json_real_value(v));
+    else if (json_is_real(v)) { /* "1.0" is not an integer: show that it is a real (M10) */
+        double x = json_real_value(v);
+        if (x == floor(x) && fabs(x) < 1e15)
+            snprintf(buf, len, "%.1f (a number with a fraction part, not an integer)", x);
+        else
+            snprintf(buf, len, "%.10g", x);
+    }
     else if (json_is_boolean(v))
         snprintf(buf, len, json_is_true(v) ? "true" : "false");
     else if (json_is_null(v))
@@ -630,12 +637,31 @@ out:
 int mpiprof_check_file(const char *path)
 {
     json_error_t je;
-    json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    json_t *doc;
     char msg[768];
     long long np;
+    struct stat st;
+    FILE *f = fopen(path, "r");
+    /* plain words for a file that cannot be read (trial finding M10: jansson
+     * said "line -1, column -1: unable to open" and, for a directory, "'['
+     * or '{' expected near end of file") */
+    if (!f) {
+        fprintf(stderr, "%s: --check: %s: cannot open: %s\n", MPIPROF_NAME, path,
+                strerror(errno));
+        return 2;
+    }
+    if (fstat(fileno(f), &st) == 0 && !S_ISREG(st.st_mode)) {
+        fprintf(stderr, "%s: --check: %s: expected a JSON file (a slo-mpiprof document), found "
+                        "%s\n", MPIPROF_NAME, path,
+                S_ISDIR(st.st_mode) ? "a directory" : "something that is not a regular file");
+        fclose(f);
+        return 2;
+    }
+    doc = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
+    fclose(f);
     if (!doc) {
-        fprintf(stderr, "%s: --check: %s: line %d, column %d: %s\n", MPIPROF_NAME, path,
-                je.line, je.column, je.text);
+        fprintf(stderr, "%s: --check: %s: not a JSON document: line %d, column %d: %s\n",
+                MPIPROF_NAME, path, je.line, je.column, je.text);
         return 2;
     }
     if (mpiprof_check_doc(doc, msg, sizeof msg)) {

@@ -15,6 +15,7 @@
  * kernel/slo_comm.h.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#define _XOPEN_SOURCE 700 /* realpath, S_IFREG (--output, M1) */
 #ifdef HAVE_CONFIG_H
 #include <config.h>
 #endif
@@ -23,6 +24,7 @@
 #include <math.h>
 #include <mpi.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +33,7 @@
 #include <unistd.h>
 
 #include "mpiprof.h"
+#include "slo_comm.h"
 
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "unknown"
@@ -47,7 +50,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: mpirun -np N slo-mpiprof [--quick] [--output FILE] [--sizes LIST]\n"
-            "       srun --mpi=pmix -n N slo-mpiprof [--quick] [--output FILE]\n"
+            "       srun --mpi=pmix -n N slo-mpiprof [--quick] [--output FILE] [--sizes LIST]\n"
             "       slo-mpiprof --check FILE\n"
             "\n"
             "Measure the MPI link of this job step: point-to-point bandwidth (window of\n"
@@ -59,7 +62,8 @@ static void usage(FILE *f)
             "  --quick        a few sizes and repetitions: seconds (default: thorough,\n"
             "                 1 B..4 MiB by powers of 2, OSU iteration counts)\n"
             "  --output FILE  write the document to FILE (temp file + rename) instead of\n"
-            "                 stdout\n"
+            "                 stdout; a regular file, a new name or a link to a regular\n"
+            "                 file (devices, FIFOs, directories refused: redirect stdout)\n"
             "  --sizes LIST   message sizes in bytes, comma-separated, increasing, with an\n"
             "                 optional KiB or MiB suffix (8,4KiB,1MiB), 1 B..256 MiB, 2..64\n"
             "                 sizes; allreduce sizes are rounded up to whole doubles\n"
@@ -197,13 +201,23 @@ static int parse_options(int argc, char **argv, struct options *o, char *msg, si
                                              {"check", required_argument, NULL, O_CHECK},
                                              {"help", no_argument, NULL, O_HELP},
                                              {NULL, 0, NULL, 0}};
-    const char *sizes = NULL;
-    int c;
+    const char *sizes = NULL, *seen[O_HELP + 1] = {NULL};
+    int c, li = -1;
 
     memset(o, 0, sizeof *o);
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":", longopts, &li)) != -1) {
+        /* an option given twice with different values is an error, as in slo
+         * (trial finding M15: --output a.json --output b.json wrote b.json) */
+        if (c >= O_QUICK && c <= O_HELP && optarg) {
+            if (seen[c] && strcmp(seen[c], optarg) != 0) {
+                snprintf(msg, len, "--%s: expected one value, found two: \"%s\" and \"%s\"",
+                         longopts[li].name, seen[c], optarg);
+                return -1;
+            }
+            seen[c] = optarg;
+        }
         switch (c) {
         case O_QUICK: o->p.quick = 1; break;
         case O_OUTPUT:
@@ -271,11 +285,13 @@ static void die(int code, const char *fmt, ...)
 {
     if (g_rank == 0) {
         va_list ap;
-        fprintf(stderr, "%s: ", MPIPROF_NAME);
+        char line[2048];
         va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
+        vsnprintf(line, sizeof line, fmt, ap);
         va_end(ap);
-        fputc('\n', stderr);
+        /* one write: stderr is unbuffered, and pieces of the line could be
+         * interleaved with mpirun's own output */
+        fprintf(stderr, "%s: %s\n", MPIPROF_NAME, line);
         fflush(stderr);
         MPI_Abort(MPI_COMM_WORLD, code);
     }
@@ -292,14 +308,43 @@ static void die_local(int code, const char *fmt, ...)
 static void die_local(int code, const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "%s: rank %d: ", MPIPROF_NAME, g_rank);
+    char line[2048];
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    fprintf(stderr, "%s: rank %d: %s\n", MPIPROF_NAME, g_rank, line); /* one write */
     fflush(stderr);
     MPI_Abort(MPI_COMM_WORLD, code);
     exit(code); /* not reached */
+}
+
+/* Argument agreement (trial finding M2): ranks started with different
+ * arguments (mpirun's colon syntax, a wrapper script) would run different
+ * loops, collectives of different sizes or fail in parsing on some ranks
+ * only: a hang, MPI_ERR_TRUNCATE or a crash. Called by every rank right
+ * after MPI_Init, before any parsing can fail: a fixed-size collective
+ * (MPI_Bcast of rank 0's 64-bit FNV-1a hash of argv[1..argc-1], each
+ * argument followed by a NUL, then MPI_Allreduce MPI_MIN of the ranks whose
+ * hash differs). Returns the lowest rank whose arguments differ from rank
+ * 0's, or -1 when every rank has the same; the same on every rank. */
+static int argv_first_differing_rank(int argc, char **argv, MPI_Comm comm)
+{
+    uint64_t h = 1469598103934665603ULL, h0; /* FNV-1a 64 offset basis */
+    int rank, np, first;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &np);
+    for (int i = 1; i < argc; i++) {
+        const unsigned char *c = (const unsigned char *)argv[i];
+        do {
+            h ^= *c;
+            h *= 1099511628211ULL; /* FNV prime */
+        } while (*c++);
+    }
+    h0 = h;
+    MPI_Bcast(&h0, 1, MPI_UINT64_T, 0, comm);
+    first = h == h0 ? np : rank;
+    MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, comm);
+    return first < np ? first : -1;
 }
 
 static void *xalloc(size_t n)
@@ -675,6 +720,62 @@ static FILE *open_temp(const char *output, char *tmp_path, size_t len)
     return f;
 }
 
+/* Where --output goes (trial finding M1): `output` itself when it is a
+ * regular file or does not exist yet, the file a symbolic link resolves to
+ * (realpath) when it is a link to a regular file; the document is written to
+ * a temp file in that file's directory and renamed over it. Anything else is
+ * refused, as rename(2) would replace the node itself (a device turned into a
+ * regular file, a FIFO or a link replaced): a directory, a character or block
+ * device, a FIFO, a socket, a link whose target is missing or not a regular
+ * file. target: TARGET_LEN bytes. 0 ok; -1 with the message in msg (a usage
+ * error: exit 2). Source: doc/mpiprof.md "Output". */
+static int output_target(const char *output, char *target, size_t target_len, char *msg,
+                         size_t len)
+{
+    struct stat st;
+    char *real = NULL;
+    const char *path = output, *kind;
+    if (lstat(output, &st) != 0) {
+        if (errno != ENOENT) {
+            snprintf(msg, len, "--output: cannot write \"%s\": %s", output, strerror(errno));
+            return -1;
+        }
+        st.st_mode = S_IFREG; /* a new file */
+    } else if (S_ISLNK(st.st_mode)) {
+        if (!(real = realpath(output, NULL)) || stat(real, &st) != 0) {
+            snprintf(msg, len, "--output: expected a regular file, a new file name or a link to "
+                               "a regular file, found \"%s\", a symbolic link whose target "
+                               "cannot be resolved (%s)", output, strerror(errno));
+            free(real);
+            return -1;
+        }
+        path = real;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        kind = S_ISDIR(st.st_mode)    ? "a directory"
+               : S_ISCHR(st.st_mode)  ? "a character device"
+               : S_ISBLK(st.st_mode)  ? "a block device"
+               : S_ISFIFO(st.st_mode) ? "a FIFO"
+               : S_ISSOCK(st.st_mode) ? "a socket"
+                                      : "not a regular file";
+        snprintf(msg, len, "--output: expected a regular file or a new file name, found \"%s\"%s%s"
+                           "%s, %s (the document is written to a temp file renamed over FILE; "
+                           "for a device or a pipe leave out --output and redirect stdout)",
+                 output, real ? " (a link to \"" : "", real ? real : "", real ? "\")" : "", kind);
+        free(real);
+        return -1;
+    }
+    if (strlen(path) >= target_len) {
+        snprintf(msg, len, "--output: expected a path shorter than %zu bytes, found \"%.256s...\"",
+                 target_len, path);
+        free(real);
+        return -1;
+    }
+    memcpy(target, path, strlen(path) + 1);
+    free(real);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     struct options o;
@@ -686,30 +787,40 @@ int main(int argc, char **argv)
     const char *env_rank = getenv("OMPI_COMM_WORLD_RANK") ? getenv("OMPI_COMM_WORLD_RANK")
                                                            : getenv("PMIX_RANK");
     int quiet_rank = env_rank && strcmp(env_rank, "0") != 0;
-    char tmp_path[4096] = "";
+    char tmp_path[4160] = "", target[4096] = "";
     FILE *out = NULL;
     MPI_Comm node_comm;
     struct progress pr = {0, 0, 0, 0};
     double t_start;
 
+    if (launched) { /* every rank: the same arguments, before parsing can fail */
+        int r;
+        MPI_Init(&argc, &argv);
+        MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+        if ((r = argv_first_differing_rank(argc, argv, MPI_COMM_WORLD)) >= 0)
+            die(2, "rank %d was started with other arguments than rank 0: expected the same "
+                   "options on every rank (one command line for all ranks)", r);
+    }
     if (parse_options(argc, argv, &o, msg, sizeof msg)) {
         if (!launched) { /* a plain command: no MPI needed to say so */
             fprintf(stderr, "%s: %s\n", MPIPROF_NAME, msg);
             return 2;
         }
-        MPI_Init(&argc, &argv);
-        MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
         die(2, "%s", msg);
     }
-    if (o.help) {
-        if (!quiet_rank)
+    if (o.help || o.check) {
+        int rc = 0;
+        if (o.help && !quiet_rank)
             usage(stdout);
-        return 0;
+        else if (o.check && !quiet_rank)
+            rc = mpiprof_check_file(o.check);
+        if (launched)
+            MPI_Finalize();
+        return rc;
     }
-    if (o.check)
-        return quiet_rank ? 0 : mpiprof_check_file(o.check);
 
-    MPI_Init(&argc, &argv);
+    if (!launched)
+        MPI_Init(&argc, &argv);
     t_start = now_s();
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
@@ -719,7 +830,9 @@ int main(int argc, char **argv)
      * probe is removed at once and the temp file made again at the end, so
      * a run that aborts on the way (one rank out of memory) leaves nothing. */
     if (rank == 0 && o.output) {
-        if (!(out = open_temp(o.output, tmp_path, sizeof tmp_path))) {
+        if (output_target(o.output, target, sizeof target, msg, sizeof msg))
+            bad = 1;
+        else if (!(out = open_temp(target, tmp_path, sizeof tmp_path))) {
             snprintf(msg, sizeof msg, "--output: cannot write \"%s\": %s", o.output,
                      strerror(errno));
             bad = 1;
@@ -886,6 +999,12 @@ int main(int argc, char **argv)
     }
     if (pr.on && pr.tty)
         fputc('\n', stderr);
+    /* test only (SLO_MPIPROF_TEST_FAULT=flattime:0): every allreduce size as
+     * fast as the first, as on a link where the sizes are too small to show
+     * the bandwidth term: the fit's beta is 0 (tests/mpiprof.sh, M4) */
+    if (rank == 0 && test_fault("flattime"))
+        for (size_t i = 1; i < p->n_allreduce_sizes; i++)
+            ap[i].min_s = ap[0].min_s, ap[i].median_s = ap[0].median_s;
 
     if (rank != 0) {
         free(ap);
@@ -1105,7 +1224,30 @@ int main(int argc, char **argv)
                 MPIPROF_NAME, msg);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    if (o.output && !(out = open_temp(o.output, tmp_path, sizeof tmp_path))) {
+    /* again: the path may have changed while measuring */
+    /* and the link reader (slo comm --profile, --check) must accept it: a
+     * fit with no bandwidth term (beta 0, as when every size is small, e.g.
+     * --sizes 1,16) gives a document it rejects (trial finding M4) */
+    if (np >= 2) {
+        char *text = json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(17));
+        struct slo_comm_link lk;
+        struct slo_comm_profile_info inf;
+        slo_error_t e = {0};
+        if (!text)
+            die_local(1, "out of memory writing the document");
+        if (slo_comm_profile_parse(text, "the measured profile", &lk, &inf, &e)) {
+            fprintf(stderr, "%s: the measured profile is not usable by slo comm --profile, "
+                            "nothing written: %s (larger --sizes, up to 1MiB or more, let the "
+                            "allreduce times show the bandwidth)\n", MPIPROF_NAME, e.text);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        free(text);
+    }
+    if (o.output && output_target(o.output, target, sizeof target, msg, sizeof msg)) {
+        fprintf(stderr, "%s: %s\n", MPIPROF_NAME, msg);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    if (o.output && !(out = open_temp(target, tmp_path, sizeof tmp_path))) {
         fprintf(stderr, "%s: --output: cannot write \"%s\": %s\n", MPIPROF_NAME, o.output,
                 strerror(errno));
         MPI_Abort(MPI_COMM_WORLD, 1);
@@ -1115,7 +1257,7 @@ int main(int argc, char **argv)
         int e = errno;
         if (fclose(out) && !failed)
             failed = 1, e = errno;
-        if (!failed && rename(tmp_path, o.output))
+        if (!failed && rename(tmp_path, target))
             failed = 1, e = errno;
         if (failed) {
             unlink(tmp_path);

@@ -575,6 +575,17 @@ int slo_prophet_plan_json_policies(const char *text, const char *source,
                       "found %s", i, describe(name, buf, sizeof buf));
             break;
         }
+        /* each policy once (trial finding M8): a second entry would never be used */
+        for (size_t k = 0; k < i; k++)
+            if (strcmp(json_string_value(json_object_get(json_array_get(pols, k), "name")),
+                       json_string_value(name)) == 0) {
+                rc = fail(err, SLO_ERR_INVALID, source, "policies[%zu].name: expected each "
+                          "policy once, found \"%s\" again (policies[%zu] is \"%s\" too)", i,
+                          json_string_value(name), k, json_string_value(name));
+                break;
+            }
+        if (rc)
+            break;
         if (*n < max)
             snprintf(names[(*n)++], SLO_COMM_NAME_LENGTH, "%s", json_string_value(name));
     }

@@ -164,7 +164,7 @@ int slo_prophet_plan_parse_json(const char *text, const char *source, const char
  * The policy names of a `slo comm --json` document, in order: names [max]
  * of SLO_COMM_NAME_LENGTH bytes each; *n gets how many (at most max).
  * Errors: SLO_ERR_INVALID (not JSON, no "policies" list, an entry without
- * a string "name"), source as above.
+ * a string "name", a name given twice: trial finding M8), source as above.
  */
 int slo_prophet_plan_json_policies(const char *text, const char *source,
                                    char (*names)[SLO_COMM_NAME_LENGTH], size_t max, size_t *n,

@@ -12,10 +12,12 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <jansson.h>
 #include <lapacke.h>
 #include <math.h>
 #include <mpi.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,11 +55,13 @@ static void collective_fail(int code, const char *fmt, ...)
 {
     if (world_rank == 0) {
         va_list ap;
-        fprintf(stderr, PROG ": ");
+        char line[2048];
         va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
+        vsnprintf(line, sizeof line, fmt, ap);
         va_end(ap);
-        fputc('\n', stderr);
+        /* one write: stderr is unbuffered, and pieces of the line could be
+         * interleaved with mpirun's own output */
+        fprintf(stderr, PROG ": %s\n", line);
         fflush(stderr);
         fflush(stdout);
         MPI_Abort(MPI_COMM_WORLD, code);
@@ -73,14 +77,43 @@ static void local_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)
 static void local_fail(const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, PROG ": rank %d: ", world_rank);
+    char line[2048];
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    fprintf(stderr, PROG ": rank %d: %s\n", world_rank, line); /* one write */
     fflush(stderr);
     MPI_Abort(MPI_COMM_WORLD, 1);
     exit(1);
+}
+
+/* Argument agreement (trial finding M2): ranks started with different
+ * arguments (mpirun's colon syntax, a wrapper script) would run different
+ * loops, collectives of different sizes or fail in parsing on some ranks
+ * only: a hang, MPI_ERR_TRUNCATE or a crash. Called by every rank right
+ * after MPI_Init, before any parsing can fail: a fixed-size collective
+ * (MPI_Bcast of rank 0's 64-bit FNV-1a hash of argv[1..argc-1], each
+ * argument followed by a NUL, then MPI_Allreduce MPI_MIN of the ranks whose
+ * hash differs). Returns the lowest rank whose arguments differ from rank
+ * 0's, or -1 when every rank has the same; the same on every rank. */
+static int argv_first_differing_rank(int argc, char **argv, MPI_Comm comm)
+{
+    uint64_t h = 1469598103934665603ULL, h0; /* FNV-1a 64 offset basis */
+    int rank, np, first;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &np);
+    for (int i = 1; i < argc; i++) {
+        const unsigned char *c = (const unsigned char *)argv[i];
+        do {
+            h ^= *c;
+            h *= 1099511628211ULL; /* FNV prime */
+        } while (*c++);
+    }
+    h0 = h;
+    MPI_Bcast(&h0, 1, MPI_UINT64_T, 0, comm);
+    first = h == h0 ? np : rank;
+    MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, comm);
+    return first < np ? first : -1;
 }
 
 static void check_rc(int rc, const slo_error_t *err)
@@ -118,6 +151,8 @@ struct options {
     int mismatch_kind; /* 0 none, 1 grads, 2 plan */
     int mismatch_rank;
     int given_cs, given_bs, given_it;
+    FILE *seq;          /* --sequence-out PREFIX.RANK, opened early (open_sequence) */
+    char seq_path[4096];
 };
 
 static void usage(FILE *f)
@@ -165,7 +200,7 @@ static double parse_number(const char *opt, const char *text, double lo, double 
     char *end;
     double v;
     errno = 0;
-    v = strtod(text, &end);
+    v = slo_strtod(text, &end); /* decimal only: not "0x1p-3" (trial finding M13) */
     if (!*text || *end || errno || !isfinite(v) || (lo_open ? v <= lo : v < lo) || v > hi)
         collective_fail(2, "%s: expected a number %s %g and <= %g, found \"%s\"", opt,
                         lo_open ? ">" : ">=", lo, hi, text);
@@ -207,7 +242,8 @@ static void parse_options(int argc, char **argv, struct options *o)
         {"test-mismatch", required_argument, NULL, O_MISMATCH},
         {"help", no_argument, NULL, O_HELP},
         {NULL, 0, NULL, 0}};
-    int c;
+    int c, li = -1;
+    const char *seen[O_HELP + 1] = {NULL};
     memset(o, 0, sizeof *o);
     o->model = "resnet50";
     o->layout = "flat";
@@ -219,7 +255,15 @@ static void parse_options(int argc, char **argv, struct options *o)
     o->policy = -1;
     o->mismatch_rank = -1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":", longopts, &li)) != -1) {
+        /* an option given twice with different values is an error, as in slo
+         * (trial finding M15) */
+        if (c >= O_MODEL && c <= O_HELP && optarg) {
+            if (seen[c] && strcmp(seen[c], optarg) != 0)
+                collective_fail(2, "--%s: expected one value, found two: \"%s\" and \"%s\"",
+                                longopts[li].name, seen[c], optarg);
+            seen[c] = optarg;
+        }
         switch (c) {
         case O_MODEL: o->model = optarg; break;
         case O_CS:
@@ -298,6 +342,28 @@ static void parse_options(int argc, char **argv, struct options *o)
         if (!o->given_it)
             o->iterations = 3;
     }
+}
+
+/* --sequence-out PREFIX (trial finding M7): every rank opens PREFIX.RANK
+ * at once, before any measurement; the ranks agree (MPI_Allreduce MPI_MIN
+ * of the failing ranks, then that rank's errno by MPI_Bcast) and rank 0
+ * names the first rank that cannot write, exit 2. */
+static void open_sequence(struct options *o)
+{
+    int first, e = 0;
+    if (!o->sequence_out)
+        return;
+    snprintf(o->seq_path, sizeof o->seq_path, "%s.%d", o->sequence_out, world_rank);
+    errno = 0;
+    if (!(o->seq = fopen(o->seq_path, "w")))
+        e = errno ? errno : EIO;
+    first = e ? world_rank : world_size;
+    MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (first == world_size)
+        return;
+    MPI_Bcast(&e, 1, MPI_INT, first, MPI_COMM_WORLD);
+    collective_fail(2, "--sequence-out: rank %d cannot write \"%s.%d\": %s", first,
+                    o->sequence_out, first, strerror(e));
 }
 
 /* ------------------------------------------------------------------ */
@@ -576,14 +642,9 @@ static void run_all(const struct options *o, const struct slo_comm_model *m,
 {
     const size_t n = m->n_layers;
     slo_error_t err = {0};
-    FILE **seq = NULL;
-    char path[4096];
+    FILE *const *seq = o->seq ? &o->seq : NULL;
+    const char *path = o->seq_path;
 
-    if (o->sequence_out) {
-        snprintf(path, sizeof path, "%s.%d", o->sequence_out, world_rank);
-        if (!(seq = malloc(sizeof *seq)) || !(*seq = fopen(path, "w")))
-            local_fail("--sequence-out: cannot write \"%s\": %s", path, strerror(errno));
-    }
     for (int it = 0; it <= o->iterations; it++)
         for (size_t i = 0; i < n_runs; i++) {
             struct policy_state *p = &ps[i];
@@ -615,7 +676,6 @@ static void run_all(const struct options *o, const struct slo_comm_model *m,
     if (seq) {
         if (ferror(*seq) | fclose(*seq))
             local_fail("--sequence-out: cannot write \"%s\": %s", path, strerror(errno));
-        free(seq);
     }
     for (size_t i = 0; i < n_runs; i++) {
         struct policy_state *p = &ps[i];
@@ -689,6 +749,19 @@ static const char *level_name(int level)
     }
 }
 
+/* One table cell of width `width`: x with `prec` decimals, or "-" right
+ * aligned when x is not a number (not available: see the legend). Returns 1
+ * for "-". */
+static int cell(char *buf, size_t len, int width, int prec, double x)
+{
+    if (isfinite(x)) {
+        snprintf(buf, len, "%*.*f", width, prec, x);
+        return 0;
+    }
+    snprintf(buf, len, "%*s", width, "-");
+    return 1;
+}
+
 /* Merge blocks 0 and 1 (--test-mismatch plan:R): still a valid plan. */
 static void merge_first_blocks(struct slo_prophet_plan *p)
 {
@@ -727,6 +800,13 @@ int main(int argc, char **argv)
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    {
+        int r = argv_first_differing_rank(argc, argv, MPI_COMM_WORLD);
+        if (r >= 0)
+            collective_fail(2, "rank %d was started with other arguments than rank 0: expected "
+                               "the same options on every rank (one command line for all "
+                               "ranks)", r);
+    }
     parse_options(argc, argv, &o);
 #if defined(__linux__) && defined(PR_SET_TIMERSLACK)
     if (o.sleep) /* default slack 50 us: every short sleep would overshoot by it */
@@ -735,9 +815,20 @@ int main(int argc, char **argv)
     if (world_size < 2)
         collective_fail(2, "expected at least 2 ranks (mpirun -np 2 or more), found %d",
                         world_size);
+    open_sequence(&o);
     load_model(o.model, &model);
     if (o.plan)
         plan_text = read_shared("--plan", o.plan);
+    if (plan_text && world_rank == 0) { /* made for another worker count? (M9) */
+        json_t *doc = json_loads(plan_text, 0, NULL);
+        json_t *w = json_object_get(json_object_get(doc, "link"), "workers");
+        if (json_is_integer(w) && json_integer_value(w) != world_size)
+            fprintf(stderr, PROG ": note: --plan %s was made for %lld workers (link.workers), "
+                            "this run has %d ranks: its blocks were cut for that link and "
+                            "are replayed as they are\n",
+                    o.plan, (long long)json_integer_value(w), world_size);
+        json_decref(doc);
+    }
 
     /* registered sizes: the profile's bytes x scale, whole fp32 elements */
     S = calloc(model.n_layers, sizeof *S);
@@ -790,15 +881,30 @@ int main(int argc, char **argv)
      * ring fit; every rank parses the same text, so a bad file is the same
      * error everywhere) */
     if (o.profile) {
-        char *text = read_shared("--profile", o.profile);
+        /* rank 0 reads it as slo comm --profile does (slo_comm_profile_load:
+         * the same 64 MiB input limit and checks, trial finding M9) and
+         * broadcasts the verdict and the figures */
         struct slo_comm_profile_info info;
-        if (slo_comm_profile_parse(text, o.profile, &link, &info, &err))
-            collective_fail(2, "--profile: %s: %s", err.source, err.text);
-        free(text);
+        int rc = 0;
+        char msg[1400] = "";
+        memset(&info, 0, sizeof info);
+        memset(&link, 0, sizeof link);
+        if (world_rank == 0 && (rc = slo_comm_profile_load(o.profile, &link, &info, &err)))
+            snprintf(msg, sizeof msg, "--profile: %s: %s", err.source, err.text);
+        MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (rc)
+            collective_fail(2, "%s", msg);
+        MPI_Bcast(&link, (int)sizeof link, MPI_BYTE, 0, MPI_COMM_WORLD);
+        MPI_Bcast(&info, (int)sizeof info, MPI_BYTE, 0, MPI_COMM_WORLD);
         if (info.bandwidth_suspect)
             collective_fail(2, "--profile: %s: the profiler flagged its bandwidth as suspect "
                             "(%s); measure again or run without --profile", o.profile,
                             info.suspect_reason);
+        if (world_rank == 0 && link.workers != world_size)
+            fprintf(stderr, PROG ": note: --profile %s was measured with %d ranks, this run has "
+                            "%d: its link (alpha, B) is used for %d workers; the prediction "
+                            "is only as good as that link at this size\n",
+                    o.profile, link.workers, world_size, world_size);
         link.workers = world_size; /* the profile may have measured another count */
         a_s = info.fit_alpha_s;
         b_spb = info.fit_beta_s_per_byte;
@@ -930,14 +1036,21 @@ int main(int argc, char **argv)
         printf("\n%-9s %6s %8s %8s %9s %8s %8s %9s %8s %9s %9s %7s %s\n", "policy", "blocks",
                "plan ms", "plan/ff", "F+Bw ms", "iter ms", "iter/ff", "pred ms", "pred/ff",
                "iter/pred", "collect.", "stageMB", "verified");
+        int dashes = 0;
         for (size_t i = 0; i < n_runs; i++) {
             const struct run *r = &runs[i];
-            printf("%-9s %6zu %8.2f %8.3f %9.2f %8.2f %8.3f %9.2f %8.3f %9.3f %9zu %7.2f %s\n",
-                   r->name, r->n_blocks, r->planned_s * 1e3, r->planned_s / fifo_plan,
-                   (r->F_s + r->Bw_s) * 1e3, r->median_s * 1e3, r->median_s / fifo_s,
-                   r->predicted_s * 1e3, r->predicted_s / fifo_pred,
-                   r->median_s / r->predicted_s, r->n_collectives, r->staging_bytes / 1e6,
-                   r->verified ? "yes" : "NO");
+            char c[8][32];
+            dashes |= cell(c[0], sizeof c[0], 8, 2, r->planned_s * 1e3);
+            dashes |= cell(c[1], sizeof c[1], 8, 3, r->planned_s / fifo_plan);
+            dashes |= cell(c[2], sizeof c[2], 9, 2, (r->F_s + r->Bw_s) * 1e3);
+            dashes |= cell(c[3], sizeof c[3], 8, 2, r->median_s * 1e3);
+            dashes |= cell(c[4], sizeof c[4], 8, 3, r->median_s / fifo_s);
+            dashes |= cell(c[5], sizeof c[5], 9, 2, r->predicted_s * 1e3);
+            dashes |= cell(c[6], sizeof c[6], 8, 3, r->predicted_s / fifo_pred);
+            dashes |= cell(c[7], sizeof c[7], 9, 3, r->median_s / r->predicted_s);
+            printf("%-9s %6zu %s %s %s %s %s %s %s %s %9zu %7.2f %s\n", r->name, r->n_blocks,
+                   c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], r->n_collectives,
+                   r->staging_bytes / 1e6, r->verified ? "yes" : "NO");
         }
         printf("\nplan: the simulator's period for the nominal profile (layer times x compute "
                "scale) on the measured link, as planned; F+Bw: compute measured in the run "
@@ -946,6 +1059,10 @@ int main(int argc, char **argv)
                "pred: slo_comm_simulate for the measured compute per layer and the measured "
                "link; ff: ratio to fifo; collect.: collectives issued (all iterations); "
                "stageMB: packing buffer\n");
+        if (dashes)
+            printf("-: not available: plan with --plan (the file's blocks are replayed, not "
+                   "planned here, so there is no planned period); ff without fifo among the "
+                   "policies run (--policy or --plan without fifo)\n");
         printf("sequence: every rank issued the same collectives (checked per policy)\n");
         for (size_t i = 0; i < n_runs; i++)
             if (!runs[i].verified)

@@ -186,6 +186,11 @@ local_fault() { # NAME FAULT PATTERN
 local_fault "node leader 1 out of memory building its node document" nodedoc:1 \
     '^slo-mpiprof: rank 1: out of memory building the node document$'
 local_fault "rank 1 out of memory" nomem:1 '^slo-mpiprof: rank 1: out of memory ('
+# (trial finding M4) a fit with no bandwidth term (beta 0, seen with --sizes
+# 1,16; injected: flattime:0 makes every allreduce size as fast as the first)
+# gave exit 0 and a document slo comm --profile and --check reject.
+local_fault "a profile without a bandwidth term is not written" flattime:0 \
+    '^slo-mpiprof: the measured profile is not usable by slo comm --profile, nothing written: .*link_bandwidth_bytes_per_s'
 
 # stdout instead of --output
 if timeout 120 "$MPIRUN" -np 2 "$PROF" --sizes 8,64KiB >"$tmp/stdout.json" 2>"$tmp/err" &&
@@ -205,6 +210,70 @@ aborts "unknown option" 'slo-mpiprof: unknown option "--bogus"' --quick --bogus
 aborts "unwritable --output directory" 'slo-mpiprof: --output: cannot write ".*/no-dir/p.json": No such file' \
     --quick --output "$tmp/no-dir/p.json"
 [ ! -e "$tmp/no-dir" ] && ok "nothing written for a bad --output" || notok "nothing written for a bad --output"
+# --- --output onto a node that is not a regular file (trial finding M1) ---------
+# Before the fix the temp file was renamed over anything: a FIFO, a device or
+# a symbolic link became a regular file, exit 0. Only nodes made here under
+# $tmp (never a system path): a refused node must keep its type, exit 2 naming
+# --output, nothing written beside it; a link to a regular file stays a link
+# and its target gets the document.
+refused() { # NAME PATH PATTERN TYPE-TEST
+    name=$1; path=$2; pat=$3; ty=$4
+    timeout 60 "$MPIRUN" -np 2 "$PROF" --sizes 8,4096 --output "$path" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ "$rc" = 2 ] && [ "$(grep -c -- "$pat" "$tmp/err")" = 1 ] && test "$ty" "$path" &&
+       [ -z "$(ls -A "$tmp" | grep '^\.fifo\|^\.dir\|^\.dangling\|^\.target-fifo')" ]; then
+        ok "$name (exit 2, node kept)"
+    else notok "$name (exit $rc)"; ls -la "$tmp" | sed 's/^/#   /'; fi
+}
+mkfifo "$tmp/fifo"
+refused "--output onto a FIFO is refused" "$tmp/fifo" \
+    '^slo-mpiprof: --output: expected a regular file .*fifo", a FIFO' -p
+mkdir "$tmp/dir"
+refused "--output onto a directory is refused at once (M3)" "$tmp/dir" \
+    '^slo-mpiprof: --output: expected a regular file .*dir", a directory' -d
+mkfifo "$tmp/target-fifo"
+ln -s target-fifo "$tmp/link-fifo"
+refused "--output onto a link to a FIFO is refused" "$tmp/link-fifo" \
+    '^slo-mpiprof: --output: .*link-fifo" (a link to ".*target-fifo"), a FIFO' -h
+[ -p "$tmp/target-fifo" ] && ok "the link's FIFO target kept" || notok "the link's FIFO target kept"
+ln -s no-such-target "$tmp/dangling"
+refused "--output onto a dangling link is refused" "$tmp/dangling" \
+    '^slo-mpiprof: --output: .*dangling", a symbolic link whose target cannot be resolved' -h
+echo old >"$tmp/target.json"
+ln -s target.json "$tmp/link.json"
+if timeout 120 "$MPIRUN" -np 2 "$PROF" --sizes 8,4096 --output "$tmp/link.json" >"$tmp/out" 2>"$tmp/err" &&
+   [ -h "$tmp/link.json" ] && [ "$(readlink "$tmp/link.json")" = target.json ] &&
+   "$PROF" --check "$tmp/target.json" >/dev/null 2>&1 &&
+   [ -z "$(ls -A "$tmp" | grep '^\.target\.json\.\|^\.link\.json\.')" ]; then
+    ok "--output through a link to a regular file: link kept, target written"
+else notok "--output through a link to a regular file"; ls -la "$tmp" | sed 's/^/#   /'; fi
+
+# ranks started with different arguments (trial finding M2; mpirun's colon
+# syntax): before the fix, other --sizes on rank 1 gave MPI_ERR_TRUNCATE or a
+# segfault, --bogus on one rank a hang. Now: rank 0 names rank 1, exit 2.
+colon() { # NAME ARGS-RANK0 -- ARGS-RANK1
+    name=$1; shift
+    a0=""
+    while [ "$1" != "--" ]; do a0="$a0 $1"; shift; done
+    shift
+    # shellcheck disable=SC2086 # word splitting of the plain option lists is meant
+    timeout 60 "$MPIRUN" -np 1 "$PROF" $a0 : -np 1 "$PROF" "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ "$rc" = 2 ] && [ "$(grep -c '^slo-mpiprof: ' "$tmp/err")" = 1 ] &&
+       grep -q '^slo-mpiprof: rank 1 was started with other arguments than rank 0' "$tmp/err" &&
+       [ ! -s "$tmp/out" ]; then ok "$name (exit 2)"
+    else notok "$name (exit $rc)"; fi
+}
+colon "other --sizes on rank 1 (colon syntax)" --sizes 8,4096 -- --sizes 8,4096,65536
+colon "an unknown option on rank 1 only" --sizes 8,4096 -- --sizes 8,4096 --bogus
+colon "--help on rank 0 only" --help -- --sizes 8,4096
+
+# (trial finding M15) an option twice with different values: before, the
+# last one won silently (b.json written)
+aborts "--output twice" 'slo-mpiprof: --output: expected one value, found two: ".*/a.json" and ".*/b.json"' \
+    --sizes 8,4096 --output "$tmp/a.json" --output "$tmp/b.json"
+[ ! -e "$tmp/a.json" ] && [ ! -e "$tmp/b.json" ] && ok "--output twice: nothing written" ||
+    notok "--output twice: nothing written"
 aborts "one size only" 'slo-mpiprof: --sizes: expected at least 2 sizes' --sizes 8
 aborts "sizes not increasing" 'slo-mpiprof: --sizes: expected increasing sizes' --sizes 4096,8
 aborts "stray argument" 'slo-mpiprof: unexpected argument "extra"' --quick extra

@@ -76,10 +76,25 @@ else
     sed 's/"max_relative_residual": [0-9.e-]*/"max_relative_residual": 0.5e-9/' "$real" >"$tmp/res.json"
     check_fails "--check: residuals recomputed from the points" 'allreduce\.fit\.max_relative_residual: expected [0-9.e-]+ \(from the points\)' "$tmp/res.json"
     printf '{"schema_version": 1,' >"$tmp/trunc.json"
-    check_fails "--check: malformed JSON" 'trunc\.json: line 1, column [0-9]+' "$tmp/trunc.json"
-    check_fails "--check: missing file" 'no-such\.json' "$tmp/no-such.json"
+    check_fails "--check: malformed JSON" 'trunc\.json: not a JSON document: line 1, column [0-9]+' "$tmp/trunc.json"
+    # (trial finding M10) plain words: before, "line -1, column -1: unable to
+    # open ...", "'[' or '{' expected near end of file" for a directory and
+    # "expected an integer ..., found 1" for schema_version 1.0
+    check_fails "--check: missing file" '^slo-mpiprof: --check: .*/no-such\.json: cannot open: No such file or directory$' "$tmp/no-such.json"
+    mkdir "$tmp/adir"
+    check_fails "--check: a directory" '^slo-mpiprof: --check: .*/adir: expected a JSON file \(a slo-mpiprof document\), found a directory$' "$tmp/adir"
+    sed 's/"schema_version": 1/"schema_version": 1.0/' "$real" >"$tmp/v10.json"
+    check_fails "--check: schema_version 1.0" 'schema_version: expected an integer.*found 1\.0 \(a number with a fraction part, not an integer\)' "$tmp/v10.json"
     timeout 60 "$PROF" --check "$real" --quick >"$tmp/out" 2>"$tmp/err"
     if [ $? = 2 ] && grep -q -- "--check: expected alone" "$tmp/err"; then ok "--check with other options"; else notok "--check with other options"; fi
+    # (trial finding M16) the srun line of --help lacked --sizes: both
+    # launcher lines give the same options as doc/mpiprof.md's synopsis
+    timeout 60 "$PROF" --help >"$tmp/out" 2>"$tmp/err"
+    m=$(grep -E '^ *(usage: )?mpirun -np N slo-mpiprof' "$tmp/out" | sed 's/.*slo-mpiprof//')
+    s=$(grep -E '^ *srun --mpi=pmix -n N slo-mpiprof' "$tmp/out" | sed 's/.*slo-mpiprof//')
+    d=$(grep -E '^srun --mpi=pmix -n N slo-mpiprof' "$SLO_SRCDIR/doc/mpiprof.md" | sed 's/.*slo-mpiprof//')
+    if [ -n "$m" ] && [ "$m" = "$s" ] && [ "$s" = "$d" ]; then ok "--help: srun line = mpirun line = doc ($s)"
+    else notok "--help: srun line \"$s\", mpirun line \"$m\", doc \"$d\""; fi
     timeout 60 "$PROF" --frobnicate >"$tmp/out" 2>"$tmp/err"
     if [ $? = 2 ] && grep -q 'unknown option "--frobnicate"' "$tmp/err"; then ok "unknown option without mpirun"; else notok "unknown option without mpirun"; fi
 fi

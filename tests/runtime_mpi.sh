@@ -50,10 +50,36 @@ if [ "$asan" = yes ]; then
     fi
 fi
 
+# (trial finding M17) C users: a pkg-config file like libslo's. Read from the
+# build tree: it must resolve (libslo, ompi-c) and give -lsloprophet, -lslo
+# and Open MPI's include directory (mpi.h, included by slo_prophet.h).
+if command -v pkg-config >/dev/null 2>&1; then
+    if flags=$(PKG_CONFIG_PATH="$SLO_BUILDDIR/kernel:$SLO_BUILDDIR/mpi_runtime" \
+                   pkg-config --cflags --libs libsloprophet 2>"$tmp/err") &&
+       echo "$flags" | grep -q -- '-lsloprophet' && echo "$flags" | grep -q -- '-lslo\b' &&
+       echo "$flags" | grep -q -- "-I$(pkg-config --variable=includedir ompi-c)"; then
+        ok "pkg-config libsloprophet: $flags"
+    else notok "pkg-config libsloprophet (no mpi_runtime/libsloprophet.pc?)"; fi
+else echo "# pkg-config not installed: libsloprophet.pc not checked"; fi
+
 run() { # run NP ARGS...: the demo under timeout, output in $tmp/out, $tmp/err
     np=$1; shift
     timeout 120 "$SLO_MPIRUN" -np "$np" "$DEMO" "$@" >"$tmp/out" 2>"$tmp/err"
 }
+
+# (trial finding M16) the synopsis of doc/runtime.md lists every option of
+# the demo's --help synopsis (it lacked --profile)
+if run 1 --help; then
+    sed -n '/^usage:/,/^$/p' "$tmp/out" | grep -o -- '--[a-z-]*' | sort -u >"$tmp/help-opts"
+    sed -n '/^mpirun -np 4 slo-train-demo/,/^```/p' "$SLO_SRCDIR/doc/runtime.md" |
+        grep -o -- '--[a-z-]*' | sort -u >"$tmp/doc-opts"
+    if [ -s "$tmp/help-opts" ] && cmp -s "$tmp/help-opts" "$tmp/doc-opts"; then
+        ok "doc/runtime.md synopsis = --help synopsis ($(wc -l <"$tmp/help-opts") options)"
+    else
+        diff "$tmp/help-opts" "$tmp/doc-opts" >>"$tmp/err"
+        notok "doc/runtime.md synopsis differs from --help"
+    fi
+else notok "--help (exit $?)"; fi
 
 # seq_ok NAME NP PREFIX ITERATIONS: every rank's sequence file is identical to
 # rank 0's, and for every policy and iteration the blocks are 0, 1, ..., n-1
@@ -130,10 +156,18 @@ else
 fi
 # The separate layout packs multi-gradient blocks: ddp's buckets need staging.
 if run 2 --quick --iterations 1 --layout separate --policy ddp &&
-   awk '$1 == "ddp" && $10 > 0 { found = 1 } END { exit !found }' "$tmp/out"; then
+   awk '$1 == "ddp" && $12 > 0 { found = 1 } END { exit !found }' "$tmp/out"; then
     ok "separate layout: ddp buckets are packed (staging > 0) and verified"
 else
     notok "separate layout: expected ddp with staging > 0"
+fi
+# (trial finding M6) one policy without fifo: the ratios to fifo are not
+# available; they printed "nan", now "-" and a legend line says why.
+if awk '$1 == "ddp" && $4 == "-" && $7 == "-" && $9 == "-" { f = 1 } END { exit !f }' "$tmp/out" &&
+   ! grep -qiw 'nan' "$tmp/out" && grep -q '^-: not available: .*ff without fifo' "$tmp/out"; then
+    ok "--policy ddp alone: '-' for the ratios to fifo, no nan, legend says why"
+else
+    notok "--policy ddp alone: expected '-' (not nan) in the ff columns"
 fi
 
 # --- plans read from `slo comm --json` ------------------------------------
@@ -157,6 +191,21 @@ if "$SLO" comm --model "$FIX/small_layers.csv" --bandwidth 1Gbit --workers 2 --j
                     notok "--plan, np $np: $pol block sizes differ from the file"
                 fi
             done
+            # (M9) the file was made for 2 workers: a note at np 4 only
+            if [ "$np" = 4 ]; then want=1; else want=0; fi
+            if [ "$(grep -c "^slo-train-demo: note: --plan $tmp/small.json was made for 2 workers (link.workers), this run has 4 ranks" "$tmp/err")" = "$want" ]; then
+                ok "--plan, np $np: worker-count note $want time(s)"
+            else
+                notok "--plan, np $np: expected the worker-count note $want time(s)"
+            fi
+            # (M6) no planned period for replayed plans: "-", not nan
+            if awk '$1 == "fifo" && $3 == "-" && $4 == "-" { f = 1 } END { exit !f }' "$tmp/out" &&
+               ! grep -qiw 'nan' "$tmp/out" &&
+               grep -q '^-: not available: plan with --plan' "$tmp/out"; then
+                ok "--plan, np $np: plan ms / plan/ff '-' (no nan), legend says why"
+            else
+                notok "--plan, np $np: expected '-' (not nan) in plan ms and plan/ff"
+            fi
             # optimal's blocks are fractional in the file; rounded to
             # elements they still cover every byte once per iteration
             sum=$(awk '$1 == "optimal" && $2 == 1 { s += $4 } END { print s }' "$tmp/sp.0")
@@ -327,6 +376,19 @@ if run 2 --quick --profile "$PROF"; then
 else
     notok "--profile (exit $?)"
 fi
+# (trial finding M9) a 4-rank profile used at 2 ranks: a note, once; a
+# profile over slo comm's 64 MiB input limit (the real one padded with
+# blanks: still valid JSON) is refused as slo comm --profile refuses it
+# (before: the demo read it and ran).
+if grep -q "^slo-train-demo: note: --profile $PROF was measured with 4 ranks, this run has 2" "$tmp/err" &&
+   [ "$(grep -c 'note: --profile' "$tmp/err")" = 1 ]; then
+    ok "--profile of 4 ranks at 2 ranks: one note"
+else notok "--profile of 4 ranks at 2 ranks: expected one note"; fi
+{ cat "$PROF"; head -c $((65 * 1024 * 1024)) /dev/zero | tr '\0' ' '; } >"$tmp/big.json"
+bad "profile over 64 MiB, as slo comm" \
+    "--profile: $tmp/big.json: expected an input of at most 64 MiB, found more" 2 \
+    --quick --profile "$tmp/big.json"
+rm -f "$tmp/big.json"
 echo '{"schema_version": 1}' >"$tmp/prof.json"
 bad "profile missing its fields" "--profile: $tmp/prof.json: [a-z_.]+: expected" 2 \
     --quick --profile "$tmp/prof.json"
@@ -334,6 +396,12 @@ bad "profile missing its fields" "--profile: $tmp/prof.json: [a-z_.]+: expected"
 bad "unknown option" 'unknown option "--bogus"' 4 --quick --bogus
 bad "bad number" '--compute-scale: expected a number > 0 and <= 100, found "-1"' 2 \
     --compute-scale -1
+# (trial finding M13) hexadecimal was accepted (0x1p-3 = 0.125)
+bad "hexadecimal number" '--bytes-scale: expected a number > 0 and <= 10, found "0x1p-3"' 2 \
+    --quick --bytes-scale 0x1p-3
+# (trial finding M15) an option twice with different values
+bad "option given twice" '--policy: expected one value, found two: "fifo" and "ddp"' 2 \
+    --quick --policy fifo --policy ddp
 bad "unknown policy" '--policy: expected all, fifo, ddp, prophet or optimal, found "p3"' 2 \
     --policy p3
 bad "unreadable plan file" "--plan: $tmp/none.json: cannot read: No such file" 4 \
@@ -358,4 +426,43 @@ bad "mismatched ranks: last rank" 'fifo plan: set_plan: gradient lists differ be
 bad "mismatched ranks: plan" "fifo plan: set_plan: plans differ between ranks: rank 0's has 107 blocks .*rank 2's has 106 blocks" \
     4 --quick --test-mismatch plan:2
 bad "one rank" 'expected at least 2 ranks' 1 --quick
+# (trial finding M7) an unwritable --sequence-out failed after measuring,
+# one message per rank, exit 1; now at once: rank 0's one message, exit 2.
+bad "unwritable --sequence-out" \
+    "--sequence-out: rank 0 cannot write \"$tmp/no-dir/s\\.0\": No such file" 2 \
+    --quick --sequence-out "$tmp/no-dir/s"
+
+# --- ranks started with different arguments (trial finding M2) -------------
+# mpirun's colon syntax gives each rank its own command line. Before the fix:
+# --iterations 5 on rank 1 only hung (rank 1 waited for iterations rank 0
+# never ran), --bogus on rank 1 only left rank 0 waiting, --bytes-scale on one
+# rank gave different gradient lists. Now the arguments are agreed right
+# after MPI_Init: rank 0 names the first rank that differs, exit 2, no hang.
+colon() { # NAME PATTERN ARGS-RANK0 -- ARGS-OTHERS: np 1 + np NP_OTHERS under timeout
+    name=$1; pattern=$2; shift 2
+    a0=""
+    while [ "$1" != "--" ]; do a0="$a0 $1"; shift; done
+    shift
+    # shellcheck disable=SC2086 # word splitting of the plain option lists is meant
+    timeout 120 "$SLO_MPIRUN" -np 1 "$DEMO" $a0 : -np 1 "$DEMO" "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    n=$(grep -c '^slo-train-demo: ' "$tmp/err")
+    if [ "$rc" = 124 ]; then
+        notok "$name: hang (killed by timeout)"
+    elif [ "$rc" = 2 ] && [ "$n" = 1 ] && grep -Eq -- "^slo-train-demo: $pattern" "$tmp/err" &&
+         ! grep -q '^verified' "$tmp/out"; then
+        ok "$name"
+    else
+        notok "$name (exit $rc, $n messages)"
+    fi
+}
+colon "other --iterations on rank 1 (colon syntax)" \
+    'rank 1 was started with other arguments than rank 0' \
+    --quick -- --quick --iterations 5
+colon "other --bytes-scale on rank 1" 'rank 1 was started with other arguments than rank 0' \
+    --quick --bytes-scale 0.01 -- --quick --bytes-scale 0.02
+colon "an unknown option on rank 1 only" 'rank 1 was started with other arguments than rank 0' \
+    --quick -- --quick --bogus
+colon "an unknown option on rank 0 only" 'rank 1 was started with other arguments than rank 0' \
+    --quick --bogus -- --quick
 finish

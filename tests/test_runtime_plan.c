@@ -402,6 +402,18 @@ static void test_json(void **state)
                      SLO_ERR_INVALID);
     assert_string_equal(err.source, "d.json");
     assert_non_null(strstr(err.text, "expected a policy named \"ddp\", found fifo, optimal"));
+    {   /* (trial finding M8) the same policy twice: before, the first entry was
+         * used for both and the second never validated; now refused */
+        static const char *dup =
+            "{\"model\": {\"name\": \"tiny\", \"layers\": 2, \"gradients\": 2, \"bytes\": 20},"
+            " \"policies\": [{\"name\": \"optimal\", \"blocks\": []},"
+            " {\"name\": \"fifo\", \"blocks\": []}, {\"name\": \"optimal\", \"blocks\": 7}]}";
+        assert_int_equal(slo_prophet_plan_json_policies(dup, "dup.json", names, 4, &n, &err),
+                         SLO_ERR_INVALID);
+        assert_string_equal(err.source, "dup.json");
+        assert_non_null(strstr(err.text, "policies[2].name: expected each policy once, found "
+                                         "\"optimal\" again (policies[0]"));
+    }
     assert_int_equal(slo_prophet_plan_parse_json(doc_ok, "d.json", NULL, &m, NULL, 4,
                                                  SLO_PROPHET_HOLD_NONE, &p, &err),
                      SLO_ERR_INVALID);
