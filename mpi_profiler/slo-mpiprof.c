@@ -172,7 +172,7 @@ static void default_params(struct mpiprof_params *p, int quick)
         p->lat_iters_small = 200, p->lat_skip_small = 20;
         p->lat_iters_large = 10, p->lat_skip_large = 2;
         p->allreduce_reps_small = 20, p->allreduce_reps_large = 7, p->allreduce_warmup = 1;
-        p->memcpy_bytes = 64u << 20, p->memcpy_reps = 3;
+        p->memcpy_bytes = 64u << 20, p->memcpy_reps = 10;
     } else {
         p->n_sizes = 23; /* 1 B .. 4 MiB, OSU MAX_MESSAGE_SIZE */
         for (size_t i = 0; i < p->n_sizes; i++)
@@ -187,7 +187,7 @@ static void default_params(struct mpiprof_params *p, int quick)
         p->lat_iters_small = 10000, p->lat_skip_small = 100;
         p->lat_iters_large = 100, p->lat_skip_large = 10;
         p->allreduce_reps_small = 100, p->allreduce_reps_large = 20, p->allreduce_warmup = 2;
-        p->memcpy_bytes = 256u << 20, p->memcpy_reps = 5;
+        p->memcpy_bytes = 256u << 20, p->memcpy_reps = 10;
     }
 }
 
