@@ -309,6 +309,11 @@ struct slo_train_request {
     long node_limit;      /* exact searches: branch-and-bound nodes before the search
                              stops with its best plan unproven; <= 0: 2,000,000
                              (about a second) */
+    int max_workers;      /* most workers (= instances, one worker each) a plan may
+                             hold in total, e.g. a Slurm site's node limit per job;
+                             <= 0: no limit. Every search (window, exact, brute
+                             force, fastest, homogeneous) considers only plans
+                             within it; survivors above it are SLO_ERR_INVALID */
 };
 
 struct slo_train_eval {
@@ -359,7 +364,8 @@ void slo_train_plan_free(struct slo_train_plan *p);
 /*
  * Algorithm 1: bounds (Eqs. 15-16) plus sliding windows over the instance
  * list sorted by no-contention iteration time, descending (on-prem instances
- * first), with the existing instances prefixed to every window.
+ * first), with the existing instances prefixed to every window; window sizes
+ * stop at req->max_workers (when Eq. 16 asks for more, the largest allowed).
  * Returns SLO_OK with plan->feasible = 1, or SLO_ERR_INFEASIBLE (text says so,
  * plan->feasible = 0), SLO_ERR_INVALID for a bad request, SLO_ERR_NOMEM.
  */
@@ -368,7 +374,8 @@ int slo_plan_window(const struct slo_train_setup *s, const struct slo_train_requ
 
 /*
  * Exact search: the proven cheapest plan under the same model, over every
- * count vector existing <= n_k <= max(quota_k, existing_k). Branch and bound
+ * count vector existing <= n_k <= max(quota_k, existing_k) with sum n_k <=
+ * req->max_workers (when > 0). Branch and bound
  * per total worker count n, with bounds from the range of the
  * weighted-average batch, a convergence-coefficient floor and the exact
  * minimum price-per-iteration ratio (Dinkelbach). Ties keep the first plan

@@ -35,6 +35,11 @@ void slo_train_plan_free(struct slo_train_plan *p)
     memset(p, 0, sizeof *p);
 }
 
+static int existing_of(const struct slo_train_request *req, size_t k)
+{
+    return req->existing ? req->existing[k] : 0;
+}
+
 /* The request's sanity, independent of any cluster. */
 static int check_request(const struct slo_train_setup *s, const struct slo_train_request *req,
                          slo_error_t *err)
@@ -66,6 +71,15 @@ static int check_request(const struct slo_train_setup *s, const struct slo_train
                 return slo_fail(err, SLO_ERR_INVALID, "--existing",
                                 "%s: expected a count from 0 to the catalog's quota %d, found %d",
                                 s->types[k].name, s->types[k].quota, req->existing[k]);
+    if (req->max_workers > 0) {
+        long kept = 0;
+        for (size_t k = 0; k < s->n_types; k++)
+            kept += existing_of(req, k);
+        if (kept > req->max_workers)
+            return slo_fail(err, SLO_ERR_INVALID, "--existing",
+                            "expected at most max_workers = %d survivors in total, found %ld",
+                            req->max_workers, kept);
+    }
     /* Last: callers that look for the closest point go on after this one. */
     if (req->overhead_s >= req->deadline_s)
         return slo_fail(err, SLO_ERR_INFEASIBLE, "--slo-time",
@@ -73,11 +87,6 @@ static int check_request(const struct slo_train_setup *s, const struct slo_train
                         "%g s remaining",
                         req->overhead_s, req->deadline_s);
     return SLO_OK;
-}
-
-static int existing_of(const struct slo_train_request *req, size_t k)
-{
-    return req->existing ? req->existing[k] : 0;
 }
 
 /* Largest count of type k a plan may hold: its quota (check_request keeps
@@ -93,6 +102,18 @@ static int within_budget(const struct slo_train_request *req, const struct slo_t
     return req->budget_usd <= 0 || ev->cost_usd <= req->budget_usd;
 }
 
+/* 1 when counts holds at most req->max_workers workers (or there is no limit). */
+static int within_workers(const struct slo_train_setup *s, const struct slo_train_request *req,
+                          const int *counts)
+{
+    long n = 0;
+    if (req->max_workers <= 0)
+        return 1;
+    for (size_t k = 0; k < s->n_types; k++)
+        n += counts[k];
+    return n <= req->max_workers;
+}
+
 /* Evaluate counts (one more evaluation) and keep them in plan when they meet
  * the deadline and budget more cheaply than plan's (strict '<': the first of
  * equally cheap plans stays). A cluster the loss model cannot bring to the
@@ -103,7 +124,7 @@ static void keep_if_cheaper(const struct slo_train_setup *s, const int *counts,
     struct slo_train_eval ev;
 
     plan->evaluations++;
-    if (slo_train_evaluate(s, counts, req, &ev, NULL) != SLO_OK)
+    if (!within_workers(s, req, counts) || slo_train_evaluate(s, counts, req, &ev, NULL) != SLO_OK)
         return;
     if (!(ev.time_s > 0 && ev.time_s <= req->deadline_s && within_budget(req, &ev)))
         return;
@@ -122,7 +143,8 @@ static void keep_if_faster(const struct slo_train_setup *s, const int *counts,
     struct slo_train_eval ev;
 
     plan->evaluations++;
-    if (slo_train_evaluate(s, counts, req, &ev, NULL) != SLO_OK || !(ev.time_s > 0))
+    if (!within_workers(s, req, counts) ||
+        slo_train_evaluate(s, counts, req, &ev, NULL) != SLO_OK || !(ev.time_s > 0))
         return;
     if (plan->eval.n_workers && !(ev.time_s < plan->eval.time_s))
         return;
@@ -246,6 +268,12 @@ static int window_pass(const struct slo_train_setup *s, const struct slo_train_r
         int a = nu - n_prefix, b = nl - n_prefix;
         w_lo = a > w_min ? a : w_min;
         w_hi = b < len ? b : len;
+    }
+    /* No window beyond the request's worker limit. */
+    if (req->max_workers > 0 && w_hi > req->max_workers - n_prefix) {
+        w_hi = req->max_workers - n_prefix;
+        if (w_lo > w_hi) /* Eq. 16 wants more: the largest size allowed */
+            w_lo = w_hi > w_min ? w_hi : w_min;
     }
     /* A heuristic must stay fast: at most SLO_WINDOW_MAX_EVALS windows, the
      * smallest sizes first. */
@@ -729,6 +757,10 @@ static int run_bb(const struct slo_train_setup *s, const struct slo_train_reques
         n_min += b.lo[k];
         n_max += b.lo[k] + b.cap[k];
     }
+    /* Clusters of n_min..n_max workers, n_max within the request's limit
+     * (check_request keeps the survivors n_min within it). */
+    if (req->max_workers > 0 && n_max > req->max_workers)
+        n_max = req->max_workers;
     if (seed && (obj == MIN_COST ? seed->feasible : seed->eval.n_workers > 0)) {
         b.have_best = 1;
         b.best = obj == MIN_COST ? seed->eval.cost_usd : seed->eval.time_s;

@@ -14,13 +14,23 @@
 #include "plan.h"
 #include "spank_slo.h"
 
+/* Longest value exported + 1: the plugin records at most SSLO_VALUE_LENGTH - 1
+ * characters, job_submit.lua accepts SLO_INSTANCES up to 1024. A longer
+ * value is not exported (spank_getenv: ESPANK_NOSPACE), never cut short. */
+#define SSLO_REMOTE_VALUE_LENGTH 4096
+
 static void export_one(spank_t sp, const char *from, const char *to)
 {
-    char value[SSLO_VALUE_LENGTH];
+    char value[SSLO_REMOTE_VALUE_LENGTH];
     spank_err_t rc = spank_getenv(sp, from, value, sizeof value);
 
     if (rc == ESPANK_ENV_NOEXIST)
         return;
+    if (rc == ESPANK_NOSPACE) {
+        slurm_info("%s: %s not exported as %s: longer than %d characters", SSLO_LOG_PREFIX,
+                   from, to, SSLO_REMOTE_VALUE_LENGTH - 1);
+        return;
+    }
     if (rc != ESPANK_SUCCESS) {
         slurm_info("%s: %s not exported: %s", SSLO_LOG_PREFIX, from, spank_strerror(rc));
         return;

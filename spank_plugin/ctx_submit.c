@@ -37,15 +37,27 @@ static void info_lines(const char *text)
     }
 }
 
-/* The live inventory as sslo_node records (borrowing msg's strings). */
+/* The live inventory as sslo_node records (borrowing msg's strings), with
+ * each node's partitions (slurm_populate_node_partitions, as scontrol and
+ * sinfo do: slurmctld does not send them with the nodes). */
 static int load_inventory(node_info_msg_t **msg, struct sslo_node **nodes, size_t *n)
 {
+    partition_info_msg_t *parts = NULL;
+
+    *msg = NULL;
     if (slurm_load_node((time_t)0, msg, SHOW_ALL) != SLURM_SUCCESS) {
         slurm_error("%s: cannot read the node inventory (slurm_load_node): %s", SSLO_LOG_PREFIX,
                     slurm_strerror(slurm_get_errno()));
         *msg = NULL;
         return -1;
     }
+    if (slurm_load_partitions((time_t)0, &parts, SHOW_ALL) != SLURM_SUCCESS) {
+        slurm_error("%s: cannot read the partitions (slurm_load_partitions): %s",
+                    SSLO_LOG_PREFIX, slurm_strerror(slurm_get_errno()));
+        return -1;
+    }
+    slurm_populate_node_partitions(*msg, parts);
+    slurm_free_partition_info_msg(parts);
     *n = (*msg)->record_count;
     *nodes = calloc(*n ? *n : 1, sizeof **nodes);
     if (!*nodes) {
@@ -56,6 +68,7 @@ static int load_inventory(node_info_msg_t **msg, struct sslo_node **nodes, size_
         const node_info_t *ni = &(*msg)->node_array[i];
         (*nodes)[i].name = ni->name; /* NULL: hidden CLOUD node, skipped */
         (*nodes)[i].features = ni->features;
+        (*nodes)[i].partitions = ni->partitions;
         (*nodes)[i].state = ni->node_state;
     }
     return 0;
@@ -150,14 +163,12 @@ int sslo_submit_post_opt(spank_t sp, struct sslo_state *st)
     }
     if (load_inventory(&node_msg, &nodes, &n_nodes))
         goto out;
-    usable = calloc(cat.n_types, sizeof *usable);
     res = calloc(1, sizeof *res);
-    if (!usable || !res) {
+    if (!res || sslo_inventory_quotas(&st->cfg, &cat, nodes, n_nodes, sslo_effective_pricing(&o),
+                                      &usable)) {
         slurm_error("%s: out of memory", SSLO_LOG_PREFIX);
         goto out;
     }
-    sslo_inventory_count(&cat, nodes, n_nodes, sslo_effective_pricing(&o), usable);
-    sslo_apply_inventory(&cat, usable, st->cfg.max_nodes);
 
     struct sslo_plan_request req = {
         .workload = wl.name,

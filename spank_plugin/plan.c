@@ -29,8 +29,11 @@ enum {
 int sslo_node_usable(uint32_t state)
 {
     uint32_t base = state & NODE_STATE_BASE;
+    int powered_off = (state & (NODE_STATE_POWERED_DOWN | NODE_STATE_POWERING_UP)) != 0;
 
     if (base == NODE_STATE_DOWN || base == NODE_STATE_FUTURE)
+        return 0;
+    if ((base == NODE_STATE_UNKNOWN || (state & NODE_STATE_NO_RESPOND)) && !powered_off)
         return 0;
     if (state & (NODE_STATE_DRAIN | NODE_STATE_FAIL | NODE_STATE_INVALID_REG))
         return 0;
@@ -55,8 +58,21 @@ int sslo_features_have(const char *features, const char *feature)
     return 0;
 }
 
-void sslo_inventory_count(const struct slo_catalog *cat, const struct sslo_node *nodes,
-                          size_t n_nodes, enum slo_pricing pricing, int *usable)
+/* 1 when a node in partitions may run a plan holding a type of site under
+ * pricing (sslo_inventory_count). */
+static int in_plan_partition(const struct sslo_config *cfg, const char *partitions,
+                             enum slo_site site, enum slo_pricing pricing)
+{
+    const char *own = site == SLO_SITE_ONPREM        ? cfg->onprem_partition
+                      : pricing == SLO_PRICING_SPOT ? cfg->spot_partition
+                                                    : cfg->ondemand_partition;
+    return sslo_features_have(partitions, own) ||
+           sslo_features_have(partitions, cfg->burst_partition);
+}
+
+void sslo_inventory_count(const struct sslo_config *cfg, const struct slo_catalog *cat,
+                          const struct sslo_node *nodes, size_t n_nodes,
+                          enum slo_pricing pricing, int *usable)
 {
     for (size_t k = 0; k < cat->n_types; k++) {
         const struct slo_instance_type *t = &cat->types[k];
@@ -64,7 +80,8 @@ void sslo_inventory_count(const struct slo_catalog *cat, const struct sslo_node 
         for (size_t i = 0; i < n_nodes; i++) {
             const struct sslo_node *nd = &nodes[i];
             if (!nd->name || !sslo_node_usable(nd->state) ||
-                !sslo_features_have(nd->features, t->name))
+                !sslo_features_have(nd->features, t->name) ||
+                !in_plan_partition(cfg, nd->partitions, t->site, pricing))
                 continue;
             if (t->site == SLO_SITE_CLOUD) {
                 int spot = sslo_features_have(nd->features, "spot");
@@ -91,18 +108,33 @@ void sslo_apply_inventory(struct slo_catalog *cat, const int *usable, int max_no
     }
 }
 
-/* Append to buf (size len) at its end; truncates silently (buffers are sized
- * for the catalog's 64-character names). */
-__attribute__((format(printf, 3, 4))) static void append(char *buf, size_t len, const char *fmt,
-                                                          ...)
+int sslo_inventory_quotas(const struct sslo_config *cfg, struct slo_catalog *cat,
+                          const struct sslo_node *nodes, size_t n_nodes,
+                          enum slo_pricing pricing, int **usable)
+{
+    /* calloc(0, ...) may return NULL (C11 7.22.3): ask for one element. */
+    *usable = calloc(cat->n_types ? cat->n_types : 1, sizeof **usable);
+    if (!*usable)
+        return -1;
+    sslo_inventory_count(cfg, cat, nodes, n_nodes, pricing, *usable);
+    sslo_apply_inventory(cat, *usable, cfg->max_nodes);
+    return 0;
+}
+
+/* Append to buf (size len) at its end. Returns 0, or -1 when the text did
+ * not fit (buf then holds what fit). */
+__attribute__((format(printf, 3, 4))) static int append(char *buf, size_t len, const char *fmt,
+                                                         ...)
 {
     size_t used = strlen(buf);
     va_list ap;
+    int n;
     if (used + 1 >= len)
-        return;
+        return -1;
     va_start(ap, fmt);
-    vsnprintf(buf + used, len - used, fmt, ap);
+    n = vsnprintf(buf + used, len - used, fmt, ap);
     va_end(ap);
+    return n < 0 || (size_t)n >= len - used ? -1 : 0;
 }
 
 /* Replace buf's text. */
@@ -114,32 +146,49 @@ __attribute__((format(printf, 3, 4))) static void set(char *buf, size_t len, con
     va_end(ap);
 }
 
-/* "type:n,type:n" (sep ':' ',') or "type=n,..." as `slo train` prints it. */
-static void plan_list(const struct slo_train_setup *s, const int *counts, char kv, char *buf,
-                      size_t len)
+/* "type:n,type:n" (sep ':' ',') or "type=n,..." as `slo train` prints it.
+ * Returns 0, or -1 when buf is too short. */
+static int plan_list(const struct slo_train_setup *s, const int *counts, char kv, char *buf,
+                     size_t len)
 {
     buf[0] = '\0';
     for (size_t k = 0; k < s->n_types; k++)
-        if (counts[k])
-            append(buf, len, "%s%s%c%d", buf[0] ? "," : "", s->types[k].name, kv, counts[k]);
+        if (counts[k] &&
+            append(buf, len, "%s%s%c%d", buf[0] ? "," : "", s->types[k].name, kv, counts[k]))
+            return -1;
+    return 0;
+}
+
+/* plan_list for a message: a list that does not fit ends in "...". */
+static void plan_text(const struct slo_train_setup *s, const int *counts, char *buf, size_t len)
+{
+    if (plan_list(s, counts, ':', buf, len) && len > 4)
+        strcpy(buf + len - 4, "...");
 }
 
 /* Nothing meets the SLO: the reason and the closest feasible point, as
- * `slo train` reports it (cli/cmd_train.c report_infeasible). */
+ * `slo train` reports it (cli/cmd_train.c report_infeasible); both searches
+ * keep req->max_workers. */
 static void closest_point(const struct slo_train_setup *s, const struct slo_train_request *req,
                           const char *why, char *out, size_t len)
 {
     struct slo_train_plan p = {0};
     slo_error_t e = {0};
-    char list[SSLO_VALUE_LENGTH], t[32];
+    char list[SSLO_VALUE_LENGTH], t[32], within[64] = "";
 
+    long total = 0;
+    for (size_t k = 0; k < s->n_types; k++)
+        total += s->types[k].quota;
+    /* Named only when it binds: more usable nodes than the site allows. */
+    if (req->max_workers > 0 && total > req->max_workers)
+        set(within, sizeof within, " (at most max_nodes=%d nodes)", req->max_workers);
     if (req->budget_usd > 0) {
         struct slo_train_request free_req = *req;
         free_req.budget_usd = 0;
         if (slo_plan_exact(s, &free_req, &p, NULL) == SLO_OK) {
-            plan_list(s, p.counts, ':', list, sizeof list);
-            set(out, len, "%s; the cheapest plan that meets the deadline, %s, costs %.6f USD",
-                     why, list, p.eval.cost_usd);
+            plan_text(s, p.counts, list, sizeof list);
+            set(out, len, "%s; the cheapest plan%s that meets the deadline, %s, costs %.6f USD",
+                why, within, list, p.eval.cost_usd);
             slo_train_plan_free(&p);
             return;
         }
@@ -148,13 +197,29 @@ static void closest_point(const struct slo_train_setup *s, const struct slo_trai
     if (slo_plan_fastest(s, req, &p, &e) != SLO_OK) {
         set(out, len, "%s; %s", why, e.text);
     } else {
-        plan_list(s, p.counts, ':', list, sizeof list);
+        plan_text(s, p.counts, list, sizeof list);
         slo_format_duration(p.eval.time_s, t, sizeof t);
-        set(out, len, "%s; the fastest plan%s with the usable nodes, %s, needs %.2f s (%s) "
-                           "at %.6f USD",
-                 why, p.proven ? "" : " found", list, p.eval.time_s, t, p.eval.cost_usd);
+        set(out, len, "%s; the fastest plan%s with the usable nodes%s, %s, needs %.2f s (%s) "
+                      "at %.6f USD",
+            why, p.proven ? "" : " found", within, list, p.eval.time_s, t, p.eval.cost_usd);
     }
     slo_train_plan_free(&p);
+}
+
+/* A record that does not fit: SLO_ERR_INVALID naming it. */
+static int record_error(slo_error_t *err, int r, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int record_error(slo_error_t *err, int r, const char *fmt, ...)
+{
+    va_list ap;
+    if (err) {
+        err->code = SLO_ERR_INVALID;
+        snprintf(err->source, sizeof err->source, "%s", sslo_record_names[r]);
+        va_start(ap, fmt);
+        vsnprintf(err->text, sizeof err->text, fmt, ap);
+        va_end(ap);
+    }
+    return SLO_ERR_INVALID;
 }
 
 static void put(struct sslo_plan_result *out, int r, const char *fmt, ...)
@@ -167,13 +232,55 @@ static void put(struct sslo_plan_result *out, int r, const char *fmt, ...)
     va_end(ap);
 }
 
-static void format_plan(const struct sslo_config *cfg, const struct slo_catalog *cat,
-                        const int *usable, const struct slo_train_setup *s,
-                        const struct slo_train_plan *p, const struct sslo_plan_request *req,
-                        struct sslo_plan_result *out)
+/* value (finite, >= 0) with `decimals` decimals, then without trailing zeros
+ * or a trailing '.': "%.6f" of 0.5 -> "0.5", of 2 -> "2". No exponent, so
+ * job_submit.lua's ^%d+%.?%d*$ holds. */
+static int put_fixed(struct sslo_plan_result *out, int r, int decimals, double value,
+                     slo_error_t *err)
+{
+    char *v = out->values[r];
+    int n;
+
+    if (!isfinite(value) || value < 0)
+        return record_error(err, r, "expected a finite number >= 0, found %g", value);
+    n = snprintf(v, SSLO_VALUE_LENGTH, "%.*f", decimals, value);
+    if (n < 0 || n > SSLO_NUMBER_LENGTH)
+        return record_error(err, r,
+                            "%g needs %d characters as a fixed-point decimal, more than %d "
+                            "(job_submit.lua's limit)",
+                            value, n, SSLO_NUMBER_LENGTH);
+    if (strchr(v, '.')) {
+        char *end = v + strlen(v);
+        while (end[-1] == '0')
+            *--end = '\0';
+        if (end[-1] == '.')
+            end[-1] = '\0';
+    }
+    return SLO_OK;
+}
+
+/* value with `digits` significant digits, in fixed point (put_fixed). */
+static int put_significant(struct sslo_plan_result *out, int r, int digits, double value,
+                           slo_error_t *err)
+{
+    char e[64];
+    int exp10 = 0;
+
+    if (isfinite(value) && value > 0) {
+        /* The decimal exponent after rounding to `digits` digits. */
+        snprintf(e, sizeof e, "%.*e", digits - 1, value);
+        exp10 = atoi(strchr(e, 'e') + 1);
+    }
+    return put_fixed(out, r, digits - 1 - exp10 > 0 ? digits - 1 - exp10 : 0, value, err);
+}
+
+static int format_plan(const struct sslo_config *cfg, const struct slo_catalog *cat,
+                       const int *usable, const struct slo_train_setup *s,
+                       const struct slo_train_plan *p, const struct sslo_plan_request *req,
+                       struct sslo_plan_result *out, slo_error_t *err)
 {
     const struct slo_train_eval *e = &p->eval;
-    int nodes = 0, n_used = 0, min_gpus = 0, onprem = 0, cloud = 0;
+    int nodes = 0, n_used = 0, min_gpus = 0, onprem = 0, cloud = 0, rv;
     char dl[32], t[32], *c = out->values[R_CONSTRAINT];
     const char *partition;
 
@@ -198,32 +305,44 @@ static void format_plan(const struct sslo_config *cfg, const struct slo_catalog 
     put(out, R_MODE, "%s", sslo_mode_name(req->mode));
     put(out, R_PARTITION, "%s", partition);
     put(out, R_NODES, "%d", nodes);
-    plan_list(s, p->counts, ':', out->values[R_INSTANCES], SSLO_VALUE_LENGTH);
+    if (plan_list(s, p->counts, ':', out->values[R_INSTANCES], SSLO_VALUE_LENGTH))
+        return record_error(err, R_INSTANCES,
+                            "the plan's type:count list is longer than %d characters (%d "
+                            "instance types; shorter type names or fewer types needed)",
+                            SSLO_VALUE_LENGTH - 1, n_used);
     /* One type: its feature; several: Slurm's feature-count form [a*1&b*2]. */
     c[0] = '\0';
-    for (size_t k = 0; k < s->n_types; k++) {
+    rv = 0;
+    for (size_t k = 0; k < s->n_types && !rv; k++) {
         if (!p->counts[k])
             continue;
         if (n_used == 1)
-            append(c, SSLO_VALUE_LENGTH, "%s", s->types[k].name);
+            rv = append(c, SSLO_VALUE_LENGTH, "%s", s->types[k].name);
         else
-            append(c, SSLO_VALUE_LENGTH, "%s%s*%d", c[0] ? "&" : "[", s->types[k].name,
-                   p->counts[k]);
+            rv = append(c, SSLO_VALUE_LENGTH, "%s%s*%d", c[0] ? "&" : "[", s->types[k].name,
+                        p->counts[k]);
     }
-    if (n_used > 1)
-        append(c, SSLO_VALUE_LENGTH, "]");
+    if (!rv && n_used > 1)
+        rv = append(c, SSLO_VALUE_LENGTH, "]");
+    if (rv)
+        return record_error(err, R_CONSTRAINT,
+                            "the plan's Slurm constraint is longer than %d characters (%d "
+                            "instance types; shorter type names or fewer types needed)",
+                            SSLO_VALUE_LENGTH - 1, n_used);
     put(out, R_GRES, "gpu:%d", min_gpus);
     put(out, R_SPOT, "%d", cloud && req->pricing == SLO_PRICING_SPOT);
     put(out, R_PRICING, "%s", sslo_pricing_name(req->pricing));
-    put(out, R_COST, "%.6f", e->cost_usd);
-    put(out, R_COST_PER_H, "%.4f", e->usd_per_h);
-    put(out, R_TIME, "%.2f", e->time_s);
-    put(out, R_DEADLINE, "%.0f", req->deadline_s);
-    put(out, R_LOSS, "%.10g", req->loss);
-    put(out, R_ITERATIONS, "%.0f", e->iterations);
+    if ((rv = put_fixed(out, R_COST, 6, e->cost_usd, err)) ||
+        (rv = put_fixed(out, R_COST_PER_H, 4, e->usd_per_h, err)) ||
+        (rv = put_fixed(out, R_TIME, 2, e->time_s, err)) ||
+        (rv = put_fixed(out, R_DEADLINE, 0, req->deadline_s, err)) ||
+        (rv = put_significant(out, R_LOSS, 10, req->loss, err)) ||
+        (rv = put_fixed(out, R_ITERATIONS, 0, e->iterations, err)))
+        return rv;
     put(out, R_WORKERS, "%d", e->n_workers);
     put(out, R_WORKLOAD, "%s", req->workload);
 
+    /* The table is for people: a line that does not fit is cut. */
     slo_format_duration(req->deadline_s, dl, sizeof dl);
     slo_format_duration(e->time_s, t, sizeof t);
     out->table[0] = '\0';
@@ -249,6 +368,7 @@ static void format_plan(const struct sslo_config *cfg, const struct slo_catalog 
            "  predicted %.2f s (%s), %.6f USD at %.4f USD/h, %.0f iterations, %d worker%s%s\n",
            e->time_s, t, e->cost_usd, e->usd_per_h, e->iterations, e->n_workers,
            e->n_workers == 1 ? "" : "s", p->proven ? "" : " (search stopped: not proven cheapest)");
+    return SLO_OK;
 }
 
 int sslo_plan(const struct sslo_config *cfg, const struct slo_catalog *cat, const int *usable,
@@ -257,10 +377,13 @@ int sslo_plan(const struct sslo_config *cfg, const struct slo_catalog *cat, cons
 {
     struct slo_train_setup s = {0};
     struct slo_train_plan p = {0};
+    /* The site's node limit bounds the search itself (one worker per node):
+     * a cheapest plan above it says nothing about the plans within it. */
     struct slo_train_request r = {
         .target_loss = req->loss,
         .deadline_s = req->deadline_s,
         .budget_usd = req->budget_usd,
+        .max_workers = cfg->max_nodes,
     };
     slo_error_t e = {0};
     int rv, any = 0;
@@ -297,15 +420,9 @@ int sslo_plan(const struct sslo_config *cfg, const struct slo_catalog *cat, cons
             *err = e;
         goto out;
     }
-    format_plan(cfg, cat, usable, &s, &p, req, out);
-    if (out->nodes > cfg->max_nodes) {
-        set(out->reason, sizeof out->reason,
-                 "the cheapest plan, %s, needs %d nodes, more than the site's max_nodes=%d",
-                 out->values[R_INSTANCES], out->nodes, cfg->max_nodes);
-        rv = SLO_ERR_INFEASIBLE;
-        goto out;
-    }
-    out->feasible = 1;
+    rv = format_plan(cfg, cat, usable, &s, &p, req, out, err);
+    if (rv == SLO_OK)
+        out->feasible = 1;
 out:
     if (!out->feasible) {
         for (int i = 0; i < SSLO_N_RECORDS; i++)

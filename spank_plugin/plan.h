@@ -23,17 +23,23 @@
 
 /* One node of the live inventory (slurm_load_node's node_info_t, reduced). */
 struct sslo_node {
-    const char *name;     /* NULL for a hidden node (CLOUD without PrivateData=cloud) */
-    const char *features; /* available features, comma-separated; may be NULL */
-    uint32_t state;       /* node_state: enum node_states | NODE_STATE_* flags */
+    const char *name;       /* NULL for a hidden node (CLOUD without PrivateData=cloud) */
+    const char *features;   /* available features, comma-separated; may be NULL */
+    const char *partitions; /* partitions holding the node, comma-separated (filled by
+                               slurm_populate_node_partitions); NULL: in none */
+    uint32_t state;         /* node_state: enum node_states | NODE_STATE_* flags */
 };
 
 /*
  * 1 when a node in state (slurm.h node_state) can run a planned job now or
- * after a power-up: not DOWN, FUTURE or UNKNOWN-with-no-response, and without
- * the DRAIN, FAIL, NO_RESPOND (unless powered down) or INVALID_REG flags.
- * CLOUD and POWERED_DOWN / POWERING_UP nodes count as available (cloud
- * capacity that the ResumeProgram starts).
+ * after a power-up, else 0. Not usable: base state DOWN or FUTURE; base
+ * state UNKNOWN (slurmd has not registered since slurmctld started) or the
+ * NO_RESPOND flag (`idle*`: slurmd does not answer), unless the node is
+ * POWERED_DOWN or POWERING_UP (a node being resumed does not answer until its
+ * slurmd registers); the DRAIN, FAIL or INVALID_REG flags. CLOUD and
+ * POWERED_DOWN / POWERING_UP nodes otherwise count as available (cloud
+ * capacity that the ResumeProgram starts). Source: slurm.h node_states and
+ * NODE_STATE_* flags (Slurm 22.05), scontrol(1) NODE STATE suffixes.
  */
 int sslo_node_usable(uint32_t state);
 
@@ -42,17 +48,32 @@ int sslo_features_have(const char *features, const char *feature);
 
 /*
  * usable[k] (array of cat->n_types) = usable named nodes whose features hold
- * the name of catalog type k. For cloud types a node counts under spot
- * pricing unless its features hold "ondemand" only, and under on-demand
- * pricing unless they hold "spot" only (a node with neither counts for both).
- * Nodes with a NULL name are skipped.
+ * the name of catalog type k and that belong to a partition a plan holding
+ * type k may be sent to (see sslo_plan): cfg->onprem_partition or
+ * cfg->burst_partition for on-prem types; cfg->spot_partition (spot pricing)
+ * or cfg->ondemand_partition (on-demand pricing) or cfg->burst_partition for
+ * cloud types. For cloud types a node counts under spot pricing unless its
+ * features hold "ondemand" only, and under on-demand pricing unless they hold
+ * "spot" only (a node with neither counts for both). Nodes with a NULL name
+ * are skipped.
  */
-void sslo_inventory_count(const struct slo_catalog *cat, const struct sslo_node *nodes,
-                          size_t n_nodes, enum slo_pricing pricing, int *usable);
+void sslo_inventory_count(const struct sslo_config *cfg, const struct slo_catalog *cat,
+                          const struct sslo_node *nodes, size_t n_nodes,
+                          enum slo_pricing pricing, int *usable);
 
 /* Lower every catalog quota to min(catalog quota, usable[k], max_nodes):
  * types with no usable node get quota 0. */
 void sslo_apply_inventory(struct slo_catalog *cat, const int *usable, int max_nodes);
+
+/*
+ * sslo_inventory_count then sslo_apply_inventory(cat, usable, cfg->max_nodes)
+ * with usable allocated here: *usable is [cat->n_types] (at least one
+ * element, also for a catalog without types), caller frees it.
+ * Returns 0, or -1 (out of memory, *usable NULL).
+ */
+int sslo_inventory_quotas(const struct sslo_config *cfg, struct slo_catalog *cat,
+                          const struct sslo_node *nodes, size_t n_nodes,
+                          enum slo_pricing pricing, int **usable);
 
 /* What the user asked for. */
 struct sslo_plan_request {
@@ -65,7 +86,12 @@ struct sslo_plan_request {
 };
 
 #define SSLO_N_RECORDS 17
+/* Longest record value + 1; a plan whose SLO_INSTANCES or SLO_CONSTRAINT does
+ * not fit is refused (sslo_plan), never cut short. */
 #define SSLO_VALUE_LENGTH 512
+/* Longest numeric record (SLO_COST_USD, SLO_LOSS, ...): job_submit.lua
+ * rejects informative values longer than 64 characters. */
+#define SSLO_NUMBER_LENGTH 64
 #define SSLO_TABLE_LENGTH 4096
 
 /* NULL-terminated names of the records, in the order they are written. */
@@ -81,18 +107,27 @@ struct sslo_plan_result {
 
 /*
  * Plan: bind cat (quotas already lowered by sslo_apply_inventory) and wl under
- * req->pricing, run slo_plan_exact, and format the plan as records (values[i]
- * for sslo_record_names[i]: SLO_PARTITION from the sites of the types in the
- * plan: on-prem only -> cfg->onprem_partition, cloud only -> spot or
- * on-demand partition by pricing, both -> cfg->burst_partition) and a table.
+ * req->pricing, run slo_plan_exact with at most cfg->max_nodes nodes in total
+ * (slo_train_request.max_workers: one worker per node), and format the plan as
+ * records (values[i] for sslo_record_names[i]: SLO_PARTITION from the sites of
+ * the types in the plan: on-prem only -> cfg->onprem_partition, cloud only ->
+ * spot or on-demand partition by pricing, both -> cfg->burst_partition) and a
+ * table. Numeric records are fixed-point decimals without exponent or
+ * trailing zeros (job_submit.lua's ^%d+%.?%d*$): SLO_COST_USD 6 decimals,
+ * SLO_COST_USD_PER_H 4, SLO_TIME_S 2, SLO_DEADLINE_S and SLO_ITERATIONS 0,
+ * SLO_LOSS 10 significant digits (5e-05 -> "0.00005", 1e10 -> "10000000000").
  * usable ([cat->n_types], may be NULL) is shown in the table.
- * Returns SLO_OK with out->feasible = 1; SLO_ERR_INFEASIBLE (no plan meets
- * deadline and budget with the usable nodes, or the plan needs more than
- * cfg->max_nodes nodes) or SLO_ERR_UNREACHABLE (the loss model cannot reach
- * req->loss) with out->feasible = 0 and out->reason naming the closest
- * feasible point (the cheapest plan without the budget, else the fastest
- * plan and its time); other codes (SLO_ERR_INVALID: the workload profiles no
- * type of the catalog; SLO_ERR_NOMEM) with err filled.
+ * Returns SLO_OK with out->feasible = 1; SLO_ERR_INFEASIBLE (no plan of at
+ * most cfg->max_nodes nodes meets deadline and budget with the usable nodes)
+ * or SLO_ERR_UNREACHABLE (the loss model cannot reach req->loss) with
+ * out->feasible = 0 and out->reason naming the closest feasible point (the
+ * cheapest plan without the budget, else the fastest plan and its time, both
+ * within max_nodes); SLO_ERR_INVALID with err->source the record name when a
+ * record does not fit (SLO_INSTANCES or SLO_CONSTRAINT longer than
+ * SSLO_VALUE_LENGTH - 1 characters: many or long type names; a number longer
+ * than SSLO_NUMBER_LENGTH characters in fixed point); other codes
+ * (SLO_ERR_INVALID: the workload profiles no type of the catalog;
+ * SLO_ERR_NOMEM) with err filled.
  */
 int sslo_plan(const struct sslo_config *cfg, const struct slo_catalog *cat, const int *usable,
               const struct slo_workload *wl, const struct sslo_plan_request *req,

@@ -3,7 +3,8 @@
 # `luac -p` (configure's LUAC, Debian lua5.1), then its rules case by case
 # in a Lua 5.1 interpreter with a stand-in for slurmctld's `slurm` table
 # (tests/slurm/test_job_submit.lua; the cases come from coord's PLAN-CONTRACT).
-# slurmctld's job_submit/lua is built against Lua 5.1 on Debian 12.
+# slurmctld's job_submit/lua is built against Lua 5.1 on Debian 12. Then the
+# plugin's real records ($SLO_BUILDDIR/tests/spank_records) through the script.
 . "$SLO_SRCDIR/tests/testlib.sh"
 script=$SLO_SRCDIR/etc/slurm/job_submit.lua
 luac=${SLO_LUAC:-no}
@@ -35,6 +36,28 @@ else
     else
         cp "$tmp/cases" "$tmp/out"; : >"$tmp/err"
         notok "job_submit.lua rules (exit $rc)"
+    fi
+    # The plugin's own records (sslo_plan() output of spank_plugin/plan.c,
+    # printed by tests/spank_records, built where Slurm's headers are) for
+    # several plans must pass job_submit.lua as they are.
+    records=$SLO_BUILDDIR/tests/spank_records
+    if [ ! -x "$records" ]; then
+        echo "# $records not built (configure found no Slurm headers): plugin records not checked"
+    elif ! "$records" >"$tmp/records" 2>"$tmp/err"; then
+        : >"$tmp/out"
+        notok "tests/spank_records prints the plugin's records"
+    else
+        "$lua" "$SLO_SRCDIR/tests/slurm/test_job_submit.lua" "$script" "$tmp/records" \
+            >"$tmp/cases" 2>&1
+        rc=$?
+        cat "$tmp/cases"
+        n=$(grep -c '^ok - plugin records' "$tmp/cases")
+        if [ "$rc" = 0 ] && ! grep -q '^not ok' "$tmp/cases" && [ "$n" -ge 20 ]; then
+            ok "job_submit.lua applies the plugin's records: $n cases"
+        else
+            cp "$tmp/cases" "$tmp/out"; : >"$tmp/err"
+            notok "job_submit.lua on the plugin's records (exit $rc)"
+        fi
     fi
 fi
 finish

@@ -3,7 +3,8 @@
  *  - the authors' provisioner outputs (shared/data/spotdnn/
  *    repo_provisioner_reference_outputs.csv, 7 SLOs, two infeasible);
  *  - exhaustive search (slo_plan_brute_force, and an enumeration written
- *    here for the fastest plan) on seeded random catalogs and workloads;
+ *    here for the fastest plan and, under a worker bound, the cheapest) on
+ *    seeded random catalogs and workloads;
  *  - hand-worked re-planning, budget, on-prem and bad-request cases.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -167,20 +168,35 @@ static void make_case(struct random_case *rc)
 }
 
 /* Exhaustive minimum time over every count vector (independent of the
- * library's search code): the oracle for slo_plan_fastest. */
+ * library's search code) with at most req->max_workers workers in total when
+ * that is > 0: the oracle for slo_plan_fastest. With cheapest != NULL it also
+ * gives the minimum cost of the vectors that meet deadline and budget
+ * (INFINITY: none), the oracle for slo_plan_exact under max_workers. */
 static double fastest_by_enumeration(const struct slo_train_setup *s,
-                                     const struct slo_train_request *req)
+                                     const struct slo_train_request *req, double *cheapest)
 {
     int x[6], hi[6], lo[6];
     double best = INFINITY;
+    if (cheapest)
+        *cheapest = INFINITY;
     for (size_t k = 0; k < s->n_types; k++) {
         lo[k] = x[k] = req->existing ? req->existing[k] : 0;
         hi[k] = s->types[k].quota > lo[k] ? s->types[k].quota : lo[k];
     }
     for (;;) {
         struct slo_train_eval ev;
-        if (slo_train_evaluate(s, x, req, &ev, NULL) == SLO_OK && ev.time_s < best)
-            best = ev.time_s;
+        int total = 0;
+        for (size_t k = 0; k < s->n_types; k++)
+            total += x[k];
+        if ((req->max_workers <= 0 || total <= req->max_workers) &&
+            slo_train_evaluate(s, x, req, &ev, NULL) == SLO_OK && ev.time_s > 0) {
+            if (ev.time_s < best)
+                best = ev.time_s;
+            if (cheapest && ev.time_s <= req->deadline_s &&
+                (req->budget_usd <= 0 || ev.cost_usd <= req->budget_usd) &&
+                ev.cost_usd < *cheapest)
+                *cheapest = ev.cost_usd;
+        }
         size_t k = 0;
         while (k < s->n_types && x[k] == hi[k])
             x[k] = lo[k], k++;
@@ -273,7 +289,7 @@ static void test_random_exact_equals_brute_force(void **state)
             assert_int_equal(rw, SLO_ERR_INFEASIBLE); /* nothing exists to find */
         }
         if (slo_plan_fastest(&s, &req, &fast, NULL) == SLO_OK)
-            assert_float_equal(fast.eval.time_s, fastest_by_enumeration(&s, &req),
+            assert_float_equal(fast.eval.time_s, fastest_by_enumeration(&s, &req, NULL),
                                1e-9 * fast.eval.time_s);
         slo_train_plan_free(&brute);
         slo_train_plan_free(&exact);
@@ -295,6 +311,118 @@ static void test_random_exact_equals_brute_force(void **state)
            window_worse ? 100 * gap_sum / window_worse : 0, 100 * gap_max, window_none);
     assert_true(cases >= 400);
     assert_true(feasible >= 100);
+}
+
+/*
+ * A bound on the workers of a plan (slo_train_request.max_workers, e.g. a
+ * Slurm site's node limit; review finding 3): on seeded random catalogs
+ * with a random bound below the largest cluster, the exact search equals
+ * brute force with the same bound and the minimum cost of an enumeration
+ * written here, every plan (window, exact, brute force, fastest) stays
+ * within the bound, and the fastest plan is the enumeration's minimum time
+ * under it. Counted: cases where the bound made the cheapest plan dearer or
+ * left none.
+ */
+static int plan_workers(const struct slo_train_setup *s, const struct slo_train_plan *p)
+{
+    int n = 0;
+    for (size_t k = 0; k < s->n_types; k++)
+        n += p->counts[k];
+    return n;
+}
+
+static void test_random_max_workers(void **state)
+{
+    int cases = 0, feasible = 0, bound_binds = 0;
+    (void)state;
+    rng_state = 0xb0b5107c0de1ULL;
+    for (int iter = 0; iter < 500; iter++) {
+        struct random_case rc;
+        struct slo_train_setup s;
+        int existing[6] = {0}, total = 0;
+        make_case(&rc);
+        assert_int_equal(slo_train_setup_init(&s, &rc.cat, &rc.wl, SLO_PRICING_SPOT, NULL),
+                         SLO_OK);
+        for (size_t k = 0; k < s.n_types; k++)
+            total += s.types[k].quota;
+        struct slo_train_request req = {.target_loss = rc.wl.loss.gamma5 + uni(0.05, 2),
+                                        .max_workers = irand(1, total > 1 ? total - 1 : 1)};
+        if (urand() < 0.2) { /* survivors within the bound */
+            int kept = 0;
+            for (size_t k = 0; k < s.n_types; k++)
+                if (s.types[k].quota && kept < req.max_workers && urand() < 0.3) {
+                    existing[k] = 1;
+                    kept++;
+                }
+            req.existing = existing;
+            req.loss_now = req.target_loss + uni(0.05, 1);
+        }
+        /* the deadline around the time of a random cluster of the full quota */
+        int probe[6] = {0}, n = 0;
+        for (size_t k = 0; k < s.n_types; k++)
+            n += probe[k] = irand(existing[k], s.types[k].quota);
+        if (!n)
+            probe[0] = 1;
+        struct slo_train_eval pe;
+        req.deadline_s = 1e12;
+        if (slo_train_evaluate(&s, probe, &req, &pe, NULL) != SLO_OK) {
+            slo_train_setup_free(&s);
+            continue;
+        }
+        req.deadline_s = pe.time_s * uni(0.7, 1.6);
+        cases++;
+
+        struct slo_train_plan brute, exact, window, fast, unbounded;
+        /* Most often the bound excludes the unbounded cheapest plan: one
+         * worker fewer than it holds (not fewer than the survivors). */
+        struct slo_train_request free_req = req;
+        free_req.max_workers = 0;
+        double free_cost = INFINITY;
+        if (slo_plan_brute_force(&s, &free_req, &unbounded, NULL) == SLO_OK)
+            free_cost = unbounded.eval.cost_usd;
+        if (isfinite(free_cost) && urand() < 0.7) {
+            int kept = 0, w = plan_workers(&s, &unbounded) - 1;
+            for (size_t k = 0; k < s.n_types; k++)
+                kept += existing[k];
+            req.max_workers = w > kept ? w : kept > 0 ? kept : 1;
+        }
+        slo_train_plan_free(&unbounded);
+        double cheapest, fastest = fastest_by_enumeration(&s, &req, &cheapest);
+        int rb = slo_plan_brute_force(&s, &req, &brute, NULL);
+        int re = slo_plan_exact(&s, &req, &exact, NULL);
+        int rw = slo_plan_window(&s, &req, &window, NULL);
+        assert_int_equal(re, rb);
+        assert_int_equal(rb, isfinite(cheapest) ? SLO_OK : SLO_ERR_INFEASIBLE);
+        if (rb == SLO_OK) {
+            feasible++;
+            assert_float_equal(exact.eval.cost_usd, cheapest, 1e-9 * (1 + cheapest));
+            assert_float_equal(brute.eval.cost_usd, cheapest, 1e-9 * (1 + cheapest));
+            assert_true(plan_workers(&s, &exact) <= req.max_workers);
+            assert_true(plan_workers(&s, &brute) <= req.max_workers);
+        }
+        /* the bound made the cheapest plan dearer, or left none */
+        if (isfinite(free_cost) && !(cheapest <= free_cost * (1 + 1e-9)))
+            bound_binds++;
+        if (rw == SLO_OK) {
+            assert_true(plan_workers(&s, &window) <= req.max_workers);
+            assert_true(window.eval.cost_usd >= cheapest * (1 - 1e-12));
+        }
+        if (slo_plan_fastest(&s, &req, &fast, NULL) == SLO_OK) {
+            assert_true(plan_workers(&s, &fast) <= req.max_workers);
+            assert_float_equal(fast.eval.time_s, fastest, 1e-9 * fast.eval.time_s);
+        }
+        slo_train_plan_free(&brute);
+        slo_train_plan_free(&exact);
+        slo_train_plan_free(&window);
+        slo_train_plan_free(&fast);
+        slo_train_setup_free(&s);
+    }
+    printf("# %d random cases with a worker bound, %d feasible, the bound changed the cheapest "
+           "plan (dearer or none) in %d\n",
+           cases, feasible, bound_binds);
+    assert_true(cases >= 300);
+    assert_true(feasible >= 100);
+    assert_true(bound_binds >= 80);
 }
 
 /* ---------------------------------------------------------------- re-planning */
@@ -531,6 +659,13 @@ static void test_bad_requests(void **state)
     req.existing = too_many;
     assert_int_equal(slo_plan_exact(&f->s, &req, &p, &err), SLO_ERR_INVALID);
     assert_non_null(strstr(err.text, "quota 8, found 9"));
+    /* survivors above the worker bound */
+    int three[5] = {1, 1, 1, 0, 0};
+    req.existing = three;
+    req.max_workers = 2;
+    assert_int_equal(slo_plan_exact(&f->s, &req, &p, &err), SLO_ERR_INVALID);
+    assert_non_null(strstr(err.text, "at most max_workers = 2 survivors in total, found 3"));
+    req.max_workers = 0;
     req.existing = NULL;
     /* an impossible deadline */
     req.loss_now = 0;
@@ -546,6 +681,7 @@ int main(void)
         cmocka_unit_test(test_reference_exact),
         cmocka_unit_test(test_reference_brute),
         cmocka_unit_test(test_random_exact_equals_brute_force),
+        cmocka_unit_test(test_random_max_workers),
         cmocka_unit_test(test_replan_fig9),
         cmocka_unit_test(test_budget),
         cmocka_unit_test(test_onprem_first),

@@ -49,24 +49,33 @@
 
 #define CLOUD_DOWN (NODE_STATE_IDLE | NODE_STATE_CLOUD | NODE_STATE_POWERED_DOWN)
 
-/* The contract's test cluster, plus nodes that must not count. */
+/* The contract's test cluster (partitions as tests/slurm/slurm.conf.in: onprem
+ * n1,n2; cloud-spot c1,c2; burst all four), plus nodes that must not count. */
 static const struct sslo_node cluster[] = {
-    {"n1", "a100-node", NODE_STATE_IDLE},
-    {"n2", "t4-node", NODE_STATE_ALLOCATED},
-    {"c1", "g4dn.12xlarge,spot", CLOUD_DOWN},
-    {"c2", "g4dn.12xlarge,spot", CLOUD_DOWN | NODE_STATE_POWERING_UP},
+    {"n1", "a100-node", "onprem,burst", NODE_STATE_IDLE},
+    {"n2", "t4-node", "onprem,burst", NODE_STATE_ALLOCATED},
+    {"c1", "g4dn.12xlarge,spot", "cloud-spot,burst", CLOUD_DOWN},
+    {"c2", "g4dn.12xlarge,spot", "cloud-spot,burst", CLOUD_DOWN | NODE_STATE_POWERING_UP},
 };
 static const struct sslo_node not_counted[] = {
-    {NULL, NULL, 0},                                          /* hidden CLOUD node */
-    {NULL, "a100-node", NODE_STATE_IDLE},                     /* hidden, features kept */
-    {"n3", "a100-node", NODE_STATE_DOWN},
-    {"n4", "a100-node", NODE_STATE_IDLE | NODE_STATE_DRAIN},
-    {"n5", "a100-node", NODE_STATE_MIXED | NODE_STATE_FAIL},
-    {"n6", "a100-node-x,t4", NODE_STATE_IDLE},                /* not the exact feature */
-    {"n7", NULL, NODE_STATE_IDLE},
-    {"n8", "a100-node", NODE_STATE_FUTURE},
-    {"c9", "g4dn.12xlarge,spot",                             /* failed resume */
+    {NULL, NULL, NULL, 0},                                    /* hidden CLOUD node */
+    {NULL, "a100-node", "onprem", NODE_STATE_IDLE},           /* hidden, features kept */
+    {"n3", "a100-node", "onprem", NODE_STATE_DOWN},
+    {"n4", "a100-node", "onprem", NODE_STATE_IDLE | NODE_STATE_DRAIN},
+    {"n5", "a100-node", "onprem", NODE_STATE_MIXED | NODE_STATE_FAIL},
+    {"n6", "a100-node-x,t4", "onprem", NODE_STATE_IDLE},      /* not the exact feature */
+    {"n7", NULL, "onprem", NODE_STATE_IDLE},
+    {"n8", "a100-node", "onprem", NODE_STATE_FUTURE},
+    {"c9", "g4dn.12xlarge,spot", "cloud-spot",                /* failed resume */
      NODE_STATE_DOWN | NODE_STATE_CLOUD | NODE_STATE_POWERED_DOWN},
+    /* review finding 4: */
+    {"n10", "a100-node", "onprem", NODE_STATE_IDLE | NODE_STATE_NO_RESPOND}, /* idle*: no slurmd */
+    {"n11", "t4-node", "onprem", NODE_STATE_UNKNOWN},                      /* never registered */
+    {"n12", "a100-node", "debug", NODE_STATE_IDLE},           /* in no plan partition */
+    {"n13", "a100-node", NULL, NODE_STATE_IDLE},              /* in no partition */
+    {"n14", "a100-node", "cloud-spot", NODE_STATE_IDLE},      /* on-prem type, cloud partition */
+    {"c10", "g4dn.12xlarge,spot", "onprem", CLOUD_DOWN},      /* cloud type, on-prem partition */
+    {"c11", "g4dn.12xlarge,spot", "burst-x,cloud-spotty", CLOUD_DOWN}, /* inexact names */
 };
 
 struct fixture {
@@ -156,6 +165,20 @@ static void test_node_states(void **state)
     assert_false(sslo_node_usable(NODE_STATE_ALLOCATED | NODE_STATE_DRAIN));
     assert_false(sslo_node_usable(NODE_STATE_IDLE | NODE_STATE_FAIL));
     assert_false(sslo_node_usable(NODE_STATE_FUTURE));
+    /* NO_RESPOND (idle*, mix*: slurmd does not answer) and UNKNOWN (never
+     * registered): not usable, unless powered down or powering up (review
+     * finding 4: plan.h said so, the code counted them). */
+    assert_false(sslo_node_usable(NODE_STATE_IDLE | NODE_STATE_NO_RESPOND));
+    assert_false(sslo_node_usable(NODE_STATE_MIXED | NODE_STATE_NO_RESPOND));
+    assert_false(sslo_node_usable(NODE_STATE_UNKNOWN));
+    assert_false(sslo_node_usable(NODE_STATE_UNKNOWN | NODE_STATE_NO_RESPOND));
+    assert_false(sslo_node_usable(NODE_STATE_IDLE | NODE_STATE_CLOUD | NODE_STATE_NO_RESPOND));
+    assert_true(sslo_node_usable(CLOUD_DOWN | NODE_STATE_NO_RESPOND));
+    assert_true(sslo_node_usable(NODE_STATE_IDLE | NODE_STATE_CLOUD | NODE_STATE_POWERING_UP |
+                                 NODE_STATE_NO_RESPOND));
+    assert_true(sslo_node_usable(NODE_STATE_UNKNOWN | NODE_STATE_POWERED_DOWN));
+    assert_false(sslo_node_usable(CLOUD_DOWN | NODE_STATE_NO_RESPOND | NODE_STATE_DRAIN));
+    assert_false(sslo_node_usable(NODE_STATE_INVALID_REG | NODE_STATE_IDLE));
 }
 
 static void test_inventory(void **state)
@@ -171,21 +194,30 @@ static void test_inventory(void **state)
         nodes[n++] = cluster[i];
     for (size_t i = 0; i < sizeof not_counted / sizeof not_counted[0]; i++)
         nodes[n++] = not_counted[i];
-    /* Cloud nodes by pricing: "ondemand" only -> on-demand; neither -> both. */
-    nodes[n++] = (struct sslo_node){"c3", "g4dn.12xlarge,ondemand", CLOUD_DOWN};
-    nodes[n++] = (struct sslo_node){"c4", "g4dn.12xlarge", CLOUD_DOWN};
+    /* Cloud nodes by pricing: "ondemand" only -> on-demand; neither -> both
+     * (c4 is in the burst partition only: it counts under both pricings). */
+    nodes[n++] = (struct sslo_node){"c3", "g4dn.12xlarge,ondemand", "cloud-ondemand", CLOUD_DOWN};
+    nodes[n++] = (struct sslo_node){"c4", "g4dn.12xlarge", "burst", CLOUD_DOWN};
 
-    sslo_inventory_count(&f->cat, nodes, n, SLO_PRICING_SPOT, usable);
+    sslo_inventory_count(&f->cfg, &f->cat, nodes, n, SLO_PRICING_SPOT, usable);
     assert_int_equal(usable[0], 1); /* n1 */
     assert_int_equal(usable[1], 1); /* n2 */
     assert_int_equal(usable[2], 3); /* c1, c2, c4 */
-    sslo_inventory_count(&f->cat, nodes, n, SLO_PRICING_ON_DEMAND, usable);
+    sslo_inventory_count(&f->cfg, &f->cat, nodes, n, SLO_PRICING_ON_DEMAND, usable);
     assert_int_equal(usable[0], 1);
     assert_int_equal(usable[1], 1);
     assert_int_equal(usable[2], 2); /* c3, c4 */
 
+    /* A spot node that is only in the on-demand partition cannot take a spot
+     * plan; in the spot partition it can. */
+    const struct sslo_node od_part[] = {{"c5", "g4dn.12xlarge", "cloud-ondemand", CLOUD_DOWN}};
+    sslo_inventory_count(&f->cfg, &f->cat, od_part, 1, SLO_PRICING_SPOT, usable);
+    assert_int_equal(usable[2], 0);
+    sslo_inventory_count(&f->cfg, &f->cat, od_part, 1, SLO_PRICING_ON_DEMAND, usable);
+    assert_int_equal(usable[2], 1);
+
     /* Quota = min(catalog quota 1, 1, 10; usable; max_nodes). */
-    sslo_inventory_count(&f->cat, cluster, 4, SLO_PRICING_SPOT, usable);
+    sslo_inventory_count(&f->cfg, &f->cat, cluster, 4, SLO_PRICING_SPOT, usable);
     sslo_apply_inventory(&f->cat, usable, 64);
     assert_int_equal(f->cat.types[0].quota, 1);
     assert_int_equal(f->cat.types[1].quota, 1);
@@ -196,10 +228,11 @@ static void test_inventory(void **state)
     assert_int_equal(f->cat.types[2].quota, 1);
 }
 
-/* Plan on fresh quotas from nodes[]; returns sslo_plan's code. */
-static int plan_on(struct fixture *f, const struct sslo_node *nodes, size_t n, double loss,
-                   double deadline_s, double budget, enum slo_pricing pricing,
-                   struct sslo_plan_result *res)
+/* Plan on fresh quotas from nodes[], the catalog's prices replaced by
+ * prices[3] unless NULL; returns sslo_plan's code. */
+static int plan_prices(struct fixture *f, const struct sslo_node *nodes, size_t n, double loss,
+                       double deadline_s, double budget, enum slo_pricing pricing,
+                       const double *prices, struct sslo_plan_result *res)
 {
     struct slo_catalog cat = {0};
     slo_error_t err = {0};
@@ -212,11 +245,25 @@ static int plan_on(struct fixture *f, const struct sslo_node *nodes, size_t n, d
 
     snprintf(path, sizeof path, "%s/tests/slurm/catalog.json", src ? src : ".");
     assert_int_equal(slo_catalog_load(path, &cat, &err), SLO_OK);
-    sslo_inventory_count(&cat, nodes, n, pricing, usable);
+    if (prices) /* USD/h of a100-node, t4-node, g4dn.12xlarge (under req.pricing) */
+        for (int k = 0; k < 3; k++) {
+            if (k < 2 || pricing == SLO_PRICING_ON_DEMAND)
+                cat.types[k].on_demand_usd_per_h = prices[k];
+            if (k < 2 || pricing == SLO_PRICING_SPOT)
+                cat.types[k].spot_usd_per_h = prices[k];
+        }
+    sslo_inventory_count(&f->cfg, &cat, nodes, n, pricing, usable);
     sslo_apply_inventory(&cat, usable, f->cfg.max_nodes);
     rv = sslo_plan(&f->cfg, &cat, usable, &f->wl, &req, res, &err);
     slo_catalog_free(&cat);
     return rv;
+}
+
+static int plan_on(struct fixture *f, const struct sslo_node *nodes, size_t n, double loss,
+                   double deadline_s, double budget, enum slo_pricing pricing,
+                   struct sslo_plan_result *res)
+{
+    return plan_prices(f, nodes, n, loss, deadline_s, budget, pricing, NULL, res);
 }
 
 static void expect(const struct sslo_plan_result *r, const char *name, const char *value)
@@ -302,8 +349,8 @@ static void test_plan_burst(void **state)
     expect_num(r, "SLO_COST_USD_PER_H", 2.50, 1e-9);
 
     /* The same with on-demand prices and nodes without a spot feature. */
-    const struct sslo_node od[] = {{"c1", "g4dn.12xlarge,ondemand", CLOUD_DOWN},
-                                   {"c2", "g4dn.12xlarge", CLOUD_DOWN}};
+    const struct sslo_node od[] = {{"c1", "g4dn.12xlarge,ondemand", "cloud-ondemand", CLOUD_DOWN},
+                                   {"c2", "g4dn.12xlarge", "cloud-ondemand", CLOUD_DOWN}};
     assert_int_equal(plan_on(f, od, 2, 0.8, 2400, 0, SLO_PRICING_ON_DEMAND, r), SLO_OK);
     expect(r, "SLO_PARTITION", "cloud-ondemand");
     expect(r, "SLO_SPOT", "0");
@@ -346,11 +393,258 @@ static void test_plan_infeasible(void **state)
     f->cfg.max_nodes = 2;
     assert_int_equal(plan_on(f, cluster, 4, 0.8, 1320, 0, SLO_PRICING_SPOT, r),
                      SLO_ERR_INFEASIBLE);
+    /* The closest point keeps the limit and says so: the fastest 2-node
+     * plan, a100 + one T4 node, 9328 / 6.25 = 1492.48 s. */
+    assert_non_null(strstr(r->reason, "(at most max_nodes=2 nodes)"));
+    assert_non_null(strstr(r->reason, "needs 1492.48 s"));
     f->cfg.max_nodes = 64;
     assert_int_equal(plan_on(f, cluster, 4, 0.8, 1320, 0, SLO_PRICING_SPOT, r), SLO_OK);
     expect(r, "SLO_INSTANCES", "a100-node:1,t4-node:1,g4dn.12xlarge:2");
     expect(r, "SLO_CONSTRAINT", "[a100-node*1&t4-node*1&g4dn.12xlarge*2]");
     free(r);
+}
+
+/*
+ * Review finding 3: max_nodes bounds the search, not only its result. With
+ * a100-node at 3.00 USD/h, t4-node 0.35, g4dn.12xlarge spot 0.40 (times as
+ * in the header, loss 0.8):
+ *  2000 s: the cheapest plan is t4 + g4dn, 1989.97 s x 0.75 / 3600 =
+ *    0.414578 USD (2 nodes); the only 1-node plan that meets 2000 s is a100
+ *    alone, 1681.152 x 3.00 / 3600 = 1.40096 USD. max_nodes=1 must give it
+ *    (the search used to find t4 + g4dn, then refuse it as infeasible).
+ *  1650 s: the cheapest is t4 + 2 g4dn, 11447 x 0.426667 / 3 = 1628.02 s at
+ *    1.15 USD/h = 0.520061 USD (3 nodes); of the 2-node plans a100 + t4 and
+ *    a100 + g4dn meet it (1492.48 s), a100 + t4 cheaper: 1492.48 x 3.35 /
+ *    3600 = 1.388836 USD.
+ */
+static void test_plan_max_nodes(void **state)
+{
+    struct fixture *f = *state;
+    const double prices[3] = {3.00, 0.35, 0.40};
+    struct sslo_plan_result *r = calloc(1, sizeof *r);
+    assert_non_null(r);
+
+    assert_int_equal(plan_prices(f, cluster, 4, 0.8, 2000, 0, SLO_PRICING_SPOT, prices, r),
+                     SLO_OK);
+    expect(r, "SLO_INSTANCES", "t4-node:1,g4dn.12xlarge:1");
+    expect_num(r, "SLO_COST_USD", 0.414578, 2e-6);
+    f->cfg.max_nodes = 1;
+    assert_int_equal(plan_prices(f, cluster, 4, 0.8, 2000, 0, SLO_PRICING_SPOT, prices, r),
+                     SLO_OK);
+    expect(r, "SLO_INSTANCES", "a100-node:1");
+    expect(r, "SLO_NODES", "1");
+    expect_num(r, "SLO_COST_USD", 1.40096, 2e-6);
+
+    f->cfg.max_nodes = 64;
+    assert_int_equal(plan_prices(f, cluster, 4, 0.8, 1650, 0, SLO_PRICING_SPOT, prices, r),
+                     SLO_OK);
+    expect(r, "SLO_INSTANCES", "t4-node:1,g4dn.12xlarge:2");
+    expect_num(r, "SLO_COST_USD", 0.520061, 2e-6);
+    f->cfg.max_nodes = 2;
+    assert_int_equal(plan_prices(f, cluster, 4, 0.8, 1650, 0, SLO_PRICING_SPOT, prices, r),
+                     SLO_OK);
+    expect(r, "SLO_INSTANCES", "a100-node:1,t4-node:1");
+    expect(r, "SLO_PARTITION", "onprem");
+    expect_num(r, "SLO_COST_USD", 1.388836, 2e-6);
+    f->cfg.max_nodes = 64;
+    free(r);
+}
+
+/* A synthetic catalog of n identical cloud types (2 GPUs, 256 samples per GPU
+ * at 1200 samples/s: 0.426667 s an iteration alone; no PS contention) and
+ * loss j = g3 sqrt(n) / (L - g5) (gamma1 = gamma2 = 0), quota 1 each. */
+struct synth {
+    struct slo_instance_type types[8];
+    struct slo_workload_instance inst[8];
+    struct slo_catalog cat;
+    struct slo_workload wl;
+};
+
+static void synth_init(struct synth *s, size_t n, const char *const *names, double g3, double g5)
+{
+    memset(s, 0, sizeof *s);
+    for (size_t k = 0; k < n; k++) {
+        struct slo_instance_type *t = &s->types[k];
+        snprintf(t->name, sizeof t->name, "%s", names[k]);
+        snprintf(t->gpu_model, sizeof t->gpu_model, "T4");
+        t->gpus = 2;
+        t->site = SLO_SITE_CLOUD;
+        t->spot_usd_per_h = 1.25;
+        t->on_demand_usd_per_h = 3.912;
+        t->quota = 1;
+        snprintf(s->inst[k].type, sizeof s->inst[k].type, "%s", names[k]);
+        s->inst[k].batch_per_gpu = 256;
+        s->inst[k].speed = 1200;
+    }
+    snprintf(s->wl.name, sizeof s->wl.name, "synth");
+    s->cat.n_types = n;
+    s->cat.types = s->types;
+    s->wl.s_parm_mb = 10;
+    s->wl.b_req_mbps = 100;
+    s->wl.b_ps_mbps = 1e6;
+    s->wl.b_pcie_mbps = 10000;
+    s->wl.alpha1 = 0.5;
+    s->wl.beta1 = -1.2;
+    s->wl.compat = SLO_COMPAT_PAPER;
+    s->wl.loss.form = SLO_LOSS_SPOTDNN_2022;
+    s->wl.loss.gamma3 = g3;
+    s->wl.loss.gamma5 = g5;
+    s->wl.n_instances = n;
+    s->wl.instances = s->inst;
+}
+
+static int plan_synth(struct fixture *f, struct synth *s, double loss, double deadline_s,
+                      struct sslo_plan_result *r, slo_error_t *err)
+{
+    struct sslo_plan_request req = {.workload = "synth", .loss = loss, .deadline_s = deadline_s,
+                                    .pricing = SLO_PRICING_SPOT, .mode = SSLO_MODE_ENFORCE};
+    return sslo_plan(&f->cfg, &s->cat, NULL, &s->wl, &req, r, err);
+}
+
+/*
+ * Review finding 2: numeric records are fixed-point decimals, as
+ * job_submit.lua's ^%d+%.?%d*$ wants ("%.10g" wrote 5e-05 and 1e+10).
+ * Loss 5e-05 (g3 = 0.002, g5 = 0): j = 0.002 / 5e-05 = 40 iterations,
+ * 40 x 0.426667 = 17.07 s at 1.25 USD/h = 0.005926 USD. Loss 1e10
+ * (g5 = 0.5): met in 1 iteration, 0.43 s.
+ */
+static void test_records_fixed_point(void **state)
+{
+    struct fixture *f = *state;
+    static const char *const name[] = {"g4dn.12xlarge"};
+    struct synth *s = calloc(1, sizeof *s);
+    struct sslo_plan_result *r = calloc(1, sizeof *r);
+    slo_error_t err = {0};
+    assert_non_null(s);
+    assert_non_null(r);
+
+    synth_init(s, 1, name, 0.002, 0);
+    assert_int_equal(plan_synth(f, s, 5e-05, 3600, r, &err), SLO_OK);
+    expect(r, "SLO_LOSS", "0.00005");
+    expect(r, "SLO_ITERATIONS", "40");
+    expect(r, "SLO_TIME_S", "17.07");
+    expect(r, "SLO_COST_USD", "0.005926");
+    expect(r, "SLO_COST_USD_PER_H", "1.25");
+    expect(r, "SLO_DEADLINE_S", "3600");
+    assert_int_equal(plan_synth(f, s, 1.5e-07, 86400, r, &err), SLO_OK);
+    expect(r, "SLO_LOSS", "0.00000015");
+    /* 10 significant digits, as the table's %.10g */
+    assert_int_equal(plan_synth(f, s, 0.123456789012, 86400, r, &err), SLO_OK);
+    expect(r, "SLO_LOSS", "0.123456789");
+    /* No fixed-point form within job_submit.lua's 64 characters: refused,
+     * naming the record (g3 = 1e-72: j = 1e-72 / 1e-70 -> 1 iteration). */
+    synth_init(s, 1, name, 1e-72, 0);
+    assert_int_equal(plan_synth(f, s, 1e-70, 60, r, &err), SLO_ERR_INVALID);
+    assert_string_equal(err.source, "SLO_LOSS");
+    assert_false(r->feasible);
+    synth_init(s, 1, name, 2000, 0.5);
+    assert_int_equal(plan_synth(f, s, 1e10, 60, r, &err), SLO_OK);
+    expect(r, "SLO_LOSS", "10000000000");
+    expect(r, "SLO_ITERATIONS", "1");
+    expect(r, "SLO_TIME_S", "0.43");
+    /* every numeric record: digits and at most one '.', no exponent */
+    static const char *const numeric[] = {"SLO_COST_USD", "SLO_COST_USD_PER_H", "SLO_TIME_S",
+                                          "SLO_DEADLINE_S", "SLO_LOSS", "SLO_ITERATIONS"};
+    for (size_t i = 0; i < sizeof numeric / sizeof numeric[0]; i++) {
+        const char *v = sslo_plan_value(r, numeric[i]);
+        assert_true(v[0] != '\0' && strspn(v, "0123456789.") == strlen(v));
+        assert_true(v[strlen(v) - 1] != '.');
+    }
+    free(r);
+    free(s);
+}
+
+/*
+ * Review finding 12: a record that does not fit is refused, naming it (it
+ * used to be cut at 511 characters). 8 identical types, quota 1 each: the
+ * deadline 1040 s lies between the 8- and 7-worker times (j = 2000 sqrt(n) /
+ * 0.3 rounded up; 8: 18857 x 0.426667 / 8 = 1005.7 s; 7: 17639 x 0.426667 /
+ * 7 = 1075.1 s), so the plan holds all 8. With 61-character names
+ * SLO_INSTANCES is 8 x 63 + 7 = 511 characters (fits) and SLO_CONSTRAINT
+ * 8 x 63 + 7 + 2 = 513 (does not); with 63-character names SLO_INSTANCES is
+ * 527. 55-character names fit both.
+ */
+static void test_records_too_long(void **state)
+{
+    struct fixture *f = *state;
+    struct synth *s = calloc(1, sizeof *s);
+    struct sslo_plan_result *r = calloc(1, sizeof *r);
+    slo_error_t err = {0};
+    char names[8][64];
+    const char *np[8];
+    assert_non_null(s);
+    assert_non_null(r);
+
+    for (int len = 55; len <= 63; len++) {
+        if (len != 55 && len != 61 && len != 63)
+            continue;
+        for (int k = 0; k < 8; k++) {
+            memset(names[k], 'x', (size_t)len);
+            names[k][len] = '\0';
+            names[k][0] = (char)('a' + k);
+            np[k] = names[k];
+        }
+        synth_init(s, 8, np, 2000, 0.5);
+        memset(&err, 0, sizeof err);
+        int rv = plan_synth(f, s, 0.8, 1040, r, &err);
+        if (len == 55) {
+            assert_int_equal(rv, SLO_OK);
+            expect(r, "SLO_NODES", "8");
+            assert_int_equal(strlen(sslo_plan_value(r, "SLO_INSTANCES")), 8 * 57 + 7);
+            assert_int_equal(strlen(sslo_plan_value(r, "SLO_CONSTRAINT")), 8 * 57 + 9);
+        } else {
+            assert_int_equal(rv, SLO_ERR_INVALID);
+            assert_false(r->feasible);
+            assert_string_equal(err.source, len == 61 ? "SLO_CONSTRAINT" : "SLO_INSTANCES");
+            assert_non_null(strstr(err.text, "longer than 511 characters"));
+            assert_string_equal(sslo_plan_value(r, "SLO_INSTANCES"), "");
+        }
+    }
+    free(r);
+    free(s);
+}
+
+/*
+ * Review finding 13: calloc(0, ...) may return NULL (C11 7.22.3, POSIX);
+ * glibc's does not, so this program's calloc can be told to (it is the
+ * program's own definition, used by every caller in the process, and
+ * otherwise behaves as calloc).
+ */
+static int calloc_zero_is_null;
+
+void *calloc(size_t nmemb, size_t size)
+{
+    void *p;
+    if (calloc_zero_is_null && (nmemb == 0 || size == 0))
+        return NULL;
+    if (size && nmemb > SIZE_MAX / size)
+        return NULL;
+    p = malloc(nmemb && size ? nmemb * size : 1);
+    if (p)
+        memset(p, 0, nmemb * size);
+    return p;
+}
+
+static void test_inventory_no_types(void **state)
+{
+    struct fixture *f = *state;
+    struct slo_catalog empty = {.n_types = 0, .types = NULL};
+    int *usable = NULL;
+
+    calloc_zero_is_null = 1;
+    int rv = sslo_inventory_quotas(&f->cfg, &empty, cluster, 4, SLO_PRICING_SPOT, &usable);
+    calloc_zero_is_null = 0;
+    assert_int_equal(rv, 0);
+    assert_non_null(usable);
+    free(usable);
+
+    /* and on the test cluster: counts and quotas as test_inventory */
+    assert_int_equal(sslo_inventory_quotas(&f->cfg, &f->cat, cluster, 4, SLO_PRICING_SPOT,
+                                           &usable),
+                     0);
+    assert_int_equal(usable[2], 2);
+    assert_int_equal(f->cat.types[2].quota, 2);
+    free(usable);
 }
 
 int main(void)
@@ -362,6 +656,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_plan_onprem, setup, teardown),
         cmocka_unit_test_setup_teardown(test_plan_burst, setup, teardown),
         cmocka_unit_test_setup_teardown(test_plan_infeasible, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_plan_max_nodes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_records_fixed_point, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_records_too_long, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_inventory_no_types, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -49,6 +49,13 @@ local SITE = {
 -- ------------------------------------------------------------------ helpers
 local PREFIX = "slo: "
 
+-- slurmctld defines slurm.log_user(...) as user_msg(string.format(...)) (and
+-- log_info likewise): a message is never the format itself, or a '%' from the
+-- plan would raise a Lua error and reject the job with a generic message.
+local function tell_user(msg)
+    slurm.log_user("%s", msg)
+end
+
 -- Fields the plan must carry to be applied (PLAN-CONTRACT "What the plugin
 -- records"); the others are informative and checked when present.
 local REQUIRED = { "SLO_PLAN_VERSION", "SLO_MODE", "SLO_PARTITION", "SLO_NODES",
@@ -68,11 +75,13 @@ local INFO_PATTERNS = {
     SLO_WORKLOAD = "^[%w%._%-]+$",
 }
 
--- Quote a user-controlled value for a message: printable ASCII only, at most
--- 64 characters.
+-- Quote a user-controlled value for a message: printable ASCII only, '%'
+-- shown as '?' (slurmctld's slurm.log_user/log_info pass their first argument
+-- to string.format), at most 64 characters.
 local function q(s)
     s = tostring(s)
     s = s:gsub("[^%w%p ]", "?")
+    s = s:gsub("%%", "?")
     if #s > 64 then s = s:sub(1, 61) .. "..." end
     return "'" .. s .. "'"
 end
@@ -238,7 +247,7 @@ end
 function slurm_job_submit(job_desc, part_list, submit_uid)
     local plan, err = read_plan(job_desc.spank_job_env)
     if plan == nil then
-        slurm.log_user(PREFIX .. "rejected: spank_job_env " .. err)
+        tell_user(PREFIX .. "rejected: spank_job_env " .. err)
         slurm.log_info("slo: uid %u: rejected: %s", submit_uid, err)
         return slurm.ERROR
     end
@@ -251,22 +260,22 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
     if plan.SLO_MODE == "advise" then
         -- advise changes nothing, whatever the plan says
         if a then
-            slurm.log_user(PREFIX .. "advise mode, request unchanged; the plan would set " ..
+            tell_user(PREFIX .. "advise mode, request unchanged; the plan would set " ..
                 describe(a))
         else
-            slurm.log_user(PREFIX .. "advise mode, request unchanged; plan not shown: " .. err)
+            tell_user(PREFIX .. "advise mode, request unchanged; plan not shown: " .. err)
         end
         return slurm.SUCCESS
     end
     if a == nil then
-        slurm.log_user(PREFIX .. "rejected: " .. err)
+        tell_user(PREFIX .. "rejected: " .. err)
         slurm.log_info("slo: uid %u: rejected: %s", submit_uid, err)
         return slurm.ERROR
     end
     -- a heterogeneous job's components arrive one by one (het_job_offset
     -- 0, 1, ...; NO_VAL for a normal job), each with the same whole-job plan
     if job_desc.het_job_offset ~= nil and job_desc.het_job_offset ~= slurm.NO_VAL then
-        slurm.log_user(PREFIX .. "rejected: an SLO plan sizes the whole job; submit it " ..
+        tell_user(PREFIX .. "rejected: an SLO plan sizes the whole job; submit it " ..
             "as one job, not as a heterogeneous job (doc/slurm.md)")
         return slurm.ERROR
     end
@@ -279,7 +288,7 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
     if a.spot then
         job_desc.requeue = 1
     end
-    slurm.log_user(PREFIX .. "request set by the SLO plan: " .. describe(a))
+    tell_user(PREFIX .. "request set by the SLO plan: " .. describe(a))
     slurm.log_info("slo: uid %u: plan %s applied: %s", submit_uid, a.instances, describe(a))
     return slurm.SUCCESS
 end

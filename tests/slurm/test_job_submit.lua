@@ -1,6 +1,8 @@
 --[[
 test_job_submit.lua - unit test of etc/slurm/job_submit.lua outside slurmctld
-(lua5.1 test_job_submit.lua PATH/job_submit.lua; run by tests/slurm_lua.sh).
+(lua5.1 test_job_submit.lua PATH/job_submit.lua [RECORDS]; run by
+tests/slurm_lua.sh; with RECORDS, the plugin's records instead of the cases
+below, see "plugin records").
 
 slurmctld's job_submit/lua plugin calls slurm_job_submit(job_desc, part_list,
 uid) with job_desc.spank_job_env a 0-based table of "NAME=value" strings and
@@ -19,11 +21,89 @@ p3.2xlarge cloud; at most 16 nodes, 8 GPUs per node), not from the code.
 local path = assert(arg[1], "usage: lua5.1 test_job_submit.lua job_submit.lua")
 local NO_VAL = 4294967294
 local messages = {}
+-- As slurmctld (Slurm 22.05 src/lua/slurm_lua.c): every slurm.log_* passes
+-- its arguments to string.format, so a '%' in a message without arguments
+-- raises a Lua error there too.
+local function logger(fmt, ...) return string.format(fmt, ...) end
 slurm = {
     SUCCESS = 0, ERROR = -1, NO_VAL = NO_VAL,
-    log_user = function(fmt, ...) messages[#messages + 1] = string.format(fmt, ...) end,
-    log_info = function() end, log_debug = function() end, log_error = function() end,
+    log_user = function(...) messages[#messages + 1] = logger(...) end,
+    log_info = logger, log_debug = logger, log_error = logger,
 }
+
+-- ------------------------------------------------------------------ plugin records
+-- lua5.1 test_job_submit.lua job_submit.lua RECORDS: RECORDS is the output
+-- of tests/spank_records (spank_slo.so's sslo_plan() records, format in
+-- tests/spank_records.c). Each plan's types are added to the script's
+-- SITE.instance_types (the site admin's job); then every plan must be
+-- applied in enforce mode exactly as its records say (partition, nodes,
+-- constraint, GRES, requeue: the contract), and shown unchanged in advise
+-- mode ("the plan would set", not "plan not shown").
+if arg[2] then
+    local f = assert(io.open(arg[2], "r"))
+    local cases, cur, types = {}, nil, {}
+    for line in f:lines() do
+        local name = line:match("^case (%S+)$")
+        if name then
+            cur = { name = name, env = { "_SLURM_SPANK_OPTION_slo_slo_loss=x" }, rec = {} }
+        elseif line:match("^site%-type ") then
+            local t, site = line:match("^site%-type (%S+) (%a+)$")
+            types[t] = site
+        elseif line:match("^record ") then
+            local entry = line:sub(8)
+            local k, v = entry:match("^([%w_]+)=(.*)$")
+            cur.env[#cur.env + 1] = entry
+            cur.rec[k] = v
+        elseif line == "end" then
+            cases[#cases + 1] = cur
+        end
+    end
+    f:close()
+    local src = assert(io.open(path, "r")):read("*a")
+    local add = {}
+    for t, site in pairs(types) do add[#add + 1] = string.format("[%q] = %q,", t, site) end
+    local n
+    src, n = src:gsub("instance_types = {", "instance_types = { " .. table.concat(add, " "), 1)
+    assert(n == 1, "job_submit.lua: SITE.instance_types not found")
+    assert(assert(loadstring(src, "=job_submit.lua"))() == slurm.SUCCESS)
+    local passes, fails = 0, 0
+    local function check(ok, name, detail)
+        if ok then passes = passes + 1; print("ok - " .. name)
+        else fails = fails + 1; print("not ok - " .. name); print("#   " .. detail) end
+    end
+    for _, c in ipairs(cases) do
+        local r = c.rec
+        for _, mode in ipairs({ "enforce", "advise" }) do
+            local env = {}
+            for i, e in ipairs(c.env) do
+                env[i] = e:match("^SLO_MODE=") and ("SLO_MODE=" .. mode) or e
+            end
+            local jd = { min_nodes = NO_VAL, max_nodes = NO_VAL, requeue = NO_VAL,
+                         het_job_offset = NO_VAL, spank_job_env = {} }
+            for i, e in ipairs(env) do jd.spank_job_env[i - 1] = e end
+            messages = {}
+            local okcall, rc = pcall(slurm_job_submit, jd, {}, 1000)
+            local msg = okcall and table.concat(messages, "\n") or ("Lua error: " .. tostring(rc))
+            local detail = "rc " .. tostring(rc) .. " msg " .. msg
+            local ok
+            if mode == "enforce" then
+                ok = okcall and rc == slurm.SUCCESS and jd.partition == r.SLO_PARTITION and
+                    jd.min_nodes == tonumber(r.SLO_NODES) and jd.max_nodes == tonumber(r.SLO_NODES) and
+                    jd.features == r.SLO_CONSTRAINT and jd.tres_per_node == "gres:" .. r.SLO_GRES and
+                    jd.requeue == (r.SLO_SPOT == "1" and 1 or NO_VAL)
+            else
+                ok = okcall and rc == slurm.SUCCESS and jd.partition == nil and
+                    jd.min_nodes == NO_VAL and jd.features == nil and
+                    msg:find("the plan would set", 1, true) ~= nil
+            end
+            check(ok, "plugin records " .. c.name .. " (" .. #r.SLO_INSTANCES ..
+                "-character SLO_INSTANCES, SLO_LOSS=" .. r.SLO_LOSS .. "), " .. mode, detail)
+        end
+    end
+    print(passes .. " passed, " .. fails .. " failed")
+    os.exit((fails == 0 and passes > 0) and 0 or 1)
+end
+
 assert(dofile(path) == slurm.SUCCESS, "job_submit.lua did not return slurm.SUCCESS")
 
 local passes, fails = 0, 0
@@ -74,10 +154,15 @@ local function plan(changes)
     return env
 end
 
+-- A Lua error in slurm_job_submit makes slurmctld reject the job with a
+-- generic error: here it is a failed case with the error as message.
 local function run(env, extra)
     messages = {}
     local jd = job(env, extra)
-    local rc = slurm_job_submit(jd, {}, 1000)
+    local okcall, rc = pcall(slurm_job_submit, jd, {}, 1000)
+    if not okcall then
+        return "lua error", jd, "Lua error: " .. tostring(rc)
+    end
     return rc, jd, table.concat(messages, "\n")
 end
 
@@ -200,6 +285,23 @@ rejected("time not a number", plan({ SLO_TIME_S = "1e9" }), "SLO_TIME_S")
 rejected("workload name with a space", plan({ SLO_WORKLOAD = "a b" }), "SLO_WORKLOAD")
 rejected("control characters are not echoed",
     plan({ SLO_PARTITION = "on\nprem\27[2J" }), "SLO_PARTITION")
+-- '%' in plan values: slurm.log_user formats its first argument (review
+-- finding 1: SLO_PARTITION=%d%n raised "bad argument #2 to 'format'").
+for _, v in ipairs({ "%d%n", "%s", "100%", "%%" }) do
+    rejected("partition " .. v .. " (a format directive)", plan({ SLO_PARTITION = v }),
+        "SLO_PARTITION")
+    unchanged("advise with partition " .. v .. ": unchanged, the message names the field",
+        plan({ SLO_MODE = "advise", SLO_PARTITION = v }), "SLO_PARTITION")
+end
+rejected("instances with '%'", plan({ SLO_INSTANCES = "a100-node:%d" }), "SLO_INSTANCES")
+rejected("workload with '%'", plan({ SLO_WORKLOAD = "%s%s%s" }), "SLO_WORKLOAD")
+rejected("constraint with '%'", plan({ SLO_CONSTRAINT = "%n" }), "SLO_CONSTRAINT")
+do
+    -- the quoted value shows '%' as '?'
+    local rc, _, msg = run(plan({ SLO_PARTITION = "a%db" }))
+    report(rc == slurm.ERROR and msg:find("'a?db'", 1, true) ~= nil and
+        not msg:find("%", 1, true), "'%' in a quoted value is shown as '?'", "msg " .. msg)
+end
 do
     local env = plan()
     env[#env + 1] = "SLO_NODES=2"
