@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "args.h"
@@ -257,6 +258,25 @@ int sslo_workload_path(const struct sslo_config *cfg, const char *name, char *pa
     if (access(path, R_OK) != 0)
         return fail(msg, len, "--slo-workload %s: expected a readable workload profile %s, "
                               "found %s", name, path, strerror(errno));
+    return 0;
+}
+
+int sslo_config_check_workloads(const struct sslo_config *cfg, char *msg, size_t len)
+{
+    struct stat sb;
+
+    if (!cfg->workloads[0])
+        return 0;
+    if (stat(cfg->workloads, &sb) != 0)
+        return fail(msg, len, "plugstack.conf workloads=%s: expected a readable directory of "
+                              "workload profiles, found %s", cfg->workloads, strerror(errno));
+    if (!S_ISDIR(sb.st_mode))
+        return fail(msg, len, "plugstack.conf workloads=%s: expected a readable directory of "
+                              "workload profiles, found a file that is not a directory",
+                    cfg->workloads);
+    if (access(cfg->workloads, R_OK | X_OK) != 0)
+        return fail(msg, len, "plugstack.conf workloads=%s: expected a readable directory of "
+                              "workload profiles, found %s", cfg->workloads, strerror(errno));
     return 0;
 }
 

@@ -102,6 +102,16 @@ int sslo_workload_path(const struct sslo_config *cfg, const char *name, char *pa
                        size_t path_len, char *msg, size_t len);
 
 /*
+ * The plugstack argument workloads=DIR, checked when the plugin is loaded in
+ * sbatch/salloc/srun (trial S4): DIR must be an existing directory the
+ * submitting user can read and search. Returns 0 (also when workloads= is
+ * not given), or -1 with msg "plugstack.conf workloads=DIR: expected a
+ * readable directory of workload profiles, found <strerror or 'a file that
+ * is not a directory'>".
+ */
+int sslo_config_check_workloads(const struct sslo_config *cfg, char *msg, size_t len);
+
+/*
  * Environment fallbacks, applied only to options the user did not give
  * (command line > environment > plugstack): SLO_SPANK_WORKLOAD,
  * SLO_SPANK_BUDGET, SLO_SPANK_PRICING, SLO_SPANK_MODE, read through

@@ -116,15 +116,22 @@ int sslo_submit_post_opt(spank_t sp, struct sslo_state *st)
     size_t n_nodes = 0;
     int *usable = NULL, rv = -1, prc;
 
-    if (!st->cfg_ok || (!o.have_loss && !o.have_time))
-        return 0;
     /* srun inside an allocation starts a step: the allocation was sized
-     * already (and the options come back from the environment). */
+     * already (and the submission's options come back from the
+     * environment). --slo-* on srun's own command line gets one line
+     * (trial S9: it was ignored silently). */
     if (spank_context() == S_CTX_LOCAL && getenv("SLURM_JOB_ID")) {
-        slurm_verbose("%s: inside job %s: no planning for a job step", SSLO_LOG_PREFIX,
-                      getenv("SLURM_JOB_ID"));
+        if (st->step_note)
+            slurm_info("%s: inside job %s: --slo-* ignored for a job step (the allocation "
+                       "was sized at submission)",
+                       SSLO_LOG_PREFIX, getenv("SLURM_JOB_ID"));
+        else
+            slurm_verbose("%s: inside job %s: no planning for a job step", SSLO_LOG_PREFIX,
+                          getenv("SLURM_JOB_ID"));
         return 0;
     }
+    if (!st->cfg_ok || (!o.have_loss && !o.have_time))
+        return 0;
     if (o.have_loss != o.have_time) {
         slurm_error("%s: %s: expected --slo-loss and --slo-time together, found %s alone",
                     SSLO_LOG_PREFIX, o.have_loss ? "--slo-time" : "--slo-loss",

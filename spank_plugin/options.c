@@ -8,15 +8,47 @@
  * the last value wins. In the remote context (slurmstepd) it never fails:
  * the value was checked at submission, and a step must not fail on it.
  */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "spank_slo.h"
+
+/*
+ * srun inside an allocation (local context with SLURM_JOB_ID set): 1 when
+ * the user gave option val on srun's own command line, 0 when srun re-read it
+ * from the job's environment, where sbatch/salloc's options travel as
+ * SLURM_SPANK__SLURM_SPANK_OPTION_slo_<name, '-' as '_'> (Slurm 22.05
+ * spank.c spank_process_env_options) with the value given at submission.
+ * A user value equal to the inherited one counts as inherited (nothing is
+ * lost by not mentioning it).
+ */
+static int step_option_given(int val, const char *optarg)
+{
+    char var[96];
+    const char *inherited;
+    int n;
+
+    if (spank_context() != S_CTX_LOCAL || !getenv("SLURM_JOB_ID"))
+        return 0;
+    if (strncmp(sslo_option_name(val), "--", 2) != 0)
+        return 0;
+    n = snprintf(var, sizeof var, "SLURM_SPANK__SLURM_SPANK_OPTION_slo_%s",
+                 sslo_option_name(val) + 2);
+    if (n < 0 || (size_t)n >= sizeof var)
+        return 1;
+    for (char *c = var; *c; c++)
+        if (*c == '-')
+            *c = '_';
+    inherited = getenv(var);
+    return !inherited || strcmp(inherited, optarg ? optarg : "") != 0;
+}
 
 static int option_cb(int val, const char *optarg, int remote)
 {
     struct sslo_state *st = sslo_state();
     struct sslo_options tmp = st->opt;
-    char msg[SSLO_MSG_LENGTH], path[SSLO_PATH_LENGTH];
+    char msg[SSLO_MSG_LENGTH];
 
     if (remote) {
         if (sslo_option_parse(&tmp, val, optarg, msg, sizeof msg) == 0)
@@ -27,16 +59,11 @@ static int option_cb(int val, const char *optarg, int remote)
         slurm_error("%s: %s", SSLO_LOG_PREFIX, msg);
         return -1;
     }
-    /* The profile must exist where the plan is made; inside an allocation
-     * srun does not plan (ctx_submit.c), so it does not look there. A site
-     * mistake (no or bad plugstack arguments) is reported by the hooks, whose
-     * failure an `optional` plugin ignores; a callback's would fail sbatch. */
-    if (val == SSLO_OPT_WORKLOAD && st->cfg_ok && st->cfg.workloads[0] &&
-        !getenv("SLURM_JOB_ID") &&
-        sslo_workload_path(&st->cfg, tmp.workload, path, sizeof path, msg, sizeof msg)) {
-        slurm_error("%s: %s", SSLO_LOG_PREFIX, msg);
-        return -1;
-    }
+    /* Only the syntax here (trial S4): a callback's failure fails sbatch
+     * even with an `optional` plugin, so the profile file is looked up in
+     * init_post_opt (ctx_submit.c), whose failure `optional` ignores. */
+    if (step_option_given(val, optarg))
+        st->step_note = 1;
     st->opt = tmp;
     return 0;
 }

@@ -45,6 +45,12 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
     switch (ctx) {
     case S_CTX_ALLOCATOR:
     case S_CTX_LOCAL:
+        /* Where plans are made: workloads= must be a readable directory
+         * (a mistake names the argument here, once, not per job). */
+        if (state.cfg_ok && sslo_config_check_workloads(&state.cfg, msg, sizeof msg)) {
+            slurm_error("%s: %s", SSLO_LOG_PREFIX, msg);
+            rv = -1;
+        }
         if (sslo_options_register(sp))
             rv = -1;
         return rv;

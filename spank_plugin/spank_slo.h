@@ -22,6 +22,7 @@ struct sslo_state {
     struct sslo_config cfg; /* plugstack arguments */
     int cfg_ok;             /* 1 when cfg parsed */
     struct sslo_options opt;/* --slo-* values */
+    int step_note;          /* srun in an allocation got --slo-* on its command line */
 };
 
 /* The process-wide state (option callbacks receive no handle). */

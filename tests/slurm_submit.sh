@@ -156,6 +156,56 @@ if [ "$have_spank" = yes ]; then
     fi
     scancel "$base_job" "$job" 2>/dev/null
 
+    # ---- the user's own -w / --gpus next to an enforced plan (trial S2, S3):
+    # rejected at submission naming the option, not left pending forever
+    for u in "-w n2:--nodelist/-w" "--gpus=1:--gpus"; do
+        o=${u%%:*}; name=${u#*:}
+        n0=$(njobs)
+        submit $o --slo-workload=testnet --slo-loss=0.8 --slo-time=40:00 --hold -o /dev/null --wrap true
+        if [ "$rc" != 0 ] && [ -z "$job" ] && [ "$(njobs)" = "$n0" ] &&
+           grep -q -- "slo: rejected: $name" "$tmp/err" && grep -q -- '--slo-mode=advise' "$tmp/err"; then
+            ok "sbatch $o with an enforced plan rejected: $(grep -m1 'slo: rejected' "$tmp/err" | cut -c1-90)"
+        else
+            notok "sbatch $o with an enforced plan (exit $rc, job ${job:-none})"
+            [ -n "$job" ] && scancel "$job"
+        fi
+    done
+
+    # ---- where the job sees SLO_* and SLURM_SPANK_SLO_* (trial S10, spank_slo(8)
+    # ENVIRONMENT), and srun --slo-* inside the allocation (trial S9)
+    names='env | grep -Eo "^(SLO_PLAN|SLO_NODES|SLURM_SPANK_SLO_INSTANCES|SLURM_SPANK_SLO_NODES)=" | LC_ALL=C sort | paste -sd" " -'
+    submit --slo-workload=testnet --slo-loss=0.8 --slo-time=40:00 -o "$D/env-%j.out" --wrap "
+        echo \"batch: \$($names)\"
+        srun -n1 sh -c '$names' | sed 's/^/step: /'
+        srun -n1 --slo-loss=0.5 true 2>&1 | sed 's/^/srun-slo: /'
+        srun -n1 true 2>&1 | sed 's/^/srun-plain: /'"
+    st=$( [ -n "$job" ] && cluster_wait_job "$job" 90 'COMPLETED|FAILED|CANCELLED|TIMEOUT')
+    out="$D/env-$job.out"
+    sed 's/^/# sbatch job: /' "$out" 2>/dev/null
+    if [ "$st" = COMPLETED ] && grep -q "^srun-slo: .*spank_slo: inside job $job: --slo-\* ignored for a job step" "$out" &&
+       ! grep -q '^srun-plain: ' "$out"; then
+        ok "srun --slo-loss inside job $job: one note, plain srun silent"
+    else
+        cp "$out" "$tmp/out" 2>/dev/null; notok "srun --slo-* inside an allocation (state ${st:-none})"
+    fi
+    if grep -qx 'batch: SLO_NODES= SLO_PLAN= SLURM_SPANK_SLO_INSTANCES= SLURM_SPANK_SLO_NODES=' "$out" &&
+       grep -qx 'step: SLO_NODES= SLO_PLAN= SLURM_SPANK_SLO_INSTANCES= SLURM_SPANK_SLO_NODES=' "$out"; then
+        ok "sbatch: batch script and srun steps see SLO_* and SLURM_SPANK_SLO_*"
+    else
+        cp "$out" "$tmp/out" 2>/dev/null; notok "sbatch job environment (S10)"
+    fi
+    timeout 120 salloc --slo-workload=testnet --slo-loss=0.8 --slo-time=40:00 sh -c "
+        echo \"shell: \$($names)\"
+        srun -n1 sh -c '$names' | sed 's/^/step: /'" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    sed 's/^/# salloc: /' "$tmp/out"
+    if [ "$rc" = 0 ] && grep -qx 'shell: SLURM_SPANK_SLO_INSTANCES= SLURM_SPANK_SLO_NODES=' "$tmp/out" &&
+       grep -qx 'step: SLO_NODES= SLO_PLAN= SLURM_SPANK_SLO_INSTANCES= SLURM_SPANK_SLO_NODES=' "$tmp/out"; then
+        ok "salloc: the shell sees only SLURM_SPANK_SLO_*, srun steps also SLO_*"
+    else
+        notok "salloc environment (S10, exit $rc)"
+    fi
+
     # ---- malformed option values: sbatch fails naming the option, no job
     for bad in --slo-loss=-1 --slo-loss=abc --slo-loss=nan --slo-time=abc --slo-time=0 \
                --slo-workload=a/b --slo-workload=nosuch --slo-budget=0 --slo-pricing=x --slo-mode=x; do
@@ -220,6 +270,31 @@ if [ "$have_spank" = yes ]; then
                 fi
             fi
         done
+    done
+    # ---- workloads= not a directory (trial S4): optional lets the job through
+    # with a warning naming the argument; required fails naming it
+    for kind in optional required; do
+        printf '%s catalog=%s workloads=/nonexistent/workloads mode=enforce\noptional %s\n' \
+            "$kind $spank" "$fix/catalog.json" "$forge" >"$D/etc/plugstack.conf"
+        n0=$(njobs)
+        submit --slo-workload=testnet --slo-loss=0.8 --slo-time=40:00 -o "$D/wl-%j.out" \
+            --wrap 'env | grep "^SLO_" ; echo ran'
+        what="workloads=/nonexistent/workloads with the plugin $kind"
+        if [ "$kind" = optional ]; then
+            st=$( [ -n "$job" ] && cluster_wait_job "$job" 60 'COMPLETED|FAILED|CANCELLED')
+            if [ "$rc" = 0 ] && grep -q 'plugstack.conf workloads=/nonexistent/workloads' "$tmp/err" &&
+               [ "$st" = COMPLETED ] && grep -qx ran "$D/wl-$job.out" &&
+               ! grep -Eq '^SLO_(PLAN|NODES|PARTITION|MODE)=' "$D/wl-$job.out"; then
+                ok "$what: warning naming the argument, job ran without a plan"
+            else
+                notok "$what (exit $rc, state ${st:-none})"
+            fi
+        elif [ "$rc" != 0 ] && [ "$(njobs)" = "$n0" ] &&
+             grep -q 'plugstack.conf workloads=/nonexistent/workloads' "$tmp/err"; then
+            ok "$what: submission fails naming the argument"
+        else
+            notok "$what (exit $rc)"
+        fi
     done
     printf '%s\n' "$CLUSTER_PLUGSTACK" >"$D/etc/plugstack.conf"
 fi

@@ -234,6 +234,46 @@ static void test_workload_path(void **state)
     rmdir(dir);
 }
 
+/* Trial S4: plugstack workloads=DIR is checked at load: a missing directory
+ * and a plain file are refused naming "plugstack.conf workloads=", an
+ * existing directory and no workloads= at all pass. */
+static void test_workloads_directory(void **state)
+{
+    struct sslo_config cfg;
+    char msg[SSLO_MSG_LENGTH], dir[] = "/tmp/test_spank_args.XXXXXX";
+    char file[SSLO_PATH_LENGTH], arg[SSLO_PATH_LENGTH + 16];
+    FILE *f;
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    snprintf(file, sizeof file, "%s/plain.json", dir);
+    f = fopen(file, "w");
+    assert_non_null(f);
+    fclose(f);
+
+    assert_int_equal(parse(&cfg, msg, 0), 0);
+    msg[0] = '\0';
+    assert_int_equal(sslo_config_check_workloads(&cfg, msg, sizeof msg), 0);
+    snprintf(arg, sizeof arg, "workloads=%s", dir);
+    assert_int_equal(parse(&cfg, msg, 1, arg), 0);
+    assert_int_equal(sslo_config_check_workloads(&cfg, msg, sizeof msg), 0);
+
+    snprintf(arg, sizeof arg, "workloads=%s/missing", dir);
+    assert_int_equal(parse(&cfg, msg, 1, arg), 0);
+    assert_int_equal(sslo_config_check_workloads(&cfg, msg, sizeof msg), -1);
+    assert_non_null(strstr(msg, "plugstack.conf workloads="));
+    assert_non_null(strstr(msg, "/missing: expected a readable directory"));
+    assert_non_null(strstr(msg, "No such file or directory"));
+
+    snprintf(arg, sizeof arg, "workloads=%s", file);
+    assert_int_equal(parse(&cfg, msg, 1, arg), 0);
+    assert_int_equal(sslo_config_check_workloads(&cfg, msg, sizeof msg), -1);
+    assert_non_null(strstr(msg, "plain.json: expected a readable directory"));
+    assert_non_null(strstr(msg, "not a directory"));
+
+    unlink(file);
+    rmdir(dir);
+}
+
 /* Environment fallbacks: used only for options not given; validated. */
 static const char *fake_env(const char *name)
 {
@@ -296,7 +336,7 @@ int main(void)
         cmocka_unit_test(test_config_defaults), cmocka_unit_test(test_config_every_key),
         cmocka_unit_test(test_config_errors),   cmocka_unit_test(test_option_values),
         cmocka_unit_test(test_option_errors),   cmocka_unit_test(test_workload_path),
-        cmocka_unit_test(test_precedence),
+        cmocka_unit_test(test_precedence),  cmocka_unit_test(test_workloads_directory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,7 +14,11 @@ interface is coord's PLAN-CONTRACT; shared/research/slurm-mpi-feasibility.md
     spank_job_env -- and rejects anything malformed or out of the site limits
     below with a message naming the field; otherwise it sets the partition,
     the node count, the features (constraint), the GRES (tres_per_node) and
-    --requeue for spot plans, and logs the decision with slurm.log_user.
+    --requeue when a cloud type of the plan runs on spot nodes (derived from
+    SITE, the plan's SLO_SPOT/SLO_PRICING must agree), and logs the decision
+    with slurm.log_user; a job that also gives -w/-x/--gpus/--gpus-per-task/
+    --gpus-per-socket is rejected (they contradict the plan; advise mode
+    keeps them).
 
 Install: slurm.conf `JobSubmitPlugins=lua`, this file as job_submit.lua in the
 directory of slurm.conf. Edits take effect at the next submission; removing
@@ -44,6 +48,10 @@ local SITE = {
     max_nodes = 16,          -- nodes of one plan (spank_slo.so max_nodes= should not exceed it)
     max_gpus_per_node = 8,   -- SLO_GRES gpu:<n> upper bound
     max_types = 8,           -- instance types in one plan
+    -- the cloud nodes of the "burst" partition: "spot" (feature spot),
+    -- "ondemand" (feature ondemand) or "both"; with "spot" or "both" a plan
+    -- with a cloud type there may run on spot nodes and gets --requeue
+    burst_cloud = "spot",
 }
 
 -- ------------------------------------------------------------------ helpers
@@ -213,9 +221,39 @@ local function validate(plan)
     if plan.SLO_SPOT ~= "0" and plan.SLO_SPOT ~= "1" then
         return nil, "SLO_SPOT: expected 0 or 1, found " .. q(plan.SLO_SPOT)
     end
-    a.spot = plan.SLO_SPOT == "1"
-    if a.kind == "spot" and not a.spot then
-        return nil, "SLO_SPOT: partition " .. q(a.partition) .. " holds spot nodes, found 0"
+    -- Spot or not follows from the plan's types and partition (SITE), never
+    -- from the plan's flag: a cloud type runs on spot nodes in the spot
+    -- partition and in the burst partition when its cloud nodes are spot.
+    -- The flag and SLO_PRICING must agree (a mismatch means a forged or
+    -- inconsistent plan; requeue must not depend on it).
+    local cloud_types = {}
+    for _, t in ipairs(types) do
+        if SITE.instance_types[t] == "cloud" then cloud_types[#cloud_types + 1] = t end
+    end
+    local pricing               -- "spot", "on-demand", or nil = either
+    if #cloud_types == 0 then
+        a.spot = false
+    elseif a.kind == "spot" or (a.kind == "burst" and SITE.burst_cloud == "spot") then
+        a.spot, pricing = true, "spot"
+    elseif a.kind == "burst" and SITE.burst_cloud == "both" then
+        a.spot = true           -- may land on spot nodes: requeue
+    else
+        a.spot, pricing = false, "on-demand"
+    end
+    local flag = plan.SLO_SPOT == "1"
+    if #cloud_types == 0 and flag then
+        return nil, "SLO_SPOT: the plan has no cloud instance type, found 1"
+    elseif pricing == "spot" and not flag then
+        return nil, "SLO_SPOT: cloud type " .. q(cloud_types[1]) .. " runs on spot nodes in " ..
+            a.kind .. " partition " .. q(a.partition) .. ", found 0"
+    elseif pricing == "on-demand" and flag then
+        return nil, "SLO_SPOT: cloud type " .. q(cloud_types[1]) .. " runs on on-demand nodes in " ..
+            a.kind .. " partition " .. q(a.partition) .. ", found 1"
+    end
+    if pricing ~= nil and plan.SLO_PRICING ~= nil and plan.SLO_PRICING ~= pricing then
+        return nil, "SLO_PRICING: cloud type " .. q(cloud_types[1]) .. " in " .. a.kind ..
+            " partition " .. q(a.partition) .. " is priced " .. pricing .. ", found " ..
+            q(plan.SLO_PRICING)
     end
 
     for _, name in ipairs(sorted_keys(INFO_PATTERNS)) do
@@ -232,6 +270,35 @@ local function validate(plan)
     a.time_s = plan.SLO_TIME_S
     a.cost = plan.SLO_COST_USD
     return a
+end
+
+-- The user's own node and GPU requests that an applied plan would contradict
+-- (trial S2, S3): Slurm 22.05 job_submit/lua field names
+-- (src/plugins/job_submit/lua/job_submit_lua.c _get_job_req_field) and the
+-- sbatch/salloc/srun options that set them. Kept next to the plan's
+-- constraint, -w/-x leave the job pending forever (BadConstraints); --gpus*
+-- next to the plan's tres_per_node make Slurm refuse the GRES. The job is
+-- rejected, not silently changed: the user chooses the plan or the request.
+local CONFLICTS = {
+    { field = "req_nodes", option = "--nodelist/-w" },
+    { field = "exc_nodes", option = "--exclude/-x" },
+    { field = "tres_per_job", option = "--gpus/-G", gpu = true },
+    { field = "tres_per_task", option = "--gpus-per-task", gpu = true },
+    { field = "tres_per_socket", option = "--gpus-per-socket", gpu = true },
+}
+
+-- The conflicting options of job_desc as one text ("--nodelist/-w 'n1', ..."),
+-- or nil when there is none. An unset string field reads as nil (or "").
+local function conflicts(job_desc)
+    local found = {}
+    for _, c in ipairs(CONFLICTS) do
+        local v = job_desc[c.field]
+        if type(v) == "string" and v ~= "" and (not c.gpu or v:find("gpu", 1, true)) then
+            found[#found + 1] = c.option .. " " .. q(v)
+        end
+    end
+    if #found == 0 then return nil end
+    return table.concat(found, ", ")
 end
 
 local function describe(a)
@@ -277,6 +344,15 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
     if job_desc.het_job_offset ~= nil and job_desc.het_job_offset ~= slurm.NO_VAL then
         tell_user(PREFIX .. "rejected: an SLO plan sizes the whole job; submit it " ..
             "as one job, not as a heterogeneous job (doc/slurm.md)")
+        return slurm.ERROR
+    end
+
+    local conflict = conflicts(job_desc)
+    if conflict then
+        tell_user(PREFIX .. "rejected: " .. conflict .. " cannot be combined with an " ..
+            "enforced SLO plan (the plan chooses the nodes and GPUs: " .. describe(a) ..
+            "); drop the option, or keep it and add --slo-mode=advise")
+        slurm.log_info("slo: uid %u: rejected: %s with an enforced plan", submit_uid, conflict)
         return slurm.ERROR
     end
 

@@ -309,5 +309,95 @@ do
 end
 rejected("heterogeneous job component", plan(), "heterogeneous", { het_job_offset = 0 })
 
+-- ---------------------------------------------------------------- spot from the types (trial S8)
+-- Site: cloud-spot holds spot nodes, cloud-ondemand on-demand ones, the
+-- burst partition's cloud nodes are spot (SITE.burst_cloud = "spot", the
+-- test cluster's c1/c2 carry feature spot); on-prem nodes are never spot.
+rejected("burst plan of cloud types only, SLO_SPOT=0 (trial S8: was applied, requeue=no)",
+    plan({ SLO_PARTITION = "burst", SLO_NODES = "2", SLO_INSTANCES = "g4dn.12xlarge:2",
+           SLO_CONSTRAINT = "g4dn.12xlarge", SLO_SPOT = "0" }), "SLO_SPOT")
+rejected("mixed burst plan with SLO_SPOT=0",
+    plan({ SLO_PARTITION = "burst", SLO_NODES = "2", SLO_INSTANCES = "a100-node:1,g4dn.12xlarge:1",
+           SLO_CONSTRAINT = "[a100-node*1&g4dn.12xlarge*1]", SLO_SPOT = "0" }), "SLO_SPOT")
+rejected("SLO_PRICING=on-demand in the cloud-spot partition (trial S8)",
+    plan({ SLO_PARTITION = "cloud-spot", SLO_INSTANCES = "g4dn.12xlarge:1",
+           SLO_CONSTRAINT = "g4dn.12xlarge", SLO_SPOT = "1", SLO_PRICING = "on-demand" }),
+    "SLO_PRICING")
+rejected("SLO_PRICING=spot in the cloud-ondemand partition",
+    plan({ SLO_PARTITION = "cloud-ondemand", SLO_INSTANCES = "p3.2xlarge:1",
+           SLO_CONSTRAINT = "p3.2xlarge", SLO_SPOT = "0", SLO_PRICING = "spot" }),
+    "SLO_PRICING")
+rejected("SLO_SPOT=1 in the cloud-ondemand partition",
+    plan({ SLO_PARTITION = "cloud-ondemand", SLO_INSTANCES = "p3.2xlarge:1",
+           SLO_CONSTRAINT = "p3.2xlarge", SLO_SPOT = "1", SLO_PRICING = "on-demand" }),
+    "SLO_SPOT")
+rejected("SLO_SPOT=1 for an on-prem-only plan",
+    plan({ SLO_SPOT = "1" }), "SLO_SPOT")
+rejected("burst plan of on-prem types only with SLO_SPOT=1",
+    plan({ SLO_PARTITION = "burst", SLO_NODES = "2", SLO_INSTANCES = "a100-node:1,t4-node:1",
+           SLO_CONSTRAINT = "[a100-node*1&t4-node*1]", SLO_SPOT = "1" }), "SLO_SPOT")
+applied("burst plan of on-prem types only: no requeue",
+    plan({ SLO_PARTITION = "burst", SLO_NODES = "2", SLO_INSTANCES = "a100-node:1,t4-node:1",
+           SLO_CONSTRAINT = "[a100-node*1&t4-node*1]", SLO_SPOT = "0" }),
+    { partition = "burst", min_nodes = 2, requeue = NO_VAL })
+applied("burst plan of cloud types only, SLO_SPOT=1: requeue",
+    plan({ SLO_PARTITION = "burst", SLO_NODES = "2", SLO_INSTANCES = "g4dn.12xlarge:2",
+           SLO_CONSTRAINT = "g4dn.12xlarge", SLO_SPOT = "1" }),
+    { partition = "burst", min_nodes = 2, requeue = 1 })
+applied("on-prem plan: SLO_PRICING does not matter (no cloud node)",
+    plan({ SLO_PRICING = "on-demand" }), { partition = "onprem", requeue = NO_VAL })
+
+-- ---------------------------------------------------------------- the user's own -w/-x/--gpus* (trial S2, S3)
+-- Field names of Slurm 22.05's job_submit/lua (job_submit_lua.c
+-- _get_job_req_field): req_nodes (-w), exc_nodes (-x), tres_per_job (--gpus),
+-- tres_per_task (--gpus-per-task), tres_per_socket (--gpus-per-socket); the
+-- GPU ones hold "gres:gpu:N" (sbatch prefixes "gres:"). Enforce mode rejects
+-- the job with one line naming the option and pointing to --slo-mode=advise;
+-- advise mode keeps them.
+local USER_REQUESTS = {
+    { "req_nodes", "t4-node01", "--nodelist/-w" },
+    { "req_nodes", "n[1-2]", "--nodelist/-w" },
+    { "exc_nodes", "n2", "--exclude/-x" },
+    { "tres_per_job", "gres:gpu:2", "--gpus" },
+    { "tres_per_task", "gres:gpu:1", "--gpus-per-task" },
+    { "tres_per_socket", "gres:gpu:1", "--gpus-per-socket" },
+}
+for _, u in ipairs(USER_REQUESTS) do
+    local field, value, option = u[1], u[2], u[3]
+    local extra = { [field] = value }
+    local rc, jd, msg = run(plan(), extra)
+    report(rc == slurm.ERROR and msg:find(option, 1, true) ~= nil and
+        msg:find("--slo-mode=advise", 1, true) ~= nil and msg:find(value, 1, true) ~= nil and
+        jd.partition == nil and jd.features == nil and jd.tres_per_node == nil and
+        jd[field] == value and not msg:find("\n", 1, true),
+        "enforce with " .. field .. "=" .. value .. " -> rejected naming " .. option ..
+        " and --slo-mode=advise, request untouched", "rc " .. tostring(rc) .. " msg " .. msg)
+    rc, jd, msg = run(plan({ SLO_MODE = "advise" }), extra)
+    report(rc == slurm.SUCCESS and jd[field] == value and jd.partition == nil and
+        msg:find("advise", 1, true) ~= nil,
+        "advise with " .. field .. "=" .. value .. " -> accepted, unchanged",
+        "rc " .. tostring(rc) .. " msg " .. msg)
+    rc, jd, msg = run({ "_SLURM_SPANK_OPTION_other=1" }, extra)
+    report(rc == slurm.SUCCESS and jd[field] == value and msg == "",
+        "no plan with " .. field .. "=" .. value .. " -> not ours, silent",
+        "rc " .. tostring(rc) .. " msg " .. msg)
+end
+do
+    -- several at once: all named in the one line
+    local rc, _, msg = run(plan(), { req_nodes = "n1", exc_nodes = "n2", tres_per_job = "gres:gpu:1" })
+    report(rc == slurm.ERROR and msg:find("--nodelist/-w", 1, true) and
+        msg:find("--exclude/-x", 1, true) and msg:find("--gpus", 1, true) and
+        not msg:find("\n", 1, true),
+        "-w, -x and --gpus together: rejected naming all three", "msg " .. msg)
+    -- a '%' in the user's node list does not break slurm.log_user's format
+    rc, _, msg = run(plan(), { req_nodes = "n%d%s" })
+    report(rc == slurm.ERROR and msg:find("--nodelist/-w", 1, true) and
+        not msg:find("%", 1, true), "-w with '%': rejected, '%' shown as '?'", "msg " .. msg)
+    -- empty strings (unset) and a non-GPU per-task TRES are not conflicts
+    rc = run(plan(), { req_nodes = "", exc_nodes = "", tres_per_job = "", tres_per_task = "cpu:2" })
+    report(rc == slurm.SUCCESS, "empty -w/-x/--gpus and tres_per_task=cpu:2: applied",
+        "rc " .. tostring(rc))
+end
+
 print(passes .. " passed, " .. fails .. " failed")
 os.exit(fails == 0 and 0 or 1)
