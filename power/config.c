@@ -33,6 +33,7 @@ static const struct key_def keys[] = {
     {"max_spot_price", SCOPE_EC2},
     {"aws", SCOPE_EC2},
     {"all_or_nothing", SCOPE_EC2},
+    {"aws_timeout_s", SCOPE_EC2},
     {"slurmd", SCOPE_LOCAL},
     {"boot_delay_s", SCOPE_LOCAL},
     {"state_dir", SCOPE_LOCAL},
@@ -169,6 +170,7 @@ static void set_defaults(struct power_config *cfg)
     strcpy(cfg->cluster, "slo");
     cfg->all_or_nothing = 1;
     cfg->stop_timeout_s = 10;
+    cfg->aws_timeout_s = POWER_RUN_TIMEOUT_S;
 }
 
 int power_config_parse(const char *text, const char *source, struct power_config *cfg,
@@ -349,6 +351,10 @@ int power_config_parse(const char *text, const char *source, struct power_config
                      source, line, value);
                 goto out;
             }
+        } else if (strcmp(key, "aws_timeout_s") == 0) {
+            if (parse_number(source, line, key, value, 1, 3600, &cfg->aws_timeout_s, err,
+                             errlen))
+                goto out;
         } else if (strcmp(key, "slurmd") == 0) {
             if (copy_value(source, value, line, key, cfg->slurmd, sizeof cfg->slurmd, err,
                            errlen))

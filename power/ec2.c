@@ -1,7 +1,10 @@
 /*
  * ec2.c - the ec2 provider: EC2 CreateFleet (Type instant) per (instance type,
  * capacity type) group on resume, TerminateInstances by tag on suspend, all
- * through the aws CLI.
+ * through the aws CLI (each call limited by aws_timeout_s, power_run).
+ * Instances carry slo-power:cluster and slo-power:nodes from launch, and
+ * slo-power:node once CreateTags names them: suspend / resume-fail find both
+ * kinds, so a resume that dies in between leaks no instance.
  *
  * Sources: EC2 API reference, CreateFleet (request fields, the response's
  * Instances[].InstanceIds and Errors[].ErrorCode), DescribeInstances
@@ -23,6 +26,12 @@
 #define TAG_NODE "slo-power:node"
 #define TAG_JOBS "slo-power:jobs"
 #define DESCRIBE_TRIES 5
+/* EC2 limits (EC2 API reference, Tag: value at most 256 Unicode characters;
+ * 50 tags per resource; TerminateInstances: at most 1000 instance ids per
+ * call, as AWS ParallelCluster batches them). */
+#define TAG_VALUE_MAX 256
+#define MAX_NODES_TAGS 32
+#define TERMINATE_BATCH 1000
 
 static int fail(char *err, size_t errlen, const char *fmt, ...) POWER_PRINTF(3, 4);
 static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -56,6 +65,47 @@ static json_t *tag(const char *key, const char *value)
     return json_pack("{s:s, s:s}", "Key", key, "Value", value);
 }
 
+/* 1 when the ranged hostlist of idx[0..n-1] fits one tag value (into buf). */
+static int fits_tag(const struct power_node *nodes, const size_t *idx, size_t n, char *buf)
+{
+    return power_hostlist_ranged(nodes, idx, n, buf, TAG_VALUE_MAX + 1) == 0;
+}
+
+int power_ec2_nodes_tags(const struct power_node *nodes, const size_t *idx, size_t n,
+                         json_t *tags, char *err, size_t errlen)
+{
+    char buf[TAG_VALUE_MAX + 1];
+    size_t s = 0;
+    for (int k = 0; s < n; k++) {
+        if (k == MAX_NODES_TAGS)
+            return fail(err, errlen, "ec2 CreateFleet: the hostlist of the %zu nodes needs "
+                        "more than %d " TAG_NODES " tags of %d characters (give the CLOUD "
+                        "nodes names PREFIX[N-M])", n, MAX_NODES_TAGS, TAG_VALUE_MAX);
+        /* Longest run idx[s..s+lo-1] found by bisection whose ranged string
+         * fits (node names are shorter than a tag value, so lo >= 1). */
+        size_t lo = 1, hi = n - s;
+        if (!fits_tag(nodes, idx + s, 1, buf))
+            return fail(err, errlen, "ec2 CreateFleet: node name %s is longer than an EC2 "
+                        "tag value (%d characters)", nodes[idx[s]].name, TAG_VALUE_MAX);
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo + 1) / 2;
+            if (fits_tag(nodes, idx + s, mid, buf))
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        fits_tag(nodes, idx + s, lo, buf);
+        char key[64];
+        if (k == 0)
+            snprintf(key, sizeof key, TAG_NODES);
+        else
+            snprintf(key, sizeof key, TAG_NODES ":%d", k + 1);
+        json_array_append_new(tags, tag(key, buf));
+        s += lo;
+    }
+    return 0;
+}
+
 json_t *power_ec2_fleet_request(const struct power_config *cfg, const struct power_node *nodes,
                                 const size_t *idx, size_t n, const char *jobs, char *err,
                                 size_t errlen)
@@ -74,9 +124,6 @@ json_t *power_ec2_fleet_request(const struct power_config *cfg, const struct pow
         return NULL;
     }
     int spot = first->capacity == POWER_SPOT;
-    char hosts[POWER_VALUE_LEN];
-    if (power_hostlist_ranged(nodes, idx, n, hosts, sizeof hosts) != 0)
-        snprintf(hosts, sizeof hosts, "(%zu nodes)", n);
 
     json_t *spec = json_pack("{s:s, s:s}", is_template_id(ref) ? "LaunchTemplateId"
                                                                 : "LaunchTemplateName",
@@ -104,9 +151,17 @@ json_t *power_ec2_fleet_request(const struct power_config *cfg, const struct pow
                                 "SingleInstanceType", 1, "SingleAvailabilityZone", 1,
                                 "MinTargetCapacity",
                                 (json_int_t)(cfg->all_or_nothing ? n : 1));
+    /* The launch tags are how suspend / resume-fail find an instance whose
+     * resume never got as far as its slo-power:node tag. */
     json_t *tags = json_array();
     json_array_append_new(tags, tag(TAG_CLUSTER, cfg->cluster));
-    json_array_append_new(tags, tag(TAG_NODES, hosts));
+    if (power_ec2_nodes_tags(nodes, idx, n, tags, err, errlen) != 0) {
+        json_decref(tags);
+        json_decref(spec);
+        json_decref(overrides);
+        json_decref(options);
+        return NULL;
+    }
     if (jobs && *jobs)
         json_array_append_new(tags, tag(TAG_JOBS, jobs));
 
@@ -221,6 +276,7 @@ int power_ec2_assign(const json_t *response, struct power_node *nodes, const siz
 struct aws {
     char path[PATH_MAX];
     char region_arg[POWER_NAME_LEN];
+    struct power_run_limits limits;
 };
 
 static int aws_locate(const struct power_config *cfg, struct aws *a, char *err, size_t errlen)
@@ -235,6 +291,9 @@ static int aws_locate(const struct power_config *cfg, struct aws *a, char *err, 
                     cfg->path);
     }
     snprintf(a->region_arg, sizeof a->region_arg, "%s", cfg->region);
+    a->limits.timeout_s = cfg->aws_timeout_s > 0 ? cfg->aws_timeout_s : POWER_RUN_TIMEOUT_S;
+    a->limits.grace_s = POWER_RUN_GRACE_S;
+    a->limits.max_output = POWER_RUN_MAX_OUTPUT;
     return 0;
 }
 
@@ -258,7 +317,7 @@ static int aws_ec2(const struct aws *a, const char *const *args, size_t n_args, 
         argv[k++] = (char *)args[i];
     argv[k] = NULL;
     char *text = NULL, line[512];
-    int rc = power_run(argv, &text, line, sizeof line);
+    int rc = power_run(argv, &a->limits, &text, line, sizeof line);
     free(argv);
     if (rc != 0) {
         free(text);
@@ -290,39 +349,46 @@ static void dry_print_command(FILE *out, const struct power_config *cfg,
     fputc('\n', out);
 }
 
-/* Terminate instance ids (json array of strings); logs the outcome. */
+/* Terminate instance ids (json array of strings) in calls of at most
+ * TERMINATE_BATCH ids; logs the outcome. Ids of failed calls are appended to
+ * failed (when not NULL). Returns 0, or -1 when a call failed. */
 static int terminate_ids(struct power_ctx *ctx, const struct aws *a, const json_t *ids,
-                         const char *why)
+                         const char *why, json_t *failed)
 {
     size_t n = json_array_size(ids);
-    if (n == 0)
-        return 0;
-    const char **args = calloc(n + 2, sizeof *args);
-    if (!args) {
-        power_log(ctx->log, "error", NULL, "terminate-instances: out of memory");
-        return -1;
-    }
-    args[0] = "terminate-instances";
-    args[1] = "--instance-ids";
-    char list[2048] = "";
-    for (size_t i = 0; i < n; i++) {
-        args[i + 2] = json_string_value(json_array_get(ids, i));
-        size_t used = strlen(list);
-        snprintf(list + used, sizeof list - used, "%s%s", i ? " " : "", args[i + 2]);
-    }
-    char err[POWER_ERR_LEN];
-    json_t *resp = NULL;
     int rc = 0;
-    if (ctx->dry_run) {
-        dry_print_command(ctx->out, ctx->cfg, args, n + 2);
-    } else if (aws_ec2(a, args, n + 2, &resp, err, sizeof err) != 0) {
-        power_log(ctx->log, "error", NULL, "terminating %s (%s) failed: %s", list, why, err);
-        rc = -1;
-    } else {
-        power_log(ctx->log, "info", NULL, "terminated %s (%s)", list, why);
+    for (size_t from = 0; from < n; from += TERMINATE_BATCH) {
+        size_t m = n - from < TERMINATE_BATCH ? n - from : TERMINATE_BATCH;
+        const char **args = calloc(m + 2, sizeof *args);
+        if (!args) {
+            power_log(ctx->log, "error", NULL, "terminate-instances: out of memory");
+            return -1;
+        }
+        args[0] = "terminate-instances";
+        args[1] = "--instance-ids";
+        char list[2048] = "";
+        for (size_t i = 0; i < m; i++) {
+            args[i + 2] = json_string_value(json_array_get(ids, from + i));
+            size_t used = strlen(list);
+            snprintf(list + used, sizeof list - used, "%s%s", i ? " " : "", args[i + 2]);
+        }
+        char err[POWER_ERR_LEN];
+        json_t *resp = NULL;
+        if (ctx->dry_run) {
+            dry_print_command(ctx->out, ctx->cfg, args, m + 2);
+        } else if (aws_ec2(a, args, m + 2, &resp, err, sizeof err) != 0) {
+            power_log(ctx->log, "error", NULL, "terminating %zu instance(s) %s (%s) failed: %s",
+                      m, list, why, err);
+            rc = -1;
+            for (size_t i = 0; failed && i < m; i++)
+                json_array_append(failed, json_array_get(ids, from + i));
+        } else {
+            power_log(ctx->log, "info", NULL, "terminated %zu instance(s) %s (%s)", m, list,
+                      why);
+        }
+        json_decref(resp);
+        free(args);
     }
-    json_decref(resp);
-    free(args);
     return rc;
 }
 
@@ -489,16 +555,16 @@ static void resume_group(struct power_ctx *ctx, const struct aws *a, struct powe
         return;
     }
     if (json_array_size(extra) > 0)
-        terminate_ids(ctx, a, extra, "more instances than nodes");
+        terminate_ids(ctx, a, extra, "more instances than nodes", NULL);
     json_decref(extra);
 
-    describe_addresses(ctx, a, nodes, idx, n);
-
-    /* Name each instance after its node (suspend finds it by this tag), then
-     * tell slurmctld where the node is. */
+    /* Name each instance after its node at once (suspend finds it by this
+     * tag; until then by the launch tags slo-power:cluster and
+     * slo-power:nodes), then look up the addresses, then tell slurmctld
+     * where the node is. */
     for (size_t i = 0; i < n; i++) {
         struct power_node *nd = &nodes[idx[i]];
-        if (nd->failed)
+        if (nd->failed || !nd->instance_id[0])
             continue;
         char t1[POWER_NAME_LEN + 32], t2[POWER_NAME_LEN + 32];
         snprintf(t1, sizeof t1, "Key=Name,Value=%s", nd->name);
@@ -509,10 +575,16 @@ static void resume_group(struct power_ctx *ctx, const struct aws *a, struct powe
             nd->failed = 1;
             power_fmt(nd->reason, sizeof nd->reason, "ec2 CreateTags %s: %.400s",
                      nd->instance_id, err);
-            json_decref(tresp);
-            continue;
         }
         json_decref(tresp);
+    }
+
+    describe_addresses(ctx, a, nodes, idx, n);
+
+    for (size_t i = 0; i < n; i++) {
+        struct power_node *nd = &nodes[idx[i]];
+        if (nd->failed)
+            continue;
         if (ctx->slurm->set_addr(ctx->slurm->arg, nd->name, nd->addr, nd->hostname, err,
                                  sizeof err) != 0) {
             nd->failed = 1;
@@ -530,7 +602,7 @@ static void resume_group(struct power_ctx *ctx, const struct aws *a, struct powe
         if (nd->failed && nd->instance_id[0])
             json_array_append_new(orphans, json_string(nd->instance_id));
     }
-    terminate_ids(ctx, a, orphans, "their nodes failed to resume");
+    terminate_ids(ctx, a, orphans, "their nodes failed to resume", NULL);
     json_decref(orphans);
 }
 
@@ -581,6 +653,57 @@ int power_ec2_resume(struct power_ctx *ctx, struct power_node *nodes, size_t n)
     return finish_failed(ctx, nodes, n, 1);
 }
 
+/* The request's node names, sorted for bsearch. */
+struct name_ix {
+    const char *name;
+    size_t i; /* index into the node array */
+};
+
+static int cmp_name(const void *x, const void *y)
+{
+    return strcmp(((const struct name_ix *)x)->name, ((const struct name_ix *)y)->name);
+}
+
+/* Index of the node called name, or -1. */
+static long find_node(const struct name_ix *sorted, size_t n, const char *name)
+{
+    struct name_ix key = {name, 0};
+    const struct name_ix *hit = n ? bsearch(&key, sorted, n, sizeof *sorted, cmp_name) : NULL;
+    return hit ? (long)hit->i : -1;
+}
+
+/* For an instance without a slo-power:node tag: 1 when one of its launch
+ * hostlists (slo-power:nodes, slo-power:nodes:2, ...) names a node of the
+ * request; *launched_for gets the first such hostlist. */
+static int launched_for_request(const json_t *itags, const struct name_ix *sorted, size_t n,
+                                const char **launched_for)
+{
+    size_t t;
+    json_t *tg;
+    json_array_foreach(itags, t, tg)
+    {
+        const char *key = json_string_value(json_object_get(tg, "Key"));
+        const char *val = json_string_value(json_object_get(tg, "Value"));
+        if (!key || !val ||
+            (strcmp(key, TAG_NODES) != 0 && strncmp(key, TAG_NODES ":", strlen(TAG_NODES) + 1)))
+            continue;
+        struct power_node *hn = NULL;
+        size_t hcount = 0;
+        char err[POWER_ERR_LEN];
+        if (power_hostlist_expand(val, &hn, &hcount, err, sizeof err) != 0)
+            continue;
+        int hit = 0;
+        for (size_t h = 0; h < hcount && !hit; h++)
+            hit = find_node(sorted, n, hn[h].name) >= 0;
+        free(hn);
+        if (hit) {
+            *launched_for = val;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int power_ec2_terminate(struct power_ctx *ctx, struct power_node *nodes, size_t n)
 {
     struct aws a;
@@ -593,33 +716,25 @@ int power_ec2_terminate(struct power_ctx *ctx, struct power_node *nodes, size_t 
         }
         return finish_failed(ctx, nodes, n, 0);
     }
-    /* Filter values: node names (comma-separated, Slurm names have no commas). */
-    size_t cap = n * (POWER_NAME_LEN + 1) + 64;
-    char *f_nodes = malloc(cap);
-    if (!f_nodes) {
-        power_log(ctx->log, "error", NULL, "out of memory");
-        return 1;
-    }
-    size_t used = (size_t)snprintf(f_nodes, cap, "Name=tag:" TAG_NODE ",Values=");
-    for (size_t i = 0; i < n; i++)
-        used += (size_t)snprintf(f_nodes + used, cap - used, "%s%s", i ? "," : "",
-                                 nodes[i].name);
+    /* The cluster's live instances, matched here rather than by a tag filter
+     * per node: EC2 allows at most 200 filter values per call, and an
+     * instance whose resume died before its slo-power:node tag carries only
+     * the launch tags (slo-power:cluster, slo-power:nodes). */
     char f_cluster[POWER_NAME_LEN + 64];
     snprintf(f_cluster, sizeof f_cluster, "Name=tag:" TAG_CLUSTER ",Values=%s",
              ctx->cfg->cluster);
-    const char *args[] = {"describe-instances", "--filters", f_nodes, f_cluster,
+    const char *args[] = {"describe-instances", "--filters", f_cluster,
                           "Name=instance-state-name,Values=pending,running,stopping,stopped"};
     if (ctx->dry_run) {
-        dry_print_command(ctx->out, ctx->cfg, args, 5);
+        dry_print_command(ctx->out, ctx->cfg, args, 4);
         fprintf(ctx->out, "aws --region %s --output json ec2 terminate-instances "
-                "--instance-ids <the InstanceIds found above>\n", ctx->cfg->region);
-        free(f_nodes);
+                "--instance-ids <the InstanceIds found above: tagged " TAG_NODE "=NODE, or "
+                "without " TAG_NODE " and launched for a hostlist " TAG_NODES " naming a "
+                "NODE; at most %d per call>\n", ctx->cfg->region, TERMINATE_BATCH);
         return 0;
     }
     json_t *resp = NULL;
-    int rc = aws_ec2(&a, args, 5, &resp, err, sizeof err);
-    free(f_nodes);
-    if (rc != 0) {
+    if (aws_ec2(&a, args, 4, &resp, err, sizeof err) != 0) {
         for (size_t i = 0; i < n; i++) {
             nodes[i].failed = 1;
             power_fmt(nodes[i].reason, sizeof nodes[i].reason,
@@ -628,6 +743,16 @@ int power_ec2_terminate(struct power_ctx *ctx, struct power_node *nodes, size_t 
         json_decref(resp);
         return finish_failed(ctx, nodes, n, 0);
     }
+    struct name_ix *sorted = malloc((n ? n : 1) * sizeof *sorted);
+    if (!sorted) {
+        json_decref(resp);
+        power_log(ctx->log, "error", NULL, "out of memory");
+        return 1;
+    }
+    for (size_t i = 0; i < n; i++)
+        sorted[i] = (struct name_ix){nodes[i].name, i};
+    qsort(sorted, n, sizeof *sorted, cmp_name);
+
     json_t *ids = json_array();
     size_t r, i, t;
     json_t *res, *inst, *tg;
@@ -636,35 +761,55 @@ int power_ec2_terminate(struct power_ctx *ctx, struct power_node *nodes, size_t 
         json_array_foreach(json_object_get(res, "Instances"), i, inst)
         {
             const char *id = json_string_value(json_object_get(inst, "InstanceId"));
+            const json_t *itags = json_object_get(inst, "Tags");
             if (!id)
                 continue;
-            json_array_append_new(ids, json_string(id));
-            json_array_foreach(json_object_get(inst, "Tags"), t, tg)
+            const char *node = NULL;
+            json_array_foreach(itags, t, tg)
             {
                 const char *key = json_string_value(json_object_get(tg, "Key"));
-                const char *val = json_string_value(json_object_get(tg, "Value"));
-                if (!key || !val || strcmp(key, TAG_NODE) != 0)
-                    continue;
-                for (size_t m = 0; m < n; m++)
-                    if (strcmp(nodes[m].name, val) == 0)
-                        snprintf(nodes[m].instance_id, sizeof nodes[m].instance_id, "%s", id);
+                if (key && strcmp(key, TAG_NODE) == 0)
+                    node = json_string_value(json_object_get(tg, "Value"));
             }
+            const char *launched_for = NULL;
+            if (node) {
+                long m = find_node(sorted, n, node);
+                if (m < 0)
+                    continue; /* another node's instance */
+                snprintf(nodes[m].instance_id, sizeof nodes[m].instance_id, "%s", id);
+            } else if (launched_for_request(itags, sorted, n, &launched_for)) {
+                power_log(ctx->log, "warning", NULL, "instance %s was launched for %s and "
+                          "never tagged " TAG_NODE " (its resume did not finish): "
+                          "terminating it", id, launched_for);
+            } else {
+                continue;
+            }
+            json_array_append_new(ids, json_string(id));
         }
     }
-    json_decref(resp);
+    free(sorted);
     for (size_t m = 0; m < n; m++)
         if (!nodes[m].instance_id[0])
             power_log(ctx->log, "info", nodes[m].name, "no running instance is tagged "
-                      TAG_NODE "=%s: nothing to terminate", nodes[m].name);
-    if (terminate_ids(ctx, &a, ids, power_action_name(ctx->log->action)) != 0) {
-        for (size_t m = 0; m < n; m++)
-            if (nodes[m].instance_id[0]) {
-                nodes[m].failed = 1;
-                power_fmt(nodes[m].reason, sizeof nodes[m].reason,
-                         "instance %s was not terminated (see the line above)",
-                         nodes[m].instance_id);
-            }
+                      TAG_NODE "=%s", nodes[m].name);
+    json_t *failed = json_array();
+    if (terminate_ids(ctx, &a, ids, power_action_name(ctx->log->action), failed) != 0) {
+        size_t f;
+        json_t *fid;
+        json_array_foreach(failed, f, fid)
+        {
+            for (size_t m = 0; m < n; m++)
+                if (nodes[m].instance_id[0] &&
+                    strcmp(nodes[m].instance_id, json_string_value(fid)) == 0) {
+                    nodes[m].failed = 1;
+                    power_fmt(nodes[m].reason, sizeof nodes[m].reason,
+                             "instance %s was not terminated (see the line above)",
+                             nodes[m].instance_id);
+                }
+        }
     }
+    json_decref(failed);
+    json_decref(resp);
     json_decref(ids);
     return finish_failed(ctx, nodes, n, 0);
 }

@@ -6,6 +6,9 @@
  * 5.3: programs run by slurmscriptd inherit a blocked signal mask, which a
  * slurmd must not keep; `slurmd -b` reports its start as the boot time, so
  * slurmctld accepts the node as freshly resumed.
+ * state_dir is used only when it is a directory (not a link) of the running
+ * user that nobody else can write; its files are created by mkstemp and
+ * renamed into place, and read without following links.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "power.h"
@@ -46,8 +49,10 @@ static int node_path(const struct power_config *cfg, const char *node, const cha
 static int mkdir_p(const char *dir)
 {
     char buf[PATH_MAX];
-    if (strlen(dir) >= sizeof buf)
+    if (strlen(dir) >= sizeof buf) {
+        errno = ENAMETOOLONG;
         return -1;
+    }
     strcpy(buf, dir);
     for (char *p = buf + 1; *p; p++) {
         if (*p != '/')
@@ -59,8 +64,89 @@ static int mkdir_p(const char *dir)
     }
     if (mkdir(buf, 0755) != 0 && errno != EEXIST)
         return -1;
+    return 0;
+}
+
+/*
+ * state_dir must be safe to create files in: a directory itself (not a
+ * symbolic link: opened with O_NOFOLLOW and checked with fstat, so the check
+ * and the object are the same), owned by the user slo-power runs as, and not
+ * writable by group or others (nobody else can plant links or replace the
+ * pid and output files). Returns 0, or -1 with err naming state_dir, what
+ * was found and what is expected; errno ENOENT when it does not exist.
+ */
+static int state_dir_check(const char *dir, char *err, size_t errlen)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        struct stat lst;
+        if (e == ENOENT)
+            power_fmt(err, errlen, "state_dir %s does not exist", dir);
+        else if (lstat(dir, &lst) == 0 && S_ISLNK(lst.st_mode))
+            power_fmt(err, errlen, "state_dir %s is a symbolic link; expected a directory "
+                      "(give the real path)", dir);
+        else
+            power_fmt(err, errlen, "state_dir %s: expected a directory: %s", dir, strerror(e));
+        errno = e;
+        return -1;
+    }
     struct stat st;
-    return (stat(buf, &st) == 0 && S_ISDIR(st.st_mode)) ? 0 : -1;
+    int rc = fstat(fd, &st);
+    int e = errno;
+    close(fd);
+    if (rc != 0) {
+        power_fmt(err, errlen, "state_dir %s: %s", dir, strerror(e));
+        return -1;
+    }
+    if (st.st_uid != geteuid()) {
+        power_fmt(err, errlen, "state_dir %s is owned by uid %ld; expected uid %ld, the user "
+                  "slo-power runs as (SlurmUser)", dir, (long)st.st_uid, (long)geteuid());
+        errno = EPERM;
+        return -1;
+    }
+    if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+        power_fmt(err, errlen, "state_dir %s is writable by %s (mode %04o); expected a "
+                  "directory only its owner can write (e.g. chmod 755)", dir,
+                  (st.st_mode & S_IWOTH) ? "others" : "its group",
+                  (unsigned)(st.st_mode & 07777));
+        errno = EPERM;
+        return -1;
+    }
+    return 0;
+}
+
+/* A new file DIR/.NODE.EXT.XXXXXX (mkstemp: O_CREAT|O_EXCL, never through a
+ * link), mode 0644; its name in tmp. Returns the fd or -1. */
+static int state_tmpfile(const struct power_config *cfg, const char *node, const char *ext,
+                         char *tmp, size_t len)
+{
+    int w = snprintf(tmp, len, "%s/.%s.%s.XXXXXX", cfg->state_dir, node, ext);
+    if (w < 0 || (size_t)w >= len) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    int fd = mkstemp(tmp);
+    if (fd >= 0 && fchmod(fd, 0644) != 0) {
+        int e = errno;
+        close(fd);
+        unlink(tmp);
+        errno = e;
+        return -1;
+    }
+    return fd;
+}
+
+/* fopen(path, "r") that does not follow a symbolic link. */
+static FILE *open_nofollow(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    FILE *f = fdopen(fd, "r");
+    if (!f)
+        close(fd);
+    return f;
 }
 
 /* 1 when pid is a live (not zombie) process whose command line is a slurmd
@@ -107,9 +193,9 @@ static int is_our_slurmd(pid_t pid, const char *node)
 
 static pid_t read_pid(const char *path)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = open_nofollow(path);
     if (!f)
-        return 0;
+        return errno == ENOENT ? 0 : -1; /* a link or unreadable: not trusted */
     long pid = 0;
     if (fscanf(f, "%ld", &pid) != 1 || pid <= 1)
         pid = -1;
@@ -117,16 +203,26 @@ static pid_t read_pid(const char *path)
     return (pid_t)pid;
 }
 
-static int write_pid(const char *path, pid_t pid)
+/* Write NODE.pid: a new temporary file (mkstemp) renamed over it, so a
+ * reader sees the old or the new content and no link is followed. */
+static int write_pid(const struct power_config *cfg, const char *node, const char *path,
+                     pid_t pid)
 {
-    char tmp[PATH_MAX + 8];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f)
+    char tmp[PATH_MAX];
+    int fd = state_tmpfile(cfg, node, "pid", tmp, sizeof tmp);
+    if (fd < 0)
         return -1;
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        close(fd);
+        unlink(tmp);
+        return -1;
+    }
     int bad = fprintf(f, "%ld\n", (long)pid) < 0;
     if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
+        int e = errno;
         unlink(tmp);
+        errno = e;
         return -1;
     }
     return 0;
@@ -136,7 +232,7 @@ static int write_pid(const char *path, pid_t pid)
 static void last_line(const char *path, char *out, size_t len)
 {
     out[0] = '\0';
-    FILE *f = fopen(path, "r");
+    FILE *f = open_nofollow(path);
     if (!f)
         return;
     char line[512];
@@ -149,9 +245,9 @@ static void last_line(const char *path, char *out, size_t len)
 }
 
 /* The child: its own session, no blocked or ignored signals, output to
- * NODE.out, no inherited descriptors; then slurmd in the foreground (-D) so
- * the pid we record is slurmd's. */
-static void exec_slurmd(const char *slurmd, const char *node, const char *out)
+ * the NODE.out file the parent created (fd), no other inherited descriptors;
+ * then slurmd in the foreground (-D) so the pid we record is slurmd's. */
+static void exec_slurmd(const char *slurmd, const char *node, int fd)
 {
     setsid();
     sigset_t none;
@@ -160,13 +256,14 @@ static void exec_slurmd(const char *slurmd, const char *node, const char *out)
     for (int s = 1; s < NSIG; s++)
         if (s != SIGKILL && s != SIGSTOP)
             signal(s, SIG_DFL);
+    /* Above 2 first, so no dup2 below overwrites the other source. */
+    int o = fcntl(fd, F_DUPFD, 3);
     int in = open("/dev/null", O_RDONLY);
-    int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644); /* this run only */
-    if (in < 0 || fd < 0)
+    if (in < 0 || o < 0 || (in < 3 && (in = fcntl(in, F_DUPFD, 3)) < 0))
         _exit(126);
     dup2(in, 0);
-    dup2(fd, 1);
-    dup2(fd, 2);
+    dup2(o, 1);
+    dup2(o, 2);
     long maxfd = sysconf(_SC_OPEN_MAX);
     if (maxfd < 0 || maxfd > 65536)
         maxfd = 65536;
@@ -195,6 +292,9 @@ int power_local_resume(struct power_ctx *ctx, struct power_node *nodes, size_t n
         ok_setup = 0;
         power_fmt(setup_err, sizeof setup_err, "cannot create state_dir %s: %s",
                  cfg->state_dir, strerror(errno));
+    } else if (!ctx->dry_run && state_dir_check(cfg->state_dir, setup_err,
+                                                sizeof setup_err) != 0) {
+        ok_setup = 0;
     }
     if (!ok_setup)
         for (size_t i = 0; i < n; i++)
@@ -238,16 +338,34 @@ int power_local_resume(struct power_ctx *ctx, struct power_node *nodes, size_t n
         }
         if (old != 0)
             unlink(pidf);
-        pid_t pid = fork();
-        if (pid < 0) {
+        /* NODE.out of this run: a new file renamed over the old one. */
+        char outtmp[PATH_MAX];
+        int outfd = state_tmpfile(cfg, nd->name, "out", outtmp, sizeof outtmp);
+        if (outfd >= 0 && rename(outtmp, outf) != 0) {
+            int e = errno;
+            close(outfd);
+            unlink(outtmp);
+            errno = e;
+            outfd = -1;
+        }
+        if (outfd < 0) {
             nd->failed = 1;
-            power_fmt(nd->reason, sizeof nd->reason, "fork: %s", strerror(errno));
+            power_fmt(nd->reason, sizeof nd->reason, "cannot create %s: %s", outf,
+                     strerror(errno));
             continue;
         }
+        pid_t pid = fork();
         if (pid == 0)
-            exec_slurmd(slurmd, nd->name, outf);
+            exec_slurmd(slurmd, nd->name, outfd);
+        int fork_errno = errno;
+        close(outfd);
+        if (pid < 0) {
+            nd->failed = 1;
+            power_fmt(nd->reason, sizeof nd->reason, "fork: %s", strerror(fork_errno));
+            continue;
+        }
         pids[i] = pid;
-        if (write_pid(pidf, pid) != 0) {
+        if (write_pid(cfg, nd->name, pidf, pid) != 0) {
             kill(pid, SIGKILL);
             waitpid(pid, NULL, 0);
             pids[i] = 0;
@@ -313,10 +431,19 @@ int power_local_stop(struct power_ctx *ctx, struct power_node *nodes, size_t n)
 {
     const struct power_config *cfg = ctx->cfg;
     int bad = 0;
+    /* Pid files are trusted only from a safe state_dir; a missing one holds
+     * none (nothing was started). */
+    char dir_err[POWER_ERR_LEN] = "";
+    int dir_bad = !ctx->dry_run &&
+                  state_dir_check(cfg->state_dir, dir_err, sizeof dir_err) != 0 &&
+                  errno != ENOENT;
     for (size_t i = 0; i < n; i++) {
         struct power_node *nd = &nodes[i];
         char pidf[PATH_MAX];
-        if (node_path(cfg, nd->name, "pid", pidf, sizeof pidf)) {
+        if (dir_bad) {
+            nd->failed = 1;
+            power_fmt(nd->reason, sizeof nd->reason, "%s", dir_err);
+        } else if (node_path(cfg, nd->name, "pid", pidf, sizeof pidf)) {
             nd->failed = 1;
             power_fmt(nd->reason, sizeof nd->reason, "state_dir path too long");
         } else {

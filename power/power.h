@@ -70,6 +70,7 @@ struct power_config {
     double max_spot_price_usd_per_h;   /* 0: not set (EC2 caps at on-demand) */
     char aws[PATH_MAX];                /* aws CLI; "" = search PATH */
     int all_or_nothing;                /* MinTargetCapacity = nodes of the group */
+    double aws_timeout_s;              /* limit per aws command, s (then TERM, KILL) */
     /* local */
     char slurmd[PATH_MAX];             /* "" = search PATH, /usr/sbin, /usr/local/sbin */
     double boot_delay_s;               /* simulated boot before slurmd starts */
@@ -82,7 +83,8 @@ struct power_config {
  * the other provider, a repeated key, a malformed value or a missing required
  * key is an error "FILE:LINE: ..." naming the key). Defaults: log none,
  * launch_template_version $Latest, cluster "slo", all_or_nothing yes,
- * boot_delay_s 0, stop_timeout_s 10. Required: provider; ec2: region and a
+ * aws_timeout_s POWER_RUN_TIMEOUT_S (range 1..3600), boot_delay_s 0,
+ * stop_timeout_s 10. Required: provider; ec2: region and a
  * launch_template (default or per type); local: state_dir.
  */
 int power_config_load(const char *path, struct power_config *cfg, char *err, size_t errlen);
@@ -209,10 +211,29 @@ int power_node_info_file(const char *path, struct power_node_info **out, size_t 
  * NULL). Returns 0 and the path in out, -1 when not found. */
 int power_find_program(const char *name, const char *extra, char *out, size_t len);
 
-/* Run argv (argv[0] a path), stdout into *out (malloc'd, NUL-terminated),
- * stderr's first line into errline. Returns the exit status (0..255), or -1
- * when it could not run (errline says why) or died by a signal. */
-int power_run(char *const argv[], char **out, char *errline, size_t errlen);
+#define POWER_RUN_TIMEOUT_S 120.0   /* default limit of one external command, s */
+#define POWER_RUN_GRACE_S 5.0       /* TERM -> KILL, and KILL -> give up, s */
+#define POWER_RUN_MAX_OUTPUT ((size_t)64 << 20) /* bytes of stdout kept */
+
+/* Limits of one command; a NULL pointer means the defaults above. */
+struct power_run_limits {
+    double timeout_s;   /* wall-clock limit from fork to exit and EOF, s */
+    double grace_s;     /* after TERM, wait this long before KILL, s */
+    size_t max_output;  /* more stdout than this (bytes) kills the command */
+};
+
+/* Run argv (argv[0] a path) in its own process group with stdin /dev/null,
+ * stdout and stderr on close-on-exec pipes and no other descriptor
+ * (everything above 2 is closed in the child), default signal dispositions
+ * and an empty signal mask. stdout goes into *out (malloc'd, NUL-terminated),
+ * the first non-empty line of stderr into errline. Never blocks for longer
+ * than timeout_s + 2 grace_s: on timeout or when stdout exceeds max_output
+ * the group gets TERM, then KILL after grace_s (errline: "ARGV0 timed out
+ * after T s (killed by TERM|KILL)" / "ARGV0 printed more than N bytes
+ * (killed)"). Returns the exit status (0..255), or -1 when it could not run,
+ * was killed, or died by a signal (errline says why). */
+int power_run(char *const argv[], const struct power_run_limits *lim, char **out,
+              char *errline, size_t errlen);
 
 /* ------------------------------------------------------------------ */
 /* Providers.                                                          */
@@ -235,11 +256,22 @@ struct power_ctx {
  * all_or_nothing else 1), one LaunchTemplateConfig whose Overrides list one
  * entry per subnet (MaxPrice for spot when max_spot_price is set), and
  * TagSpecifications on the instances: slo-power:cluster, slo-power:nodes
- * (ranged hostlist), slo-power:jobs (when known). NULL with err on failure.
+ * (ranged hostlist, power_ec2_nodes_tags), slo-power:jobs (when known). The
+ * launch tags let suspend / resume-fail find instances whose resume died
+ * before their per-node tag (CreateFleet tags every instance of a request
+ * alike; slo-power:node is set per instance by CreateTags right after).
+ * NULL with err on failure.
  */
 json_t *power_ec2_fleet_request(const struct power_config *cfg, const struct power_node *nodes,
                                 const size_t *idx, size_t n, const char *jobs, char *err,
                                 size_t errlen);
+
+/* Append to tags (json array) the launch tags naming the nodes idx[0..n-1]:
+ * slo-power:nodes = their ranged hostlist, split into slo-power:nodes:2, :3, ...
+ * when it is longer than an EC2 tag value (256 characters). Errors: more
+ * than 32 such tags needed, a node name longer than a tag value. */
+int power_ec2_nodes_tags(const struct power_node *nodes, const size_t *idx, size_t n,
+                         json_t *tags, char *err, size_t errlen);
 
 /* 1 when an EC2 error code means "no capacity now" (the node should be powered
  * down so its job requeues): InsufficientInstanceCapacity,
@@ -261,7 +293,13 @@ int power_ec2_assign(const json_t *response, struct power_node *nodes, const siz
 
 /* Provider entry points: act on nodes[0..n-1]; nodes that fail are marked
  * (failed, reason) and logged; on resume they are powered down (unless
- * dry-run). Return 0 when every node succeeded, 1 otherwise. */
+ * dry-run). Return 0 when every node succeeded, 1 otherwise.
+ * power_ec2_terminate (suspend, resume-fail) describes the cluster's live
+ * instances (filter slo-power:cluster and state, one call whatever the node
+ * count) and terminates, in calls of at most 1000 ids, those tagged
+ * slo-power:node=NODE of the request, and those without slo-power:node whose
+ * slo-power:nodes hostlist names a node of the request (a resume that died
+ * between CreateFleet and CreateTags). */
 int power_ec2_resume(struct power_ctx *ctx, struct power_node *nodes, size_t n);
 int power_ec2_terminate(struct power_ctx *ctx, struct power_node *nodes, size_t n);
 int power_local_resume(struct power_ctx *ctx, struct power_node *nodes, size_t n);

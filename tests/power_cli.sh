@@ -76,11 +76,12 @@ if [ "$rc" = 1 ] && grep -q "provider=ec2 node=bad1: error: no feature of node b
 else
     notok "unmapped node (exit $rc)"
 fi
-# Suspend: terminate by tag, printed.
-"$P/slo-power" --dry-run --config "$tmp/ec2.conf" suspend 'c[1-2]' >"$tmp/out" 2>"$tmp/err"
+# Suspend: the cluster's instances by tag (one filter value whatever the node
+# count: EC2 takes at most 200 per filter), then terminate-instances, printed.
+"$P/slo-power" --dry-run --config "$tmp/ec2.conf" suspend 'c[1-300]' >"$tmp/out" 2>"$tmp/err"
 rc=$?
 if [ "$rc" = 0 ] &&
-   grep -qx "aws --region us-east-1 --output json ec2 describe-instances --filters Name=tag:slo-power:node,Values=c1,c2 Name=tag:slo-power:cluster,Values=testc Name=instance-state-name,Values=pending,running,stopping,stopped" "$tmp/out" &&
+   grep -qx "aws --region us-east-1 --output json ec2 describe-instances --filters Name=tag:slo-power:cluster,Values=testc Name=instance-state-name,Values=pending,running,stopping,stopped" "$tmp/out" &&
    grep -q "ec2 terminate-instances --instance-ids" "$tmp/out"; then
     ok "dry-run suspend prints describe-instances by tag and terminate-instances"
 else
@@ -95,4 +96,11 @@ if [ "$rc" = 0 ] && grep -q "^/bin/true -D -b -N c2 " "$tmp/out" && [ ! -e "$tmp
 else
     notok "local dry-run (exit $rc)"
 fi
+# aws_timeout_s: a key of the ec2 provider, a number of seconds in [1, 3600].
+printf 'aws_timeout_s=0\n' | cat "$tmp/ec2.conf" - > "$tmp/tmo.conf"
+run "aws_timeout_s range" 2 "tmo.conf:[0-9]+: aws_timeout_s: expected a number in \[1, 3600\], found '0'" \
+    "$P/slo-power" --dry-run --config "$tmp/tmo.conf" suspend c1
+printf 'aws_timeout_s=30\n' >> "$tmp/local.conf"
+run "aws_timeout_s is an ec2 key" 2 "local.conf:4: aws_timeout_s applies to provider ec2" \
+    "$P/slo-power" --dry-run --config "$tmp/local.conf" suspend c1
 finish

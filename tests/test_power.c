@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -645,8 +646,13 @@ static void test_ec2_resume_ok(void **state)
     json_t *sent = load_json(req_path);
     assert_json_equal_file(sent, FIX "fleet-spot-c1-2.json");
     json_decref(sent);
-    /* Calls in order: create-fleet, describe-instances, create-tags x 2. */
+    /* Calls: create-fleet, create-tags x 2, describe-instances: each
+     * instance is named after its node before anything else can fail
+     * (review finding 5: a resume dying in the DescribeInstances retries
+     * left instances without slo-power:node). */
     assert_int_equal(count_lines(e->awslog), 4);
+    assert_true(strstr(log, "create-tags --resources i-0bbb") <
+                strstr(log, "describe-instances"));
     assert_non_null(strstr(log, "--region us-east-1 --output json ec2 create-fleet "
                                 "--cli-input-json file://"));
     assert_non_null(strstr(log, "ec2 describe-instances --instance-ids i-0aaa0000000000001 "
@@ -831,7 +837,6 @@ static void test_ec2_terminate(void **state)
     char *log = slurp(e->awslog);
     assert_non_null(log);
     assert_non_null(strstr(log, "ec2 describe-instances --filters "
-                                "Name=tag:slo-power:node,Values=c1,c2 "
                                 "Name=tag:slo-power:cluster,Values=testc "
                                 "Name=instance-state-name,Values=pending,running,stopping,"
                                 "stopped\n"));
@@ -959,6 +964,414 @@ static void test_local_failures(void **state)
     free(nodes);
 }
 
+/* ------------------------------------------------------------------ */
+/* review findings 5-8 (reviewer, 2026-11-29)                          */
+/* ------------------------------------------------------------------ */
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Finding 7: the child sees exactly fds 0, 1, 2 (stdin /dev/null), even when
+ * the caller holds a descriptor without close-on-exec; before the fix it
+ * inherited the pipe's read end, the stderr temp file and /dev/null. */
+static void test_run_fds(void **state)
+{
+    (void)state;
+    int leak = open("/dev/null", O_RDONLY); /* deliberately without O_CLOEXEC */
+    assert_true(leak > 2);
+    char *const argv[] = {(char *)"/bin/sh", (char *)"-c",
+                          (char *)"ls /proc/$$/fd; readlink /proc/$$/fd/0", NULL};
+    char *out = NULL, line[256];
+    alarm(60);
+    int rc = power_run(argv, NULL, &out, line, sizeof line);
+    alarm(0);
+    close(leak);
+    assert_int_equal(rc, 0);
+    assert_string_equal(out, "0\n1\n2\n/dev/null\n");
+    free(out);
+
+    /* Exit status, stdout and the first stderr line still come through. */
+    char *const argv2[] = {(char *)"/bin/sh", (char *)"-c",
+                           (char *)"echo out; echo; echo first >&2; echo second >&2; exit 3",
+                           NULL};
+    rc = power_run(argv2, NULL, &out, line, sizeof line);
+    assert_int_equal(rc, 3);
+    assert_string_equal(out, "out\n\n");
+    assert_string_equal(line, "first");
+    free(out);
+    /* With SIGCHLD ignored by whoever started us the status is still known. */
+    signal(SIGCHLD, SIG_IGN);
+    rc = power_run(argv2, NULL, &out, line, sizeof line);
+    signal(SIGCHLD, SIG_DFL);
+    assert_int_equal(rc, 3);
+    free(out);
+}
+
+/* run_bounded: power_run with small limits; SIGALRM (default action: the test
+ * program dies, i.e. fails) catches a power_run that blocks - what the code
+ * before the fix did in each of these cases. Returns the elapsed seconds. */
+static double run_bounded(const char *script, double timeout_s, size_t max_output, int want_rc,
+                          const char *want_err)
+{
+    char *const argv[] = {(char *)"/bin/sh", (char *)"-c", (char *)script, NULL};
+    struct power_run_limits lim = {timeout_s, 0.3, max_output};
+    char *out = (char *)"unset", line[256];
+    double t0 = mono_s();
+    alarm(60);
+    int rc = power_run(argv, &lim, &out, line, sizeof line);
+    alarm(0);
+    double dt = mono_s() - t0;
+    assert_int_equal(rc, want_rc);
+    assert_null(out); /* killed: no output is returned */
+    if (!strstr(line, want_err))
+        fail_msg("error '%s' does not contain '%s'", line, want_err);
+    return dt;
+}
+
+/* Finding 7: a command that never exits is killed (TERM, or KILL when it
+ * ignores TERM) after the time limit; its output overflowing the limit gets
+ * it killed instead of a wait that never ends; a grandchild holding the
+ * pipe open does not block either. */
+static void test_run_limits(void **state)
+{
+    (void)state;
+    /* Bounds: timeout 0.5 s + grace 0.3 s (+ 0.3 s after KILL) + scheduling. */
+    double dt = run_bounded("exec sleep 1000", 0.5, 1 << 20, -1,
+                            "/bin/sh timed out after 0.5 s (killed by TERM)");
+    assert_true(dt >= 0.5 && dt < 10);
+    dt = run_bounded("trap '' TERM; sleep 1000", 0.5, 1 << 20, -1,
+                     "/bin/sh timed out after 0.5 s (killed by KILL)");
+    assert_true(dt >= 0.8 && dt < 10);
+    /* An aws (Python) ignores SIGPIPE: it keeps running after the reader
+     * goes away; here it prints forever, then sleeps. */
+    run_bounded("trap '' PIPE; yes 2>/dev/null; sleep 1000", 100, 1 << 20, -1,
+                "/bin/sh printed more than 1048576 bytes (killed by TERM)");
+    run_bounded("sleep 1000 & echo started", 0.5, 1 << 20, -1, "timed out after 0.5 s");
+}
+
+/* Finding 7 through the ec2 provider: aws hangs in CreateTags (the window
+ * of finding 5). Resume ends after aws_timeout_s per call, both nodes are
+ * powered down with the cause, and the launched instances are terminated. */
+static void test_ec2_aws_hangs(void **state)
+{
+    struct env *e = *state;
+    load_ec2_config(e, "aws_timeout_s=1");
+    assert_true(e->cfg.aws_timeout_s == 1);
+    setenv("FAKE_AWS_CREATE_FLEET", FIX "create-fleet-ok.json", 1);
+    setenv("FAKE_AWS_HANG", "create-tags", 1);
+    size_t n;
+    struct power_node *nodes = mapped("c[1-2]", &n);
+    alarm(120);
+    int rc = power_ec2_resume(&e->ctx, nodes, n);
+    alarm(0);
+    unsetenv("FAKE_AWS_HANG");
+    assert_int_equal(rc, 1);
+    assert_int_equal(e->rec.n_addr, 0);
+    assert_int_equal(e->rec.n_down, 2);
+    for (int i = 0; i < 2; i++)
+        assert_non_null(strstr(e->rec.down[i][1], "ec2 CreateTags i-0"));
+    assert_non_null(strstr(e->rec.down[0][1], "timed out after 1 s (killed by TERM)"));
+    char *log = slurp(e->awslog);
+    assert_non_null(strstr(log, "ec2 terminate-instances --instance-ids i-0aaa0000000000001 "
+                                "i-0bbb0000000000002\n"));
+    free(log);
+    free(nodes);
+}
+
+/* Finding 5: instances launched for a hostlist but never tagged with their
+ * node (the resume died after CreateFleet) are found by the launch tags.
+ * describe-orphans.json is the cluster's live instances as EC2 returns them
+ * for the filter slo-power:cluster=testc: a (node c1), b (no node tag,
+ * launched for c[1-4]), d (node c2, launched for c[1-4]), c (no node tag,
+ * launched for c[7-8]), e (no node tag, launched for d1 + c9 in a second
+ * hostlist tag). */
+static void terminate_case(struct env *e, const char *hostlist, enum power_action action,
+                           const char *want_ids)
+{
+    memset(&e->rec, 0, sizeof e->rec);
+    unlink(e->awslog);
+    struct power_node *nodes;
+    size_t n;
+    char err[POWER_ERR_LEN], want[256];
+    assert_int_equal(power_hostlist_expand(hostlist, &nodes, &n, err, sizeof err), 0);
+    e->lg.action = action;
+    assert_int_equal(power_ec2_terminate(&e->ctx, nodes, n), 0);
+    char *log = slurp(e->awslog);
+    assert_non_null(log);
+    /* The instances are looked up by cluster, not by a filter per node (an
+     * untagged instance would never match one). */
+    assert_non_null(strstr(log, "ec2 describe-instances --filters "
+                                "Name=tag:slo-power:cluster,Values=testc "
+                                "Name=instance-state-name,Values=pending,running,stopping,"
+                                "stopped\n"));
+    assert_null(strstr(log, "tag:slo-power:node,"));
+    if (want_ids) {
+        snprintf(want, sizeof want, "ec2 terminate-instances --instance-ids %s\n", want_ids);
+        if (!strstr(log, want))
+            fail_msg("%s: expected '%s' in:\n%s", hostlist, want, log);
+        assert_int_equal(count_lines(e->awslog), 2);
+    } else {
+        assert_int_equal(count_lines(e->awslog), 1);
+    }
+    free(log);
+    assert_int_equal(e->rec.n_down, 0);
+    free(nodes);
+}
+
+static void test_ec2_terminate_untagged(void **state)
+{
+    struct env *e = *state;
+    load_ec2_config(e, NULL);
+    setenv("FAKE_AWS_DESCRIBE_INSTANCES", FIX "describe-orphans.json", 1);
+    setenv("FAKE_AWS_TERMINATE_INSTANCES", FIX "terminate-instances.json", 1);
+    /* c4's resume died: b (launched for c[1-4], no node tag) is c4's, or
+     * another orphan of that launch; a and d belong to c1 and c2. */
+    terminate_case(e, "c[3-4]", POWER_RESUME_FAIL, "i-0000000000000000b");
+    /* c1 suspended: its own instance and the orphan of its launch. */
+    terminate_case(e, "c1", POWER_SUSPEND, "i-0000000000000000a i-0000000000000000b");
+    /* The second hostlist tag counts as well. */
+    terminate_case(e, "c9", POWER_RESUME_FAIL, "i-0000000000000000e");
+    /* c5 was in no launch: nothing is terminated. */
+    terminate_case(e, "c5", POWER_SUSPEND, NULL);
+}
+
+/* Finding 5: the launch hostlist is split over several tags when it does not
+ * fit one EC2 tag value (256 characters); before, such a group was tagged
+ * "(300 nodes)" and its untagged instances could never be found. */
+static void test_nodes_tags(void **state)
+{
+    struct env *e = *state;
+    size_t n = 300;
+    struct power_node *nodes = calloc(2000, sizeof *nodes);
+    size_t *idx = calloc(2000, sizeof *idx);
+    assert_non_null(nodes);
+    assert_non_null(idx);
+    /* c1, c3, ..., c599: no two adjacent, so no range shortens the list:
+     * about 300 x 4 characters, more than four tag values. */
+    for (size_t i = 0; i < 2000; i++) {
+        snprintf(nodes[i].name, sizeof nodes[i].name, "c%zu", 2 * i + 1);
+        idx[i] = i;
+    }
+    json_t *tags = json_array();
+    char err[POWER_ERR_LEN];
+    assert_int_equal(power_ec2_nodes_tags(nodes, idx, n, tags, err, sizeof err), 0);
+    assert_true(json_array_size(tags) >= 5);
+    int seen[600] = {0};
+    size_t i;
+    json_t *tg;
+    json_array_foreach(tags, i, tg)
+    {
+        const char *key = json_string_value(json_object_get(tg, "Key"));
+        const char *val = json_string_value(json_object_get(tg, "Value"));
+        char want_key[64];
+        if (i == 0)
+            snprintf(want_key, sizeof want_key, "slo-power:nodes");
+        else
+            snprintf(want_key, sizeof want_key, "slo-power:nodes:%zu", i + 1);
+        assert_string_equal(key, want_key);
+        assert_true(strlen(val) <= 256);
+        /* Read the value back by hand: "c[1,3,...]" or "c599". */
+        const char *p = val + 1;
+        assert_int_equal(val[0], 'c');
+        if (*p == '[')
+            p++;
+        while (*p && *p != ']') {
+            char *end;
+            long v = strtol(p, &end, 10);
+            assert_true(end > p && v >= 1 && v < 600 && v % 2 == 1);
+            seen[v]++;
+            p = *end == ',' ? end + 1 : end;
+        }
+    }
+    for (int v = 1; v < 600; v += 2)
+        assert_int_equal(seen[v], 1); /* every node exactly once */
+    json_decref(tags);
+
+    /* The CreateFleet request carries the same tags after slo-power:cluster. */
+    load_ec2_config(e, NULL);
+    for (size_t k = 0; k < 2000; k++)
+        snprintf(nodes[k].type, sizeof nodes[k].type, "g4dn.12xlarge");
+    tags = json_array();
+    assert_int_equal(power_ec2_nodes_tags(nodes, idx, n, tags, err, sizeof err), 0);
+    json_t *req = power_ec2_fleet_request(&e->cfg, nodes, idx, n, "", err, sizeof err);
+    assert_non_null(req);
+    json_t *rtags = json_object_get(json_array_get(json_object_get(req, "TagSpecifications"),
+                                                   0), "Tags");
+    assert_int_equal(json_array_size(rtags), json_array_size(tags) + 1);
+    json_array_insert_new(tags, 0, json_pack("{s:s, s:s}", "Key", "slo-power:cluster",
+                                             "Value", "testc"));
+    assert_true(json_equal(rtags, tags));
+    json_decref(req);
+    json_decref(tags);
+    assert_null(power_ec2_fleet_request(&e->cfg, nodes, idx, 2000, "", err, sizeof err));
+    assert_non_null(strstr(err, "needs more than 32 slo-power:nodes tags"));
+
+    /* 2000 such names need more than 32 tags: an error, not a launch whose
+     * instances could not be found again. */
+    tags = json_array();
+    assert_int_equal(power_ec2_nodes_tags(nodes, idx, 2000, tags, err, sizeof err), -1);
+    assert_non_null(strstr(err, "the hostlist of the 2000 nodes needs more than 32 "
+                                "slo-power:nodes tags"));
+    json_decref(tags);
+    free(idx);
+    free(nodes);
+}
+
+/* Finding 6: suspend of 1100 nodes. EC2 takes at most 200 values per filter
+ * (the fake aws fails like EC2 with FilterLimitExceeded) and slo-power
+ * terminates at most 1000 instances per call. */
+static void test_ec2_terminate_many(void **state)
+{
+    struct env *e = *state;
+    load_ec2_config(e, NULL);
+    char fixture[256];
+    snprintf(fixture, sizeof fixture, "%s/describe-1100.json", e->dir);
+    FILE *f = fopen(fixture, "w");
+    assert_non_null(f);
+    fputs("{\"Reservations\": [{\"Instances\": [", f);
+    for (int k = 1; k <= 1100; k++)
+        fprintf(f, "%s{\"InstanceId\": \"i-%017d\", \"Tags\": [{\"Key\": "
+                "\"slo-power:cluster\", \"Value\": \"testc\"}, {\"Key\": \"slo-power:node\", "
+                "\"Value\": \"c%d\"}]}", k > 1 ? "," : "", k, k);
+    fputs("]}]}\n", f);
+    assert_int_equal(fclose(f), 0);
+    setenv("FAKE_AWS_DESCRIBE_INSTANCES", fixture, 1);
+    setenv("FAKE_AWS_TERMINATE_INSTANCES", FIX "terminate-instances.json", 1);
+    struct power_node *nodes;
+    size_t n;
+    char err[POWER_ERR_LEN];
+    assert_int_equal(power_hostlist_expand("c[1-1100]", &nodes, &n, err, sizeof err), 0);
+    e->lg.action = POWER_SUSPEND;
+    assert_int_equal(power_ec2_terminate(&e->ctx, nodes, n), 0);
+    for (size_t m = 0; m < n; m++) {
+        char want[POWER_NAME_LEN];
+        snprintf(want, sizeof want, "i-%017zu", m + 1);
+        assert_string_equal(nodes[m].instance_id, want);
+        assert_false(nodes[m].failed);
+    }
+    /* describe once, terminate 1000 + 100. */
+    assert_int_equal(count_lines(e->awslog), 3);
+    char *log = slurp(e->awslog);
+    char *t1 = strstr(log, "terminate-instances --instance-ids i-00000000000000001 ");
+    assert_non_null(t1);
+    assert_non_null(strstr(t1, " i-00000000000001000\n"));
+    assert_non_null(strstr(log, "terminate-instances --instance-ids i-00000000000001001 "));
+    free(log);
+    free(nodes);
+}
+
+/* Finding 8: state_dir must be a real directory of ours that nobody else can
+ * write; no file in it is written through a planted symbolic link. */
+static void local_refused(struct env *e, const char *want)
+{
+    struct power_node *nodes;
+    size_t n;
+    char err[POWER_ERR_LEN];
+    memset(&e->rec, 0, sizeof e->rec);
+    assert_int_equal(power_hostlist_expand("c1", &nodes, &n, err, sizeof err), 0);
+    assert_int_equal(power_local_resume(&e->ctx, nodes, n), 1);
+    assert_int_equal(e->rec.n_down, 1);
+    if (!strstr(e->rec.down[0][1], want))
+        fail_msg("reason '%s' does not contain '%s'", e->rec.down[0][1], want);
+    assert_int_equal(count_lines(e->slurmdlog), 0); /* no slurmd started */
+    /* Suspend does not trust pid files there either. */
+    nodes[0].failed = 0;
+    assert_int_equal(power_local_stop(&e->ctx, nodes, n), 1);
+    assert_non_null(strstr(nodes[0].reason, want));
+    free(nodes);
+}
+
+static void test_local_state_dir_unsafe(void **state)
+{
+    struct env *e = *state;
+    load_local_config(e, NULL);
+    char dir[128];
+    snprintf(dir, sizeof dir, "%s/state", e->dir);
+    assert_int_equal(mkdir(dir, 0755), 0);
+    assert_int_equal(chmod(dir, 0777), 0);
+    local_refused(e, "is writable by others (mode 0777)");
+    assert_int_equal(chmod(dir, 0775), 0);
+    local_refused(e, "is writable by its group (mode 0775)");
+    assert_int_equal(chmod(dir, 0755), 0);
+    if (geteuid() == 0) {
+        assert_int_equal(chown(dir, 65534, 65534), 0);
+        local_refused(e, "is owned by uid 65534; expected uid 0");
+        assert_int_equal(chown(dir, 0, 0), 0);
+    } else {
+        print_message("(owner case not run: needs root to give the directory away)\n");
+    }
+    /* state_dir itself a symbolic link (to a good directory). */
+    char real[128];
+    snprintf(real, sizeof real, "%s/real", e->dir);
+    assert_int_equal(rename(dir, real), 0);
+    assert_int_equal(symlink(real, dir), 0);
+    local_refused(e, "is a symbolic link");
+}
+
+static void test_local_no_symlink_writes(void **state)
+{
+    struct env *e = *state;
+    load_local_config(e, NULL);
+    char dir[128], victim1[160], victim2[160], p[200];
+    snprintf(dir, sizeof dir, "%s/state", e->dir);
+    assert_int_equal(mkdir(dir, 0755), 0);
+    snprintf(victim1, sizeof victim1, "%s/victim1", e->dir);
+    snprintf(victim2, sizeof victim2, "%s/victim2", e->dir);
+    for (int k = 0; k < 2; k++) {
+        FILE *f = fopen(k ? victim2 : victim1, "w");
+        assert_non_null(f);
+        fputs("precious\n", f);
+        fclose(f);
+    }
+    /* Links where the old code wrote: NODE.pid.tmp (fopen "w") and NODE.out
+     * (open O_CREAT|O_TRUNC). */
+    snprintf(p, sizeof p, "%s/c1.pid.tmp", dir);
+    assert_int_equal(symlink(victim1, p), 0);
+    snprintf(p, sizeof p, "%s/c1.out", dir);
+    assert_int_equal(symlink(victim2, p), 0);
+    struct power_node *nodes;
+    size_t n;
+    char err[POWER_ERR_LEN];
+    assert_int_equal(power_hostlist_expand("c1", &nodes, &n, err, sizeof err), 0);
+    assert_int_equal(power_local_resume(&e->ctx, nodes, n), 0);
+    char *v1 = slurp(victim1), *v2 = slurp(victim2);
+    assert_string_equal(v1, "precious\n");
+    assert_string_equal(v2, "precious\n");
+    free(v1);
+    free(v2);
+    struct stat st;
+    assert_int_equal(lstat(p, &st), 0);
+    assert_true(S_ISREG(st.st_mode)); /* a new file replaced the link */
+    snprintf(p, sizeof p, "%s/c1.pid", dir);
+    assert_int_equal(lstat(p, &st), 0);
+    assert_true(S_ISREG(st.st_mode));
+    assert_int_equal(st.st_mode & 0777, 0644);
+    /* A pid file that is a link is not followed: suspend does not signal
+     * through it (the slurmd keeps running) and removes it. */
+    char *pidtext = slurp(p);
+    char link_target[200];
+    snprintf(link_target, sizeof link_target, "%s/pidcopy", e->dir);
+    FILE *f = fopen(link_target, "w");
+    fputs(pidtext, f);
+    fclose(f);
+    free(pidtext);
+    char real_pid[200];
+    snprintf(real_pid, sizeof real_pid, "%s/c1.pid.real", e->dir);
+    assert_int_equal(rename(p, real_pid), 0);
+    assert_int_equal(symlink(link_target, p), 0);
+    assert_int_equal(power_local_stop(&e->ctx, nodes, n), 0);
+    assert_int_equal(lstat(p, &st), -1);
+    /* Clean up through the real pid file. */
+    assert_int_equal(rename(real_pid, p), 0);
+    assert_int_equal(power_local_stop(&e->ctx, nodes, n), 0);
+    assert_int_equal(access(p, F_OK), -1);
+    free(nodes);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -982,6 +1395,14 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_ec2_terminate, setup, teardown),
         cmocka_unit_test_setup_teardown(test_local_start_stop, setup, teardown),
         cmocka_unit_test_setup_teardown(test_local_failures, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_run_fds, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_run_limits, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ec2_aws_hangs, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ec2_terminate_untagged, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_nodes_tags, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ec2_terminate_many, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_local_state_dir_unsafe, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_local_no_symlink_writes, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

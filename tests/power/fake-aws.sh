@@ -4,9 +4,35 @@
 # $FAKE_AWS_LOG.request.N.json, and prints the fixture named by
 # $FAKE_AWS_<SUBCOMMAND> (create-fleet -> FAKE_AWS_CREATE_FLEET, ...), or
 # $FAKE_AWS_<SUBCOMMAND>_FIRST on the first call when that is set.
-# $FAKE_AWS_FAIL=<subcommand> makes that subcommand fail like the real CLI.
+# $FAKE_AWS_FAIL=<subcommand> makes that subcommand fail like the real CLI;
+# $FAKE_AWS_HANG=<subcommand> makes it hang (sleep, as a stuck aws would).
+# EC2's request limits are enforced as EC2 does: more than 200 values in one
+# filter (FilterLimitExceeded), more than 1000 ids in one terminate-instances.
 log=${FAKE_AWS_LOG:?}
 echo "$*" >> "$log"
+after_ids=0
+n_ids=0
+for a in "$@"; do
+    case $a in
+        *Values=*)
+            commas=$(printf '%s' "${a#*Values=}" | tr -cd , | wc -c)
+            if [ "$commas" -ge 200 ]; then
+                echo "An error occurred (FilterLimitExceeded) when calling the DescribeInstances operation: The maximum number of filter values specified on a single call is 200" >&2
+                exit 254
+            fi ;;
+    esac
+    if [ "$after_ids" = 1 ]; then
+        case $a in --*) after_ids=0 ;; *) n_ids=$((n_ids + 1)) ;; esac
+    fi
+    [ "$a" = --instance-ids ] && after_ids=1
+done
+case " $* " in
+    *" terminate-instances "*)
+        if [ "$n_ids" -gt 1000 ]; then
+            echo "An error occurred (InvalidParameterValue) when calling the TerminateInstances operation: more than 1000 instance ids ($n_ids)" >&2
+            exit 254
+        fi ;;
+esac
 sub=
 prev=
 for a in "$@"; do
@@ -20,6 +46,9 @@ if [ "${FAKE_AWS_FAIL:-}" = "$sub" ]; then
     echo "" >&2
     echo "An error occurred (UnauthorizedOperation) when calling the $sub operation: You are not authorized to perform this operation." >&2
     exit 254
+fi
+if [ "${FAKE_AWS_HANG:-}" = "$sub" ]; then
+    exec sleep 100000
 fi
 var=FAKE_AWS_$(echo "$sub" | tr 'a-z-' 'A-Z_')
 eval "file=\${$var:-}"
