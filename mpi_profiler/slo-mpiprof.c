@@ -23,6 +23,8 @@
 #include <getopt.h>
 #include <math.h>
 #include <mpi.h>
+
+#include "argv_agree.h"
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -318,34 +320,6 @@ static void die_local(int code, const char *fmt, ...)
     exit(code); /* not reached */
 }
 
-/* Argument agreement (trial finding M2): ranks started with different
- * arguments (mpirun's colon syntax, a wrapper script) would run different
- * loops, collectives of different sizes or fail in parsing on some ranks
- * only: a hang, MPI_ERR_TRUNCATE or a crash. Called by every rank right
- * after MPI_Init, before any parsing can fail: a fixed-size collective
- * (MPI_Bcast of rank 0's 64-bit FNV-1a hash of argv[1..argc-1], each
- * argument followed by a NUL, then MPI_Allreduce MPI_MIN of the ranks whose
- * hash differs). Returns the lowest rank whose arguments differ from rank
- * 0's, or -1 when every rank has the same; the same on every rank. */
-static int argv_first_differing_rank(int argc, char **argv, MPI_Comm comm)
-{
-    uint64_t h = 1469598103934665603ULL, h0; /* FNV-1a 64 offset basis */
-    int rank, np, first;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &np);
-    for (int i = 1; i < argc; i++) {
-        const unsigned char *c = (const unsigned char *)argv[i];
-        do {
-            h ^= *c;
-            h *= 1099511628211ULL; /* FNV prime */
-        } while (*c++);
-    }
-    h0 = h;
-    MPI_Bcast(&h0, 1, MPI_UINT64_T, 0, comm);
-    first = h == h0 ? np : rank;
-    MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, comm);
-    return first < np ? first : -1;
-}
 
 static void *xalloc(size_t n)
 {
@@ -797,7 +771,7 @@ int main(int argc, char **argv)
         int r;
         MPI_Init(&argc, &argv);
         MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-        if ((r = argv_first_differing_rank(argc, argv, MPI_COMM_WORLD)) >= 0)
+        if ((r = slo_argv_first_differing_rank(argc, argv, MPI_COMM_WORLD)) >= 0)
             die(2, "rank %d was started with other arguments than rank 0: expected the same "
                    "options on every rank (one command line for all ranks)", r);
     }
@@ -1159,12 +1133,12 @@ int main(int argc, char **argv)
         int fit_ok, verified = 1;
         for (size_t i = 0; i < p->n_allreduce_sizes; i++) {
             s[i] = (double)ap[i].bytes;
-            t[i] = ap[i].median_s;
+            t[i] = ap[i].min_s; /* the fit's statistic: robust to a loaded machine */
             verified &= ap[i].verified;
         }
         fit_ok = np >= 2 && mpiprof_fit_alpha_beta(s, t, p->n_allreduce_sizes, &fit) == 0;
         for (size_t i = 0; i < p->n_allreduce_sizes; i++) {
-            double algbw = s[i] / t[i];
+            double algbw = s[i] / ap[i].median_s; /* nccl-tests algbw: the median */
             double busbw = np >= 2 ? algbw * 2.0 * (np - 1) / np : NAN;
             json_t *pt = json_pack("{s:I,s:i,s:o,s:o,s:o,s:o,s:b}", "size_bytes",
                                    (json_int_t)ap[i].bytes, "repetitions", ap[i].reps,
@@ -1189,7 +1163,7 @@ int main(int argc, char **argv)
                              "t = alpha + beta * bytes", "method",
                              "LAPACKE_dgels, rows scaled by 1/t (relative residuals); a "
                              "negative coefficient is set to 0 and the other refitted",
-                             "statistic", "median_time_s", "datatype", "MPI_DOUBLE, MPI_SUM",
+                             "statistic", "min_time_s", "datatype", "MPI_DOUBLE, MPI_SUM",
                              "alpha_s", num(fit.alpha_s), "beta_s_per_byte",
                              num(fit.beta_s_per_byte), "unconstrained_alpha_s",
                              num(fit.raw_alpha_s), "unconstrained_beta_s_per_byte",

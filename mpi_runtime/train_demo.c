@@ -16,6 +16,8 @@
 #include <lapacke.h>
 #include <math.h>
 #include <mpi.h>
+
+#include "argv_agree.h"
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -87,34 +89,6 @@ static void local_fail(const char *fmt, ...)
     exit(1);
 }
 
-/* Argument agreement (trial finding M2): ranks started with different
- * arguments (mpirun's colon syntax, a wrapper script) would run different
- * loops, collectives of different sizes or fail in parsing on some ranks
- * only: a hang, MPI_ERR_TRUNCATE or a crash. Called by every rank right
- * after MPI_Init, before any parsing can fail: a fixed-size collective
- * (MPI_Bcast of rank 0's 64-bit FNV-1a hash of argv[1..argc-1], each
- * argument followed by a NUL, then MPI_Allreduce MPI_MIN of the ranks whose
- * hash differs). Returns the lowest rank whose arguments differ from rank
- * 0's, or -1 when every rank has the same; the same on every rank. */
-static int argv_first_differing_rank(int argc, char **argv, MPI_Comm comm)
-{
-    uint64_t h = 1469598103934665603ULL, h0; /* FNV-1a 64 offset basis */
-    int rank, np, first;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &np);
-    for (int i = 1; i < argc; i++) {
-        const unsigned char *c = (const unsigned char *)argv[i];
-        do {
-            h ^= *c;
-            h *= 1099511628211ULL; /* FNV prime */
-        } while (*c++);
-    }
-    h0 = h;
-    MPI_Bcast(&h0, 1, MPI_UINT64_T, 0, comm);
-    first = h == h0 ? np : rank;
-    MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, comm);
-    return first < np ? first : -1;
-}
 
 static void check_rc(int rc, const slo_error_t *err)
 {
@@ -801,7 +775,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &world_size);
     {
-        int r = argv_first_differing_rank(argc, argv, MPI_COMM_WORLD);
+        int r = slo_argv_first_differing_rank(argc, argv, MPI_COMM_WORLD);
         if (r >= 0)
             collective_fail(2, "rank %d was started with other arguments than rank 0: expected "
                                "the same options on every rank (one command line for all "

@@ -111,12 +111,13 @@ for np in 2 4; do
     # independent fit: minimise sum ((a + b s - t) / t)^2 by its 2x2 normal
     # equations  [S0 S1; S1 S2] [a b]' = [R0 R1]'  with S0 = sum 1/t^2,
     # S1 = sum s/t^2, S2 = sum s^2/t^2, R0 = sum 1/t, R1 = sum s/t
-    if "$JQ" -e '.allreduce.points as $p |
-        ([$p[] | 1 / (.median_time_s * .median_time_s)] | add) as $S0 |
-        ([$p[] | .size_bytes / (.median_time_s * .median_time_s)] | add) as $S1 |
-        ([$p[] | .size_bytes * .size_bytes / (.median_time_s * .median_time_s)] | add) as $S2 |
-        ([$p[] | 1 / .median_time_s] | add) as $R0 |
-        ([$p[] | .size_bytes / .median_time_s] | add) as $R1 |
+    # (t is the time the document names in fit.statistic: min_time_s)
+    if "$JQ" -e '.allreduce.fit.statistic as $st | [.allreduce.points[] | {s: .size_bytes, t: .[$st]}] as $p |
+        ([$p[] | 1 / (.t * .t)] | add) as $S0 |
+        ([$p[] | .s / (.t * .t)] | add) as $S1 |
+        ([$p[] | .s * .s / (.t * .t)] | add) as $S2 |
+        ([$p[] | 1 / .t] | add) as $R0 |
+        ([$p[] | .s / .t] | add) as $R1 |
         ($S0 * $S2 - $S1 * $S1) as $d |
         (($R0 * $S2 - $R1 * $S1) / $d) as $a | (($S0 * $R1 - $S1 * $R0) / $d) as $b |
         .allreduce.fit |
