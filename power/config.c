@@ -139,9 +139,17 @@ static int parse_subnets(const char *src, int line, const char *value, struct po
         return fail(err, errlen, "%s:%d: subnets: list too long", src, line);
     strcpy(buf, value);
     cfg->n_subnets = 0;
-    char *save = NULL;
-    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    /* Split by hand: strtok would skip an empty entry ("subnet-1,,subnet-2"). */
+    char *next = buf;
+    for (size_t pos = 1; next; pos++) {
+        char *tok = next, *comma = strchr(next, ',');
+        if (comma)
+            *comma = '\0';
+        next = comma ? comma + 1 : NULL;
         tok = trim(tok);
+        if (!*tok)
+            return fail(err, errlen, "%s:%d: subnets: expected comma-separated subnet ids "
+                        "subnet-<hex>, found an empty entry %zu in '%s'", src, line, pos, value);
         if (strncmp(tok, "subnet-", 7) != 0 || !valid_token(tok + 7, "") ||
             strlen(tok) >= POWER_NAME_LEN)
             return fail(err, errlen,
@@ -250,6 +258,7 @@ int power_config_parse(const char *text, const char *source, struct power_config
             if (copy_value(source, value, line, key, t->template_ref, sizeof t->template_ref,
                            err, errlen))
                 goto out;
+            t->line = line;
             type_line[cfg->n_type_templates++] = line;
             continue;
         }
@@ -420,6 +429,19 @@ out:
     return rc;
 }
 
+int power_config_check_catalog(const struct power_config *cfg, const struct slo_catalog *cat,
+                               char *err, size_t errlen)
+{
+    for (size_t i = 0; i < cfg->n_type_templates; i++) {
+        const struct power_type_template *t = &cfg->type_templates[i];
+        if (slo_catalog_find(cat, t->type) < 0)
+            return fail(err, errlen, "%s:%d: launch_template[%s]: expected an instance type of "
+                        "catalog %s (%s), found '%s'", cfg->path, t->line, t->type, cat->name,
+                        cfg->catalog, t->type);
+    }
+    return 0;
+}
+
 int power_config_load(const char *path, struct power_config *cfg, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "r");
@@ -486,7 +508,7 @@ int power_config_locate(const char *option, char *out, size_t len)
                 n = -1;
         }
         if (n < 0)
-            n = snprintf(out, len, "%s", "/etc/slo/power.conf");
+            n = snprintf(out, len, "%s", POWER_DEFAULT_CONF);
     }
     return (n < 0 || (size_t)n >= len) ? -1 : 0;
 }

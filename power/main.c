@@ -33,7 +33,7 @@ static void usage(FILE *f)
             "       slo-power-resume|slo-power-suspend|slo-power-resume-fail [OPTIONS] HOSTLIST\n"
             "Slurm ResumeProgram / SuspendProgram / ResumeFailProgram (see slo-power(8)).\n"
             "  --config FILE      config file (default: $SLO_POWER_CONF, else slo-power.conf\n"
-            "                     beside $SLURM_CONF, else /etc/slo/power.conf)\n"
+            "                     beside $SLURM_CONF, else " POWER_DEFAULT_CONF ")\n"
             "  --dry-run          print the provider requests on stdout; run nothing,\n"
             "                     change no node\n"
             "  --node-table FILE  node features from FILE ('NODE FEATURE,...' lines)\n"
@@ -72,14 +72,14 @@ static int slurm_ready(struct power_log *lg, const char *hostlist)
 }
 
 /* On resume, nodes the program cannot handle at all are powered down so
- * their jobs requeue now rather than after ResumeTimeout. */
+ * their jobs requeue now rather than after ResumeTimeout. The caller has
+ * logged why, once (not once more per node). */
 static void power_down_all(struct power_log *lg, const struct power_slurm_ops *ops,
                            struct power_node *nodes, size_t n, const char *why)
 {
     for (size_t i = 0; i < n; i++) {
         char reason[POWER_ERR_LEN + 16], err[POWER_ERR_LEN];
         power_fmt(reason, sizeof reason, "slo-power: %.400s", why);
-        power_log(lg, "error", nodes[i].name, "%s", why);
         if (!ops)
             continue;
         if (ops->power_down(ops->arg, nodes[i].name, reason, err, sizeof err) != 0)
@@ -187,7 +187,8 @@ int main(int argc, char **argv)
     if (power_config_load(path, &cfg, err, sizeof err) != 0)
         goto config_error;
     lg.provider = power_provider_name(cfg.provider);
-    if (cfg.log[0]) {
+    /* A dry run changes nothing, the production log included: stderr only. */
+    if (cfg.log[0] && !dry_run) {
         lg.file = fopen(cfg.log, "ae"); /* e: O_CLOEXEC, not inherited by aws/slurmd */
         if (!lg.file) {
             power_fmt(err, sizeof err, "%.150s: log=%.150s: cannot open for appending: %s", path,
@@ -203,9 +204,12 @@ int main(int argc, char **argv)
             goto config_error;
         }
         have_cat = 1;
+        if (power_config_check_catalog(&cfg, &cat, err, sizeof err) != 0)
+            goto config_error;
     }
-    power_log(&lg, "info", hostlist, "%s%zu node(s), config %s", dry_run ? "dry run, " : "",
-              n, path);
+    power_log(&lg, "info", hostlist, "%s%zu node(s), config %s%s%s", dry_run ? "dry run, " : "",
+              n, path, dry_run && cfg.log[0] ? ", not writing log=" : "",
+              dry_run ? cfg.log : "");
 
     struct power_ctx ctx = {
         .cfg = &cfg, .log = &lg, .slurm = ops, .dry_run = dry_run, .out = stdout,
@@ -229,11 +233,16 @@ int main(int argc, char **argv)
             if (got != 0) {
                 if (node_table)
                     goto config_error;
+                power_log(&lg, "error", hostlist, "%s", err);
                 power_down_all(&lg, ops, nodes, n, err);
                 rc = 1;
                 goto out;
             }
-            power_map_nodes(&cat, info, n_info, nodes, n, cfg.provider == POWER_PROVIDER_EC2);
+            char table[PATH_MAX + 32];
+            if (node_table)
+                power_fmt(table, sizeof table, "the node table %s", node_table);
+            power_map_nodes(&cat, info, n_info, nodes, n, cfg.provider == POWER_PROVIDER_EC2,
+                            node_table ? table : NULL);
         }
         rc = cfg.provider == POWER_PROVIDER_EC2 ? power_ec2_resume(&ctx, nodes, n)
                                                 : power_local_resume(&ctx, nodes, n);

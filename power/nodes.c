@@ -98,7 +98,7 @@ int power_hostlist_ranged(const struct power_node *nodes, const size_t *idx, siz
 
 size_t power_map_nodes(const struct slo_catalog *cat, const struct power_node_info *info,
                        size_t n_info, struct power_node *nodes, size_t n,
-                       int require_capacity)
+                       int require_capacity, const char *table)
 {
     size_t mapped = 0;
     for (size_t i = 0; i < n; i++) {
@@ -112,7 +112,8 @@ size_t power_map_nodes(const struct slo_catalog *cat, const struct power_node_in
         if (!in) {
             nd->failed = 1;
             power_fmt(nd->reason, sizeof nd->reason,
-                     "node %s is not in slurmctld's node table", nd->name);
+                     "node %s is not in %s", nd->name,
+                     table ? table : "slurmctld's node table");
             continue;
         }
         char feats[sizeof in->features];
@@ -220,6 +221,12 @@ void power_groups_free(struct power_groups *g)
     memset(g, 0, sizeof *g);
 }
 
+/* Node list fields of one SLURM_RESUME_FILE job: "nodes" (Slurm 22.05,
+ * research note section 5), "nodes_alloc" and "nodes_resume" (newer Slurm,
+ * power_save.shtml: the job's allocation and the part being resumed). */
+static const char *const resume_node_keys[] = {"nodes", "nodes_resume", "nodes_alloc"};
+#define N_RESUME_NODE_KEYS (sizeof resume_node_keys / sizeof resume_node_keys[0])
+
 int power_resume_file_load(const char *path, json_t **out, char *err, size_t errlen)
 {
     json_error_t je;
@@ -238,11 +245,17 @@ int power_resume_file_load(const char *path, json_t **out, char *err, size_t err
     json_t *job;
     json_array_foreach(jobs, i, job)
     {
-        if (!json_is_integer(json_object_get(job, "job_id")) ||
-            !json_is_string(json_object_get(job, "nodes"))) {
+        int lists = 0, bad = 0;
+        for (size_t k = 0; k < N_RESUME_NODE_KEYS; k++) {
+            json_t *v = json_object_get(job, resume_node_keys[k]);
+            lists += json_is_string(v);
+            bad += v && !json_is_string(v);
+        }
+        if (!json_is_integer(json_object_get(job, "job_id")) || !lists || bad) {
             json_decref(root);
             return fail(err, errlen, "SLURM_RESUME_FILE %s: jobs[%zu]: expected job_id "
-                        "(integer) and nodes (string)", path, i);
+                        "(integer) and nodes, or nodes_alloc / nodes_resume (strings)", path,
+                        i);
         }
     }
     *out = root;
@@ -258,11 +271,15 @@ int power_resume_file_jobs(const json_t *resume, const char *node, char *buf, si
         return 0;
     json_array_foreach(json_object_get(resume, "jobs"), i, job)
     {
-        hostlist_t hl = slurm_hostlist_create(json_string_value(json_object_get(job, "nodes")));
-        if (!hl)
-            continue;
-        int found = slurm_hostlist_find(hl, node) >= 0;
-        slurm_hostlist_destroy(hl);
+        int found = 0;
+        for (size_t k = 0; k < N_RESUME_NODE_KEYS && !found; k++) {
+            const char *list = json_string_value(json_object_get(job, resume_node_keys[k]));
+            hostlist_t hl = list ? slurm_hostlist_create(list) : NULL;
+            if (!hl)
+                continue;
+            found = slurm_hostlist_find(hl, node) >= 0;
+            slurm_hostlist_destroy(hl);
+        }
         if (!found)
             continue;
         int w = snprintf(buf + used, len - used, "%s%" JSON_INTEGER_FORMAT, used ? "," : "",
@@ -288,30 +305,57 @@ int power_node_info_file(const char *path, struct power_node_info **out, size_t 
     struct power_node_info *info = NULL;
     while (fgets(line, sizeof line, f)) {
         lineno++;
-        char name[POWER_NAME_LEN + 1], feats[1024 + 1];
+        char names[1024 + 1], feats[1024 + 1];
         char *s = line;
         while (*s == ' ' || *s == '\t')
             s++;
         if (*s == '#' || *s == '\n' || *s == '\0')
             continue;
         feats[0] = '\0';
-        int got = sscanf(s, "%128s %1024s", name, feats);
-        if (got < 1 || strlen(name) >= POWER_NAME_LEN || strlen(feats) >= 1024) {
+        int got = sscanf(s, "%1024s %1024s", names, feats);
+        if (got < 1 || strlen(names) >= 1024 || strlen(feats) >= 1024) {
             rc = fail(err, errlen, "%s:%d: expected 'NODE FEATURE,FEATURE...'", path, lineno);
             break;
         }
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 16;
-            struct power_node_info *t = realloc(info, cap * sizeof *info);
-            if (!t) {
-                rc = fail(err, errlen, "%s: out of memory", path);
-                break;
-            }
-            info = t;
+        /* NODE may be a hostlist ("g[001-002]"), as NodeName= in slurm.conf. */
+        struct power_node *expanded = NULL;
+        size_t n_exp = 0;
+        char herr[POWER_ERR_LEN];
+        if (power_hostlist_expand(names, &expanded, &n_exp, herr, sizeof herr) != 0) {
+            rc = fail(err, errlen, "%s:%d: %s", path, lineno, herr);
+            break;
         }
-        strcpy(info[*n].name, name);
-        strcpy(info[*n].features, feats);
-        (*n)++;
+        if (*n + n_exp > MAX_NODES) {
+            free(expanded);
+            rc = fail(err, errlen, "%s:%d: expected at most %d nodes in the table", path,
+                      lineno, MAX_NODES);
+            break;
+        }
+        for (size_t e = 0; e < n_exp && !rc; e++) {
+            for (size_t j = 0; j < *n; j++)
+                if (strcmp(info[j].name, expanded[e].name) == 0) {
+                    rc = fail(err, errlen, "%s:%d: node %s is listed twice", path, lineno,
+                              expanded[e].name);
+                    break;
+                }
+            if (rc)
+                break;
+            if (*n == cap) {
+                cap = cap ? 2 * cap : 16;
+                struct power_node_info *t = realloc(info, cap * sizeof *info);
+                if (!t) {
+                    rc = fail(err, errlen, "%s: out of memory", path);
+                    break;
+                }
+                info = t;
+            }
+            strcpy(info[*n].name, expanded[e].name);
+            strcpy(info[*n].features, feats);
+            (*n)++;
+        }
+        free(expanded);
+        if (rc)
+            break;
     }
     fclose(f);
     if (rc) {

@@ -33,6 +33,13 @@
 #define POWER_PRINTF(a, b)
 #endif
 
+/* Default config file: SYSCONFDIR/slo/power.conf (configure --sysconfdir,
+ * default /usr/local/etc), where `make install` puts the catalogs too. */
+#ifndef POWER_SYSCONFDIR
+#define POWER_SYSCONFDIR "/usr/local/etc"
+#endif
+#define POWER_DEFAULT_CONF POWER_SYSCONFDIR "/slo/power.conf"
+
 #define POWER_ERR_LEN 512
 #define POWER_NAME_LEN 128      /* node names, instance ids, regions */
 #define POWER_VALUE_LEN 256     /* launch templates, subnets, addresses */
@@ -47,6 +54,7 @@ enum power_capacity { POWER_SPOT = 0, POWER_ON_DEMAND = 1 };
 struct power_type_template {
     char type[SLO_NAME_LENGTH];
     char template_ref[POWER_VALUE_LEN];
+    int line;                     /* line of the config file that sets it */
 };
 
 /*
@@ -88,11 +96,16 @@ struct power_config {
  * launch_template (default or per type); local: state_dir.
  */
 int power_config_load(const char *path, struct power_config *cfg, char *err, size_t errlen);
+/* Every launch_template[TYPE] must name an instance type of the catalog cat
+ * (slo_catalog_find): else -1 and "FILE:LINE: launch_template[TYPE]: expected
+ * an instance type of catalog NAME, found 'TYPE'" (trial P7). */
+int power_config_check_catalog(const struct power_config *cfg, const struct slo_catalog *cat,
+                               char *err, size_t errlen);
 /* As power_config_load, from text already in memory (source names it). */
 int power_config_parse(const char *text, const char *source, struct power_config *cfg,
                        char *err, size_t errlen);
 /* Config path by precedence: option (may be NULL), $SLO_POWER_CONF,
- * slo-power.conf beside $SLURM_CONF when that file exists, /etc/slo/power.conf.
+ * slo-power.conf beside $SLURM_CONF when that file exists, POWER_DEFAULT_CONF.
  * Writes into out (len bytes); -1 when it does not fit. */
 int power_config_locate(const char *option, char *out, size_t len);
 const char *power_provider_name(enum power_provider p);
@@ -156,11 +169,13 @@ int power_hostlist_ranged(const struct power_node *nodes, const size_t *idx, siz
  * feature names a catalog type, and exactly one of `spot` / `ondemand`
  * (require_capacity 1; with 0 a missing one means on-demand). A node absent
  * from info, or with zero or two of either, is marked failed with the reason
- * (its features quoted). Returns the number of nodes mapped.
+ * (its features quoted; an absent node "node N is not in TABLE", TABLE the
+ * node table's name, NULL for "slurmctld's node table"). Returns the number
+ * of nodes mapped.
  */
 size_t power_map_nodes(const struct slo_catalog *cat, const struct power_node_info *info,
                        size_t n_info, struct power_node *nodes, size_t n,
-                       int require_capacity);
+                       int require_capacity, const char *table);
 
 /* Groups of non-failed nodes with the same (type, capacity), in order of
  * first appearance: group g holds idx[start[g] .. start[g+1]-1]. */
@@ -172,9 +187,11 @@ struct power_groups {
 int power_group_nodes(const struct power_node *nodes, size_t n, struct power_groups *g);
 void power_groups_free(struct power_groups *g);
 
-/* Parse Slurm's SLURM_RESUME_FILE JSON ({"jobs":[{"job_id":N,"nodes":"c[1-2]"}],
- * "all_nodes":"..."}): job ids whose nodes include `node`, as "6,7" into buf
- * ("" when none). Errors: unreadable file or not that shape. */
+/* Parse Slurm's SLURM_RESUME_FILE JSON: Slurm 22.05 {"jobs":[{"job_id":N,
+ * "nodes":"c[1-2]"}],"all_nodes":"..."}, newer Slurm {"jobs":[{"job_id":N,
+ * "nodes_alloc":"c[1-4]","nodes_resume":"c[1-2]",...}],"all_nodes_resume":
+ * "..."}: job ids whose node lists include `node`, as "6,7" into buf
+ * ("" when none). Errors: unreadable file or neither shape. */
 int power_resume_file_jobs(const json_t *resume, const char *node, char *buf, size_t len);
 int power_resume_file_load(const char *path, json_t **out, char *err, size_t errlen);
 
@@ -198,7 +215,10 @@ struct power_slurm_ops {
  * powered-down CLOUD nodes are listed); *out is malloc'd [*n]. */
 extern const struct power_slurm_ops power_slurm_real;
 int power_slurm_load_nodes(struct power_node_info **out, size_t *n, char *err, size_t errlen);
-/* Read a fake node table: lines "NAME FEATURES" ('#' comments). */
+/* Read a fake node table: lines "NAME FEATURES" ('#' comments); NAME may be a
+ * Slurm hostlist ("g[001-002]", slurm_hostlist_*), one entry per node.
+ * Errors "FILE:LINE: ..." for a malformed line or hostlist, a node listed
+ * twice, more than 100000 nodes. */
 int power_node_info_file(const char *path, struct power_node_info **out, size_t *n, char *err,
                          size_t errlen);
 

@@ -41,6 +41,28 @@ run "missing catalog" 2 "catalog=/nonexistent/cat.json" \
     "$P/slo-power" --dry-run --node-table "$FIX/nodes.txt" --config "$tmp/nocat.conf" resume c1
 run "no slurm config" 2 "cannot read the Slurm config /nonexistent/slurm.conf \(SLURM_CONF\)" \
     env SLURM_CONF=/nonexistent/slurm.conf "$P/slo-power" --config "$tmp/ec2.conf" suspend c1
+# once NAME PATTERN PROGRAM ARGS...: exit 2 and exactly one stderr line
+# matching PATTERN (trial P5: every error line was printed twice on resume).
+once() {
+    name=$1; pat=$2; shift 2
+    "$@" >"$tmp/out1" 2>"$tmp/err"
+    rc=$?
+    c=$(grep -Ec -- "$pat" "$tmp/err")
+    if [ "$rc" = 2 ] && [ "$c" = 1 ]; then ok "$name"; else notok "$name (exit $rc, $c lines)"; cat "$tmp/err"; fi
+}
+printf 'provider=ec2\nfoo=bar\n' > "$tmp/foo.conf"
+once "unknown key reported once on resume" "foo.conf:2: unknown key 'foo'" \
+    "$P/slo-power" --dry-run --node-table "$FIX/nodes.txt" --config "$tmp/foo.conf" resume c1
+once "missing config reported once on resume" "none.conf: cannot read the config file" \
+    "$P/slo-power" --dry-run --config "$tmp/none.conf" resume 'c[1-2]'
+once "missing node table reported once" "none.txt: cannot read the node table" \
+    "$P/slo-power" --dry-run --node-table "$tmp/none.txt" --config "$tmp/ec2.conf" resume c1
+printf 'provider=local\nstate_dir=/x\nstate_dir=/y\n' > "$tmp/rep.conf"
+once "repeated key reported once" "rep.conf:3: state_dir is set twice" \
+    "$P/slo-power" --dry-run --config "$tmp/rep.conf" resume c1
+grep -v '^region=' "$tmp/ec2.conf" > "$tmp/noreg.conf"
+once "missing region reported once" "noreg.conf: region: missing" \
+    "$P/slo-power" --dry-run --node-table "$FIX/nodes.txt" --config "$tmp/noreg.conf" resume c1
 if [ -s "$tmp/out" ]; then notok "errors print nothing on stdout"; else ok "errors print nothing on stdout"; fi
 
 # ---- dry run: the CreateFleet requests, one per (instance type, capacity) group
@@ -53,8 +75,38 @@ if [ "$rc" = 0 ] && "$JEQ" "$tmp/want.json" "$tmp/out" 2>>"$tmp/err"; then
 else
     notok "dry-run resume requests (exit $rc)"
 fi
-grep -q "node=c\[1-2\]: info: CreateFleet 2 x g4dn.12xlarge spot for job 6" "$tmp/power.log" &&
-    ok "log names the group, type, capacity and job" || notok "log line of the group"
+grep -q "node=c\[1-2\]: info: CreateFleet 2 x g4dn.12xlarge spot for job 6" "$tmp/err" &&
+    ok "stderr names the group, type, capacity and job" || notok "stderr line of the group"
+# Trial P6: a dry run appended its CreateFleet lines to the production log= file.
+if [ ! -e "$tmp/power.log" ] && grep -q "info: dry run, 3 node(s), config .*, not writing log=$tmp/power.log" "$tmp/err"; then
+    ok "dry run leaves the log= file alone and says so"
+else
+    notok "dry run wrote the log= file"
+fi
+# Trial P6: a node table line may be a hostlist (like NodeName=), and a node
+# missing from --node-table is reported against that file, not slurmctld.
+printf 'g4dn-spot-[001-002] g4dn.12xlarge,spot\n' > "$tmp/range.txt"
+"$P/slo-power" --dry-run --config "$tmp/ec2.conf" --node-table "$tmp/range.txt" \
+    resume 'g4dn-spot-[001-002]' >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" = 0 ] && grep -q "info: CreateFleet 2 x g4dn.12xlarge spot" "$tmp/err" &&
+   [ "$(grep -c '"Type": "instant"' "$tmp/out")" = 1 ]; then
+    ok "node table range line g4dn-spot-[001-002] is expanded"
+else
+    notok "node table range line (exit $rc)"
+fi
+"$P/slo-power" --dry-run --config "$tmp/ec2.conf" --node-table "$tmp/range.txt" \
+    resume 'zz-1' >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" = 1 ] && grep -q "error: node zz-1 is not in the node table $tmp/range.txt" "$tmp/err" &&
+   ! grep -q slurmctld "$tmp/err"; then
+    ok "node missing from --node-table names the file"
+else
+    notok "node missing from --node-table (exit $rc)"
+fi
+printf 'g[1-2] g4dn.12xlarge,spot\ng2 p3.2xlarge,spot\n' > "$tmp/dup.txt"
+run "node listed twice in the node table" 2 "dup.txt:2: node g2 is listed twice" \
+    "$P/slo-power" --dry-run --config "$tmp/ec2.conf" --node-table "$tmp/dup.txt" resume g1
 # The same through slo-power-resume, with the config found beside SLURM_CONF.
 mkdir "$tmp/etc" && cp "$tmp/ec2.conf" "$tmp/etc/slo-power.conf" && : > "$tmp/etc/slurm.conf"
 SLURM_CONF=$tmp/etc/slurm.conf SLURM_RESUME_FILE=$FIX/resume-file.json \
@@ -64,6 +116,17 @@ if [ "$rc" = 0 ] && "$JEQ" "$tmp/want.json" "$tmp/out2" 2>>"$tmp/err"; then
     ok "slo-power-resume finds slo-power.conf beside SLURM_CONF"
 else
     notok "slo-power-resume beside SLURM_CONF (exit $rc)"
+fi
+# Trial P11: the newer SLURM_RESUME_FILE shape (nodes_alloc / nodes_resume)
+# gives the same requests and job tags, without a warning.
+SLURM_RESUME_FILE=$FIX/resume-file-nodes-alloc.json "$P/slo-power" --dry-run --config "$tmp/ec2.conf" \
+    --node-table "$FIX/nodes.txt" resume 'c[1-3]' >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" = 0 ] && "$JEQ" "$tmp/want.json" "$tmp/out" 2>>"$tmp/err" && ! grep -q warning "$tmp/err" &&
+   grep -q "CreateFleet 2 x g4dn.12xlarge spot for job 6" "$tmp/err"; then
+    ok "newer SLURM_RESUME_FILE (nodes_alloc, nodes_resume) keeps the job tags"
+else
+    notok "newer SLURM_RESUME_FILE (exit $rc)"; cat "$tmp/err"
 fi
 # A node whose features name no instance type: exit 1, the node and cause
 # named; the other node's request is still printed.
@@ -103,4 +166,37 @@ run "aws_timeout_s range" 2 "tmo.conf:[0-9]+: aws_timeout_s: expected a number i
 printf 'aws_timeout_s=30\n' >> "$tmp/local.conf"
 run "aws_timeout_s is an ec2 key" 2 "local.conf:4: aws_timeout_s applies to provider ec2" \
     "$P/slo-power" --dry-run --config "$tmp/local.conf" suspend c1
+# Trial P7: a per-type launch template for a type the catalog lacks.
+printf 'launch_template[nosuch.type]=lt-0abc\n' | cat "$tmp/ec2.conf" - > "$tmp/notype.conf"
+line=$(wc -l < "$tmp/notype.conf")
+once "launch_template for a type not in the catalog names file:line" \
+    "notype.conf:$line: launch_template\[nosuch.type\]: expected an instance type of catalog aws-table3" \
+    "$P/slo-power" --dry-run --node-table "$FIX/nodes.txt" --config "$tmp/notype.conf" resume c1
+
+# ---- P10: installed paths agree in the docs, the example configs and the build.
+# Autoconf's default prefix comes from configure itself; the build's
+# sysconfdir from its Makefile (what `make install` uses for the catalogs).
+pre=$(sed -n 's/^ac_default_prefix=//p' "$SLO_SRCDIR/configure")
+MAN=$SLO_SRCDIR/doc/man/slo-power.8 EX=$SLO_SRCDIR/etc/slurm/slurm.conf.example PC=$SLO_SRCDIR/etc/slo/power.conf
+bad=""
+for a in resume suspend resume-fail; do
+    for f in "$MAN" "$EX"; do
+        grep -q "Program=$pre/sbin/slo-power-$a\$" "$f" || bad="$bad ${f##*/}:$a"
+    done
+done
+grep -q "/usr/sbin/slo-power\|[ (]/etc/slo/" "$MAN" "$PC" && bad="$bad stale-/usr/sbin-or-/etc/slo"
+grep -q "default $pre/sbin" "$MAN" || bad="$bad man:SBINDIR-default"
+grep -q "$pre/etc/slo/power.conf" "$MAN" || bad="$bad man:conf"
+grep -q "$pre/etc/slo/catalogs/" "$MAN" || bad="$bad man:catalogs"
+cat=$(sed -n 's/^catalog=//p' "$PC")
+case $cat in "$pre/etc/slo/catalogs/"*) [ -f "$SLO_SRCDIR/etc/slo/catalogs/${cat##*/}" ] || bad="$bad power.conf:no-such-catalog" ;;
+    *) bad="$bad power.conf:catalog=$cat" ;; esac
+[ -n "$pre" ] || bad="$bad no-ac_default_prefix"
+if [ -z "$bad" ]; then ok "man page, power.conf and slurm.conf.example name the default install paths"
+else notok "install paths disagree:$bad"; fi
+prefix=$(sed -n 's/^prefix = //p' "$SLO_BUILDDIR/Makefile")
+sc=$(sed -n 's/^sysconfdir = //p' "$SLO_BUILDDIR/Makefile" | sed "s|\${prefix}|$prefix|")
+if "$P/slo-power" --help | tr -s ' \n' ' ' | grep -qF "else $sc/slo/power.conf)"; then
+    ok "default config is SYSCONFDIR/slo/power.conf of this build ($sc)"
+else notok "default config path is not $sc/slo/power.conf"; fi
 finish

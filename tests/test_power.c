@@ -24,8 +24,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -168,9 +170,63 @@ static int setup(void **state)
     return 0;
 }
 
+/* Kill (process group, KILL) and reap every child of this process whose
+ * command line names a file under dir (the fake slurmd /bin/sh DIR/slurmd):
+ * a failed assert longjmps out of a test before its power_local_stop, and
+ * those slurmds would otherwise outlive the test (trial P12, reparented to
+ * pid 1). Only our own children are touched. Returns how many were killed. */
+static int kill_children_under(const char *dir)
+{
+    DIR *proc = opendir("/proc");
+    if (!proc)
+        return 0;
+    size_t dl = strlen(dir);
+    int killed = 0;
+    struct dirent *d;
+    while ((d = readdir(proc))) {
+        char *end;
+        long pid = strtol(d->d_name, &end, 10);
+        if (pid <= 1 || *end)
+            continue;
+        char path[64], buf[4096];
+        snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        size_t got = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[got] = '\0';
+        long ppid = 0;
+        char *rp = strrchr(buf, ')'); /* comm may hold spaces and ')' */
+        if (!rp || sscanf(rp + 1, " %*c %ld", &ppid) != 1 || ppid != (long)getpid())
+            continue;
+        snprintf(path, sizeof path, "/proc/%ld/cmdline", pid);
+        f = fopen(path, "r");
+        if (!f)
+            continue;
+        got = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        int ours = 0;
+        for (size_t i = 0; i < got; i += strlen(buf + i) + 1) {
+            buf[got] = '\0';
+            if (strncmp(buf + i, dir, dl) == 0 && buf[i + dl] == '/')
+                ours = 1;
+        }
+        if (!ours)
+            continue;
+        kill(-(pid_t)pid, SIGKILL); /* its group: slurmd runs setsid */
+        kill((pid_t)pid, SIGKILL);
+        waitpid((pid_t)pid, NULL, 0);
+        killed++;
+    }
+    closedir(proc);
+    return killed;
+}
+
 static int teardown(void **state)
 {
     struct env *e = *state;
+    kill_children_under(e->dir);
     fclose(e->out);
     free(e->outbuf);
     nftw(e->dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
@@ -243,7 +299,7 @@ static struct power_node *mapped(const char *hostlist, size_t *n)
     assert_int_equal(power_node_info_file(FIX "nodes.txt", &info, &n_info, err, sizeof err), 0);
     slo_error_t serr;
     assert_int_equal(slo_catalog_load(CATALOG, &cat, &serr), SLO_OK);
-    power_map_nodes(&cat, info, n_info, nodes, *n, 1);
+    power_map_nodes(&cat, info, n_info, nodes, *n, 1, NULL);
     free(info);
     slo_catalog_free(&cat);
     return nodes;
@@ -308,6 +364,31 @@ static void test_config_local_defaults(void **state)
     assert_string_equal(cfg.catalog, "");
 }
 
+/* Trial P7: launch_template[TYPE] for a type that is not in the catalog was
+ * accepted and never used. aws-table3 lists p3.2xlarge and g4dn.12xlarge
+ * (etc/slo/catalogs/aws-table3.json), not nosuch.type. */
+static void test_config_type_not_in_catalog(void **state)
+{
+    (void)state;
+    struct power_config cfg;
+    struct slo_catalog cat;
+    slo_error_t serr;
+    char err[POWER_ERR_LEN];
+    assert_int_equal(slo_catalog_load(CATALOG, &cat, &serr), SLO_OK);
+    assert_int_equal(power_config_parse("provider=ec2\nregion=us-east-1\ncatalog=c.json\n"
+                                        "launch_template[p3.2xlarge]=lt-0abc\n"
+                                        "launch_template[nosuch.type]=lt-0abc\n",
+                                        "p.conf", &cfg, err, sizeof err), 0);
+    assert_int_equal(power_config_check_catalog(&cfg, &cat, err, sizeof err), -1);
+    assert_string_equal(err, "p.conf:5: launch_template[nosuch.type]: expected an instance "
+                             "type of catalog aws-table3 (c.json), found 'nosuch.type'");
+    assert_int_equal(power_config_parse("provider=ec2\nregion=us-east-1\ncatalog=c.json\n"
+                                        "launch_template[g4dn.12xlarge]=lt-0abc\n",
+                                        "p.conf", &cfg, err, sizeof err), 0);
+    assert_int_equal(power_config_check_catalog(&cfg, &cat, err, sizeof err), 0);
+    slo_catalog_free(&cat);
+}
+
 static void test_config_errors(void **state)
 {
     (void)state;
@@ -335,6 +416,12 @@ static void test_config_errors(void **state)
     config_error("provider=ec2\nsubnets=subnet-1,sg-2\n",
                  "p.conf:2: subnets: expected comma-separated subnet ids subnet-<hex>, found 'sg-2'");
     config_error("provider=ec2\nsubnets=subnet-1,subnet-1\n", "'subnet-1' is listed twice");
+    /* Trial P7: an empty entry was skipped silently (strtok). */
+    config_error("provider=ec2\nsubnets=subnet-1,,subnet-2\n",
+                 "p.conf:2: subnets: expected comma-separated subnet ids subnet-<hex>, found an "
+                 "empty entry 2 in 'subnet-1,,subnet-2'");
+    config_error("provider=ec2\nsubnets=subnet-1,\n", "p.conf:2: subnets: expected "
+                 "comma-separated subnet ids subnet-<hex>, found an empty entry 2");
     config_error("provider=ec2\nmax_spot_price=0\n", "max_spot_price: expected a number");
     config_error("provider=ec2\nall_or_nothing=maybe\n", "all_or_nothing: expected yes or no");
     config_error("provider=ec2\nlaunch_template=a b\n", "launch_template: expected a launch "
@@ -382,7 +469,7 @@ static void test_config_file(void **state)
     unsetenv("SLO_POWER_CONF");
     setenv("SLURM_CONF", "/nonexistent/slurm.conf", 1);
     assert_int_equal(power_config_locate(NULL, out, sizeof out), 0);
-    assert_string_equal(out, "/etc/slo/power.conf");
+    assert_string_equal(out, POWER_DEFAULT_CONF);
     unsetenv("SLURM_CONF");
 }
 
@@ -460,7 +547,7 @@ static void test_map_nodes(void **state)
     assert_int_equal(slo_catalog_load(CATALOG, &cat, &serr), SLO_OK);
     struct power_node one = {.name = "bad3"};
     struct power_node_info info = {.name = "bad3", .features = "p3.2xlarge"};
-    assert_int_equal(power_map_nodes(&cat, &info, 1, &one, 1, 0), 1);
+    assert_int_equal(power_map_nodes(&cat, &info, 1, &one, 1, 0, NULL), 1);
     assert_int_equal(one.capacity, POWER_ON_DEMAND);
     slo_catalog_free(&cat);
     free(nodes);
@@ -485,6 +572,20 @@ static void test_resume_file(void **state)
     assert_int_equal(power_resume_file_load(FIX "describe-by-tag.json", &rf, err, sizeof err),
                      -1);
     assert_non_null(strstr(err, "expected an object with a \"jobs\" array"));
+    /* Trial P11: the newer Slurm shape (power_save.shtml: jobs[].nodes_alloc,
+     * nodes_resume, all_nodes_resume) was rejected and the job tags lost.
+     * Job 6 holds c[1-2] (resumed) and n1 (already up), job 7 c3. */
+    assert_int_equal(power_resume_file_load(FIX "resume-file-nodes-alloc.json", &rf, err,
+                                            sizeof err), 0);
+    assert_int_equal(power_resume_file_jobs(rf, "c2", jobs, sizeof jobs), 0);
+    assert_string_equal(jobs, "6");
+    assert_int_equal(power_resume_file_jobs(rf, "n1", jobs, sizeof jobs), 0);
+    assert_string_equal(jobs, "6");
+    assert_int_equal(power_resume_file_jobs(rf, "c3", jobs, sizeof jobs), 0);
+    assert_string_equal(jobs, "7");
+    assert_int_equal(power_resume_file_jobs(rf, "c9", jobs, sizeof jobs), 0);
+    assert_string_equal(jobs, "");
+    json_decref(rf);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1372,12 +1473,46 @@ static void test_local_no_symlink_writes(void **state)
     free(nodes);
 }
 
+/* Trial P12: a test that fails between power_local_resume and
+ * power_local_stop (a failed assert leaves the test at once) left its fake
+ * slurmd running. Here the stop is skipped on purpose: teardown must leave
+ * no such process (before the fix the slurmd outlived the test). */
+static void test_teardown_kills_slurmd(void **state)
+{
+    (void)state;
+    void *st = NULL;
+    assert_int_equal(setup(&st), 0);
+    struct env *e = st;
+    load_local_config(e, "stop_timeout_s=1");
+    struct power_node *nodes;
+    size_t n;
+    char err[POWER_ERR_LEN], pidf[256];
+    assert_int_equal(power_hostlist_expand("c1", &nodes, &n, err, sizeof err), 0);
+    assert_int_equal(power_local_resume(&e->ctx, nodes, n), 0);
+    free(nodes);
+    snprintf(pidf, sizeof pidf, "%s/state/c1.pid", e->dir);
+    char *text = slurp(pidf);
+    assert_non_null(text);
+    pid_t pid = (pid_t)atol(text);
+    free(text);
+    assert_true(pid > 1);
+    assert_int_equal(kill(pid, 0), 0); /* the fake slurmd runs */
+    teardown(&st);                     /* no power_local_stop, as after a failed assert */
+    int alive = kill(pid, 0) == 0 && waitpid(pid, NULL, WNOHANG) == 0;
+    if (alive) { /* do not leak it ourselves */
+        kill(-pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+    }
+    assert_false(alive);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_config_ec2, setup, teardown),
         cmocka_unit_test_setup_teardown(test_config_local_defaults, setup, teardown),
         cmocka_unit_test_setup_teardown(test_config_errors, setup, teardown),
+        cmocka_unit_test(test_config_type_not_in_catalog),
         cmocka_unit_test_setup_teardown(test_config_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hostlist, setup, teardown),
         cmocka_unit_test_setup_teardown(test_map_nodes, setup, teardown),
@@ -1403,6 +1538,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_ec2_terminate_many, setup, teardown),
         cmocka_unit_test_setup_teardown(test_local_state_dir_unsafe, setup, teardown),
         cmocka_unit_test_setup_teardown(test_local_no_symlink_writes, setup, teardown),
+        cmocka_unit_test(test_teardown_kills_slurmd),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
