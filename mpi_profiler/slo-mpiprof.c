@@ -980,6 +980,32 @@ int main(int argc, char **argv)
         for (size_t i = 1; i < p->n_allreduce_sizes; i++)
             ap[i].min_s = ap[0].min_s, ap[i].median_s = ap[0].median_s;
 
+    /* the ceiling again, after the measurements (every rank takes part):
+     * on a loaded machine one pass of copies can run slow, and a ceiling
+     * from a slow pass would flag honest figures; a node's memcpy is the
+     * better of its two passes */
+    {
+        double again = 0, *all = rank == 0 ? xalloc(sizeof(double) * (size_t)np) : NULL;
+        quiet_barrier(MPI_COMM_WORLD);
+        if (node_rank == 0)
+            again = measure_memcpy(p);
+        quiet_barrier(MPI_COMM_WORLD);
+        MPI_Gather(&again, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        if (rank == 0) {
+            size_t k2;
+            json_t *nd;
+            json_array_foreach(nodes, k2, nd) {
+                /* ranks[] lists the node's ranks in order: the leader first */
+                json_int_t first = json_integer_value(
+                    json_array_get(json_object_get(nd, "ranks"), 0));
+                double m = json_number_value(json_object_get(nd, "memcpy_bytes_per_s"));
+                if (first >= 0 && first < np && all[first] > m)
+                    json_object_set_new(nd, "memcpy_bytes_per_s", num(all[first]));
+            }
+            free(all);
+        }
+    }
+
     if (rank != 0) {
         free(ap);
         MPI_Comm_free(&node_comm);
