@@ -41,16 +41,6 @@ static const struct key_def keys[] = {
 };
 #define N_KEYS (sizeof keys / sizeof keys[0])
 
-static int fail(char *err, size_t errlen, const char *fmt, ...) POWER_PRINTF(3, 4);
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    if (err && errlen)
-        vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 const char *power_provider_name(enum power_provider p)
 {
@@ -79,7 +69,7 @@ static int copy_value(const char *src, const char *value, int line, const char *
                       size_t len, char *err, size_t errlen)
 {
     if (strlen(value) >= len)
-        return fail(err, errlen, "%s:%d: %s: expected at most %zu characters, found %zu", src,
+        return power_fail(err, errlen, "%s:%d: %s: expected at most %zu characters, found %zu", src,
                     line, key, len - 1, strlen(value));
     memcpy(dst, value, strlen(value) + 1);
     return 0;
@@ -92,7 +82,7 @@ static int parse_number(const char *src, int line, const char *key, const char *
     errno = 0;
     double v = strtod(value, &end);
     if (end == value || *end != '\0' || errno != 0 || !isfinite(v) || v < min || v > max)
-        return fail(err, errlen, "%s:%d: %s: expected a number in [%g, %g], found '%s'", src,
+        return power_fail(err, errlen, "%s:%d: %s: expected a number in [%g, %g], found '%s'", src,
                     line, key, min, max, value);
     *out = v;
     return 0;
@@ -136,7 +126,7 @@ static int parse_subnets(const char *src, int line, const char *value, struct po
 {
     char buf[POWER_MAX_SUBNETS * POWER_NAME_LEN];
     if (strlen(value) >= sizeof buf)
-        return fail(err, errlen, "%s:%d: subnets: list too long", src, line);
+        return power_fail(err, errlen, "%s:%d: subnets: list too long", src, line);
     strcpy(buf, value);
     cfg->n_subnets = 0;
     /* Split by hand: strtok would skip an empty entry ("subnet-1,,subnet-2"). */
@@ -148,25 +138,25 @@ static int parse_subnets(const char *src, int line, const char *value, struct po
         next = comma ? comma + 1 : NULL;
         tok = trim(tok);
         if (!*tok)
-            return fail(err, errlen, "%s:%d: subnets: expected comma-separated subnet ids "
+            return power_fail(err, errlen, "%s:%d: subnets: expected comma-separated subnet ids "
                         "subnet-<hex>, found an empty entry %zu in '%s'", src, line, pos, value);
         if (strncmp(tok, "subnet-", 7) != 0 || !valid_token(tok + 7, "") ||
             strlen(tok) >= POWER_NAME_LEN)
-            return fail(err, errlen,
+            return power_fail(err, errlen,
                         "%s:%d: subnets: expected comma-separated subnet ids subnet-<hex>, "
                         "found '%s'",
                         src, line, tok);
         for (size_t i = 0; i < cfg->n_subnets; i++)
             if (strcmp(cfg->subnets[i], tok) == 0)
-                return fail(err, errlen, "%s:%d: subnets: '%s' is listed twice", src, line,
+                return power_fail(err, errlen, "%s:%d: subnets: '%s' is listed twice", src, line,
                             tok);
         if (cfg->n_subnets == POWER_MAX_SUBNETS)
-            return fail(err, errlen, "%s:%d: subnets: expected at most %d subnets", src, line,
+            return power_fail(err, errlen, "%s:%d: subnets: expected at most %d subnets", src, line,
                         POWER_MAX_SUBNETS);
         strcpy(cfg->subnets[cfg->n_subnets++], tok);
     }
     if (cfg->n_subnets == 0)
-        return fail(err, errlen, "%s:%d: subnets: expected at least one subnet id, found '%s'",
+        return power_fail(err, errlen, "%s:%d: subnets: expected at least one subnet id, found '%s'",
                     src, line, value);
     return 0;
 }
@@ -189,7 +179,7 @@ int power_config_parse(const char *text, const char *source, struct power_config
     int rc = -1;
     char *copy = strdup(text);
     if (!copy)
-        return fail(err, errlen, "%s: out of memory", source);
+        return power_fail(err, errlen, "%s: out of memory", source);
     set_defaults(cfg);
     if (strlen(source) < sizeof cfg->path)
         strcpy(cfg->path, source);
@@ -208,13 +198,13 @@ int power_config_parse(const char *text, const char *source, struct power_config
             continue;
         char *eq = strchr(s, '=');
         if (!eq) {
-            fail(err, errlen, "%s:%d: expected key=value, found '%s'", source, line, s);
+            power_fail(err, errlen, "%s:%d: expected key=value, found '%s'", source, line, s);
             goto out;
         }
         *eq = '\0';
         char *key = trim(s), *value = trim(eq + 1);
         if (*value == '\0') {
-            fail(err, errlen, "%s:%d: %s: expected a value after '=', found nothing", source,
+            power_fail(err, errlen, "%s:%d: %s: expected a value after '=', found nothing", source,
                  line, key);
             goto out;
         }
@@ -223,31 +213,31 @@ int power_config_parse(const char *text, const char *source, struct power_config
         if (strncmp(key, "launch_template[", 16) == 0) {
             size_t kl = strlen(key);
             if (kl < 18 || key[kl - 1] != ']') {
-                fail(err, errlen,
+                power_fail(err, errlen,
                      "%s:%d: expected launch_template[INSTANCE_TYPE]=TEMPLATE, found key '%s'",
                      source, line, key);
                 goto out;
             }
             char type[SLO_NAME_LENGTH];
             if (kl - 17 >= sizeof type) {
-                fail(err, errlen, "%s:%d: %s: instance type name too long", source, line, key);
+                power_fail(err, errlen, "%s:%d: %s: instance type name too long", source, line, key);
                 goto out;
             }
             memcpy(type, key + 16, kl - 17);
             type[kl - 17] = '\0';
             for (size_t i = 0; i < cfg->n_type_templates; i++)
                 if (strcmp(cfg->type_templates[i].type, type) == 0) {
-                    fail(err, errlen, "%s:%d: %s is set twice (first on line %d)", source,
+                    power_fail(err, errlen, "%s:%d: %s is set twice (first on line %d)", source,
                          line, key, type_line[i]);
                     goto out;
                 }
             if (cfg->n_type_templates == POWER_MAX_TYPE_TEMPLATES) {
-                fail(err, errlen, "%s:%d: %s: expected at most %d per-type templates", source,
+                power_fail(err, errlen, "%s:%d: %s: expected at most %d per-type templates", source,
                      line, key, POWER_MAX_TYPE_TEMPLATES);
                 goto out;
             }
             if (!valid_template(value)) {
-                fail(err, errlen,
+                power_fail(err, errlen,
                      "%s:%d: %s: expected a launch template id lt-... or name of 3-128 "
                      "characters [A-Za-z0-9()./_-], found '%s'",
                      source, line, key, value);
@@ -268,11 +258,11 @@ int power_config_parse(const char *text, const char *source, struct power_config
             if (strcmp(keys[k].key, key) == 0)
                 break;
         if (k == N_KEYS) {
-            fail(err, errlen, "%s:%d: unknown key '%s'", source, line, key);
+            power_fail(err, errlen, "%s:%d: unknown key '%s'", source, line, key);
             goto out;
         }
         if (seen[k]) {
-            fail(err, errlen, "%s:%d: %s is set twice (first on line %d)", source, line, key,
+            power_fail(err, errlen, "%s:%d: %s is set twice (first on line %d)", source, line, key,
                  seen[k]);
             goto out;
         }
@@ -284,7 +274,7 @@ int power_config_parse(const char *text, const char *source, struct power_config
             else if (strcmp(value, "local") == 0)
                 cfg->provider = POWER_PROVIDER_LOCAL;
             else {
-                fail(err, errlen, "%s:%d: provider: expected ec2 or local, found '%s'", source,
+                power_fail(err, errlen, "%s:%d: provider: expected ec2 or local, found '%s'", source,
                      line, value);
                 goto out;
             }
@@ -297,7 +287,7 @@ int power_config_parse(const char *text, const char *source, struct power_config
                 goto out;
         } else if (strcmp(key, "region") == 0) {
             if (!valid_token(value, "-")) {
-                fail(err, errlen, "%s:%d: region: expected an AWS region like us-east-1, "
+                power_fail(err, errlen, "%s:%d: region: expected an AWS region like us-east-1, "
                      "found '%s'", source, line, value);
                 goto out;
             }
@@ -306,7 +296,7 @@ int power_config_parse(const char *text, const char *source, struct power_config
                 goto out;
         } else if (strcmp(key, "cluster") == 0) {
             if (!valid_token(value, "-_.")) {
-                fail(err, errlen, "%s:%d: cluster: expected a name of [A-Za-z0-9._-], "
+                power_fail(err, errlen, "%s:%d: cluster: expected a name of [A-Za-z0-9._-], "
                      "found '%s'", source, line, value);
                 goto out;
             }
@@ -315,7 +305,7 @@ int power_config_parse(const char *text, const char *source, struct power_config
                 goto out;
         } else if (strcmp(key, "launch_template") == 0) {
             if (!valid_template(value)) {
-                fail(err, errlen,
+                power_fail(err, errlen,
                      "%s:%d: launch_template: expected a launch template id lt-... or name "
                      "of 3-128 characters [A-Za-z0-9()./_-], found '%s'",
                      source, line, value);
@@ -327,13 +317,13 @@ int power_config_parse(const char *text, const char *source, struct power_config
         } else if (strcmp(key, "launch_template_version") == 0) {
             if (strcmp(value, "$Latest") != 0 && strcmp(value, "$Default") != 0 &&
                 !valid_token(value, "")) {
-                fail(err, errlen, "%s:%d: launch_template_version: expected $Latest, "
+                power_fail(err, errlen, "%s:%d: launch_template_version: expected $Latest, "
                      "$Default or a version number, found '%s'", source, line, value);
                 goto out;
             }
             for (const char *c = value; *c && *c != '$'; c++)
                 if (!isdigit((unsigned char)*c)) {
-                    fail(err, errlen, "%s:%d: launch_template_version: expected $Latest, "
+                    power_fail(err, errlen, "%s:%d: launch_template_version: expected $Latest, "
                          "$Default or a version number, found '%s'", source, line, value);
                     goto out;
                 }
@@ -356,7 +346,7 @@ int power_config_parse(const char *text, const char *source, struct power_config
             else if (strcmp(value, "no") == 0)
                 cfg->all_or_nothing = 0;
             else {
-                fail(err, errlen, "%s:%d: all_or_nothing: expected yes or no, found '%s'",
+                power_fail(err, errlen, "%s:%d: all_or_nothing: expected yes or no, found '%s'",
                      source, line, value);
                 goto out;
             }
@@ -384,7 +374,7 @@ int power_config_parse(const char *text, const char *source, struct power_config
     }
 
     if (cfg->provider == POWER_PROVIDER_NONE) {
-        fail(err, errlen, "%s: provider: missing (expected provider=ec2 or provider=local)",
+        power_fail(err, errlen, "%s: provider: missing (expected provider=ec2 or provider=local)",
              source);
         goto out;
     }
@@ -392,34 +382,34 @@ int power_config_parse(const char *text, const char *source, struct power_config
     for (size_t k = 0; k < N_KEYS; k++) {
         int want = cfg->provider == POWER_PROVIDER_EC2 ? SCOPE_EC2 : SCOPE_LOCAL;
         if (seen[k] && keys[k].scope != SCOPE_ANY && keys[k].scope != want) {
-            fail(err, errlen, "%s:%d: %s applies to provider %s, this file sets provider=%s",
+            power_fail(err, errlen, "%s:%d: %s applies to provider %s, this file sets provider=%s",
                  source, seen[k], keys[k].key, keys[k].scope == SCOPE_EC2 ? "ec2" : "local",
                  power_provider_name(cfg->provider));
             goto out;
         }
     }
     if (cfg->provider == POWER_PROVIDER_LOCAL && cfg->n_type_templates > 0) {
-        fail(err, errlen, "%s:%d: launch_template[%s] applies to provider ec2, this file sets "
+        power_fail(err, errlen, "%s:%d: launch_template[%s] applies to provider ec2, this file sets "
              "provider=local", source, type_line[0], cfg->type_templates[0].type);
         goto out;
     }
     if (cfg->provider == POWER_PROVIDER_EC2) {
         if (!cfg->region[0]) {
-            fail(err, errlen, "%s: region: missing (required with provider=ec2)", source);
+            power_fail(err, errlen, "%s: region: missing (required with provider=ec2)", source);
             goto out;
         }
         if (!cfg->catalog[0]) {
-            fail(err, errlen, "%s: catalog: missing (required with provider=ec2: it says "
+            power_fail(err, errlen, "%s: catalog: missing (required with provider=ec2: it says "
                  "which node features are instance types)", source);
             goto out;
         }
         if (!cfg->launch_template[0] && cfg->n_type_templates == 0) {
-            fail(err, errlen, "%s: launch_template: missing (required with provider=ec2: "
+            power_fail(err, errlen, "%s: launch_template: missing (required with provider=ec2: "
                  "launch_template=NAME|ID or launch_template[TYPE]=NAME|ID)", source);
             goto out;
         }
     } else if (!cfg->state_dir[0]) {
-        fail(err, errlen, "%s: state_dir: missing (required with provider=local: the "
+        power_fail(err, errlen, "%s: state_dir: missing (required with provider=local: the "
              "directory for slurmd pid files)", source);
         goto out;
     }
@@ -435,7 +425,7 @@ int power_config_check_catalog(const struct power_config *cfg, const struct slo_
     for (size_t i = 0; i < cfg->n_type_templates; i++) {
         const struct power_type_template *t = &cfg->type_templates[i];
         if (slo_catalog_find(cat, t->type) < 0)
-            return fail(err, errlen, "%s:%d: launch_template[%s]: expected an instance type of "
+            return power_fail(err, errlen, "%s:%d: launch_template[%s]: expected an instance type of "
                         "catalog %s (%s), found '%s'", cfg->path, t->line, t->type, cat->name,
                         cfg->catalog, t->type);
     }
@@ -446,7 +436,7 @@ int power_config_load(const char *path, struct power_config *cfg, char *err, siz
 {
     FILE *f = fopen(path, "r");
     if (!f)
-        return fail(err, errlen, "%s: cannot read the config file: %s", path, strerror(errno));
+        return power_fail(err, errlen, "%s: cannot read the config file: %s", path, strerror(errno));
     char *text = NULL;
     size_t len = 0, cap = 0;
     char buf[4096];
@@ -456,12 +446,12 @@ int power_config_load(const char *path, struct power_config *cfg, char *err, siz
         if (len + got + 1 > cap) {
             cap = (len + got + 1) * 2;
             if (cap > (1u << 20)) {
-                rc = fail(err, errlen, "%s: expected a config file under 1 MiB", path);
+                rc = power_fail(err, errlen, "%s: expected a config file under 1 MiB", path);
                 break;
             }
             char *t = realloc(text, cap);
             if (!t) {
-                rc = fail(err, errlen, "%s: out of memory", path);
+                rc = power_fail(err, errlen, "%s: out of memory", path);
                 break;
             }
             text = t;
@@ -470,17 +460,17 @@ int power_config_load(const char *path, struct power_config *cfg, char *err, siz
         len += got;
     }
     if (!rc && ferror(f))
-        rc = fail(err, errlen, "%s: read error: %s", path, strerror(errno));
+        rc = power_fail(err, errlen, "%s: read error: %s", path, strerror(errno));
     fclose(f);
     if (!rc && memchr(text ? text : "", '\0', len))
-        rc = fail(err, errlen, "%s: expected a text file, found a NUL byte", path);
+        rc = power_fail(err, errlen, "%s: expected a text file, found a NUL byte", path);
     if (!rc) {
         if (!text)
             text = calloc(1, 1);
         else
             text[len] = '\0';
         rc = text ? power_config_parse(text, path, cfg, err, errlen)
-                  : fail(err, errlen, "%s: out of memory", path);
+                  : power_fail(err, errlen, "%s: out of memory", path);
     }
     free(text);
     return rc;

@@ -33,16 +33,6 @@
 #define MAX_NODES_TAGS 32
 #define TERMINATE_BATCH 1000
 
-static int fail(char *err, size_t errlen, const char *fmt, ...) POWER_PRINTF(3, 4);
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    if (err && errlen)
-        vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 static const char *template_for(const struct power_config *cfg, const char *type)
 {
@@ -78,14 +68,14 @@ int power_ec2_nodes_tags(const struct power_node *nodes, const size_t *idx, size
     size_t s = 0;
     for (int k = 0; s < n; k++) {
         if (k == MAX_NODES_TAGS)
-            return fail(err, errlen, "ec2 CreateFleet: the hostlist of the %zu nodes needs "
+            return power_fail(err, errlen, "ec2 CreateFleet: the hostlist of the %zu nodes needs "
                         "more than %d " TAG_NODES " tags of %d characters (give the CLOUD "
                         "nodes names PREFIX[N-M])", n, MAX_NODES_TAGS, TAG_VALUE_MAX);
         /* Longest run idx[s..s+lo-1] found by bisection whose ranged string
          * fits (node names are shorter than a tag value, so lo >= 1). */
         size_t lo = 1, hi = n - s;
         if (!fits_tag(nodes, idx + s, 1, buf))
-            return fail(err, errlen, "ec2 CreateFleet: node name %s is longer than an EC2 "
+            return power_fail(err, errlen, "ec2 CreateFleet: node name %s is longer than an EC2 "
                         "tag value (%d characters)", nodes[idx[s]].name, TAG_VALUE_MAX);
         while (lo < hi) {
             size_t mid = lo + (hi - lo + 1) / 2;
@@ -111,13 +101,13 @@ json_t *power_ec2_fleet_request(const struct power_config *cfg, const struct pow
                                 size_t errlen)
 {
     if (n == 0) {
-        fail(err, errlen, "ec2 CreateFleet: no nodes in the group");
+        power_fail(err, errlen, "ec2 CreateFleet: no nodes in the group");
         return NULL;
     }
     const struct power_node *first = &nodes[idx[0]];
     const char *ref = template_for(cfg, first->type);
     if (!ref) {
-        fail(err, errlen,
+        power_fail(err, errlen,
              "ec2: no launch template for instance type %s (set launch_template or "
              "launch_template[%s] in %s)",
              first->type, first->type, cfg->path);
@@ -173,7 +163,7 @@ json_t *power_ec2_fleet_request(const struct power_config *cfg, const struct pow
         spot ? "SpotOptions" : "OnDemandOptions", options, "TagSpecifications",
         "ResourceType", "instance", "Tags", tags);
     if (!req)
-        fail(err, errlen, "ec2 CreateFleet: out of memory");
+        power_fail(err, errlen, "ec2 CreateFleet: out of memory");
     return req;
 }
 
@@ -217,7 +207,7 @@ int power_ec2_assign(const json_t *response, struct power_node *nodes, const siz
         (errors && !json_is_array(errors))) {
         json_decref(*extra);
         *extra = NULL;
-        return fail(err, errlen, "ec2 CreateFleet: expected a response object with arrays "
+        return power_fail(err, errlen, "ec2 CreateFleet: expected a response object with arrays "
                     "Instances and Errors");
     }
     size_t k = 0, i, j;
@@ -228,7 +218,7 @@ int power_ec2_assign(const json_t *response, struct power_node *nodes, const siz
         if (!json_is_array(ids)) {
             json_decref(*extra);
             *extra = NULL;
-            return fail(err, errlen, "ec2 CreateFleet: Instances[%zu].InstanceIds: expected "
+            return power_fail(err, errlen, "ec2 CreateFleet: Instances[%zu].InstanceIds: expected "
                         "an array", i);
         }
         json_array_foreach(ids, j, id)
@@ -237,7 +227,7 @@ int power_ec2_assign(const json_t *response, struct power_node *nodes, const siz
             if (!s || strlen(s) >= POWER_NAME_LEN) {
                 json_decref(*extra);
                 *extra = NULL;
-                return fail(err, errlen, "ec2 CreateFleet: Instances[%zu].InstanceIds[%zu]: "
+                return power_fail(err, errlen, "ec2 CreateFleet: Instances[%zu].InstanceIds[%zu]: "
                             "expected an instance id string", i, j);
             }
             if (k < n)
@@ -284,7 +274,7 @@ static int aws_locate(const struct power_config *cfg, struct aws *a, char *err, 
     const char *name = cfg->aws[0] ? cfg->aws : "aws";
     if (power_find_program(name, "/usr/local/bin", a->path, sizeof a->path) != 0) {
         const char *path = getenv("PATH");
-        return fail(err, errlen,
+        return power_fail(err, errlen,
                     "the aws command (AWS CLI) was not found: %s (PATH=%s; Slurm runs this "
                     "program without PATH: set aws=/path/to/aws in %s)",
                     cfg->aws[0] ? cfg->aws : "aws not in PATH", path ? path : "(unset)",
@@ -305,7 +295,7 @@ static int aws_ec2(const struct aws *a, const char *const *args, size_t n_args, 
     *out = NULL;
     char **argv = calloc(n_args + 7, sizeof *argv);
     if (!argv)
-        return fail(err, errlen, "aws ec2 %s: out of memory", args[0]);
+        return power_fail(err, errlen, "aws ec2 %s: out of memory", args[0]);
     size_t k = 0;
     argv[k++] = (char *)a->path;
     argv[k++] = (char *)"--region";
@@ -322,8 +312,8 @@ static int aws_ec2(const struct aws *a, const char *const *args, size_t n_args, 
     if (rc != 0) {
         free(text);
         if (rc < 0)
-            return fail(err, errlen, "aws ec2 %s: %s", args[0], line);
-        return fail(err, errlen, "aws ec2 %s exited with %d: %s", args[0], rc,
+            return power_fail(err, errlen, "aws ec2 %s: %s", args[0], line);
+        return power_fail(err, errlen, "aws ec2 %s exited with %d: %s", args[0], rc,
                     line[0] ? line : "(no message)");
     }
     size_t i = strspn(text, " \t\r\n");
@@ -335,7 +325,7 @@ static int aws_ec2(const struct aws *a, const char *const *args, size_t n_args, 
     *out = json_loads(text, 0, &je);
     free(text);
     if (!*out)
-        return fail(err, errlen, "aws ec2 %s: expected JSON output, found: %s (line %d)",
+        return power_fail(err, errlen, "aws ec2 %s: expected JSON output, found: %s (line %d)",
                     args[0], je.text, je.line);
     return 0;
 }
@@ -537,7 +527,7 @@ static void resume_group(struct power_ctx *ctx, const struct aws *a, struct powe
     int rc = aws_ec2(a, args, 3, &resp, err, sizeof err);
     unlink(path);
     if (rc == 0 && !resp)
-        rc = fail(err, sizeof err, "aws ec2 create-fleet printed nothing");
+        rc = power_fail(err, sizeof err, "aws ec2 create-fleet printed nothing");
     json_t *extra = NULL;
     if (rc == 0 && power_ec2_assign(resp, nodes, idx, n, &extra, err, sizeof err) < 0)
         rc = -1;

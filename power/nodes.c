@@ -14,16 +14,6 @@
 
 #define MAX_NODES 100000
 
-static int fail(char *err, size_t errlen, const char *fmt, ...) POWER_PRINTF(3, 4);
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    if (err && errlen)
-        vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 int power_hostlist_expand(const char *hostlist, struct power_node **out, size_t *n, char *err,
                           size_t errlen)
@@ -31,21 +21,21 @@ int power_hostlist_expand(const char *hostlist, struct power_node **out, size_t 
     *out = NULL;
     *n = 0;
     if (!hostlist || !*hostlist)
-        return fail(err, errlen, "hostlist: expected node names like c[1-2], found nothing");
+        return power_fail(err, errlen, "hostlist: expected node names like c[1-2], found nothing");
     hostlist_t hl = slurm_hostlist_create(hostlist);
     if (!hl)
-        return fail(err, errlen, "hostlist: expected node names like c[1-2], found '%s'",
+        return power_fail(err, errlen, "hostlist: expected node names like c[1-2], found '%s'",
                     hostlist);
     int count = slurm_hostlist_count(hl);
     if (count <= 0 || count > MAX_NODES) {
         slurm_hostlist_destroy(hl);
-        return fail(err, errlen, "hostlist: expected 1 to %d node names, found %d in '%s'",
+        return power_fail(err, errlen, "hostlist: expected 1 to %d node names, found %d in '%s'",
                     MAX_NODES, count, hostlist);
     }
     struct power_node *nodes = calloc((size_t)count, sizeof *nodes);
     if (!nodes) {
         slurm_hostlist_destroy(hl);
-        return fail(err, errlen, "hostlist: out of memory");
+        return power_fail(err, errlen, "hostlist: out of memory");
     }
     size_t k = 0;
     char *name;
@@ -54,7 +44,7 @@ int power_hostlist_expand(const char *hostlist, struct power_node **out, size_t 
         if (!*name || strlen(name) >= POWER_NAME_LEN ||
             strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") !=
                 strlen(name)) {
-            rc = fail(err, errlen, "hostlist: expected node names of [A-Za-z0-9._-] like "
+            rc = power_fail(err, errlen, "hostlist: expected node names of [A-Za-z0-9._-] like "
                       "c[1-2], found '%s' in '%s'", name, hostlist);
             free(name);
             break;
@@ -62,7 +52,7 @@ int power_hostlist_expand(const char *hostlist, struct power_node **out, size_t 
         if (k < (size_t)count) {
             for (size_t j = 0; j < k; j++)
                 if (strcmp(nodes[j].name, name) == 0) {
-                    rc = fail(err, errlen, "hostlist: node %s appears twice in '%s'", name,
+                    rc = power_fail(err, errlen, "hostlist: node %s appears twice in '%s'", name,
                               hostlist);
                     break;
                 }
@@ -233,12 +223,12 @@ int power_resume_file_load(const char *path, json_t **out, char *err, size_t err
     *out = NULL;
     json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
     if (!root)
-        return fail(err, errlen, "SLURM_RESUME_FILE %s:%d:%d: %s", path, je.line, je.column,
+        return power_fail(err, errlen, "SLURM_RESUME_FILE %s:%d:%d: %s", path, je.line, je.column,
                     je.text);
     json_t *jobs = json_object_get(root, "jobs");
     if (!json_is_object(root) || !json_is_array(jobs)) {
         json_decref(root);
-        return fail(err, errlen, "SLURM_RESUME_FILE %s: expected an object with a \"jobs\" "
+        return power_fail(err, errlen, "SLURM_RESUME_FILE %s: expected an object with a \"jobs\" "
                     "array", path);
     }
     size_t i;
@@ -253,7 +243,7 @@ int power_resume_file_load(const char *path, json_t **out, char *err, size_t err
         }
         if (!json_is_integer(json_object_get(job, "job_id")) || !lists || bad) {
             json_decref(root);
-            return fail(err, errlen, "SLURM_RESUME_FILE %s: jobs[%zu]: expected job_id "
+            return power_fail(err, errlen, "SLURM_RESUME_FILE %s: jobs[%zu]: expected job_id "
                         "(integer) and nodes, or nodes_alloc / nodes_resume (strings)", path,
                         i);
         }
@@ -298,7 +288,7 @@ int power_node_info_file(const char *path, struct power_node_info **out, size_t 
     *n = 0;
     FILE *f = fopen(path, "r");
     if (!f)
-        return fail(err, errlen, "%s: cannot read the node table: %s", path, strerror(errno));
+        return power_fail(err, errlen, "%s: cannot read the node table: %s", path, strerror(errno));
     char line[2048];
     int lineno = 0, rc = 0;
     size_t cap = 0;
@@ -314,7 +304,7 @@ int power_node_info_file(const char *path, struct power_node_info **out, size_t 
         feats[0] = '\0';
         int got = sscanf(s, "%1024s %1024s", names, feats);
         if (got < 1 || strlen(names) >= 1024 || strlen(feats) >= 1024) {
-            rc = fail(err, errlen, "%s:%d: expected 'NODE FEATURE,FEATURE...'", path, lineno);
+            rc = power_fail(err, errlen, "%s:%d: expected 'NODE FEATURE,FEATURE...'", path, lineno);
             break;
         }
         /* NODE may be a hostlist ("g[001-002]"), as NodeName= in slurm.conf. */
@@ -322,19 +312,19 @@ int power_node_info_file(const char *path, struct power_node_info **out, size_t 
         size_t n_exp = 0;
         char herr[POWER_ERR_LEN];
         if (power_hostlist_expand(names, &expanded, &n_exp, herr, sizeof herr) != 0) {
-            rc = fail(err, errlen, "%s:%d: %s", path, lineno, herr);
+            rc = power_fail(err, errlen, "%s:%d: %s", path, lineno, herr);
             break;
         }
         if (*n + n_exp > MAX_NODES) {
             free(expanded);
-            rc = fail(err, errlen, "%s:%d: expected at most %d nodes in the table", path,
+            rc = power_fail(err, errlen, "%s:%d: expected at most %d nodes in the table", path,
                       lineno, MAX_NODES);
             break;
         }
         for (size_t e = 0; e < n_exp && !rc; e++) {
             for (size_t j = 0; j < *n; j++)
                 if (strcmp(info[j].name, expanded[e].name) == 0) {
-                    rc = fail(err, errlen, "%s:%d: node %s is listed twice", path, lineno,
+                    rc = power_fail(err, errlen, "%s:%d: node %s is listed twice", path, lineno,
                               expanded[e].name);
                     break;
                 }
@@ -344,7 +334,7 @@ int power_node_info_file(const char *path, struct power_node_info **out, size_t 
                 cap = cap ? 2 * cap : 16;
                 struct power_node_info *t = realloc(info, cap * sizeof *info);
                 if (!t) {
-                    rc = fail(err, errlen, "%s: out of memory", path);
+                    rc = power_fail(err, errlen, "%s: out of memory", path);
                     break;
                 }
                 info = t;

@@ -114,6 +114,9 @@ const char *power_capacity_name(enum power_capacity c); /* "spot", "on-demand" *
 
 /* vsnprintf into buf (messages may be cut at len - 1 bytes, never overrun). */
 void power_fmt(char *buf, size_t len, const char *fmt, ...) POWER_PRINTF(3, 4);
+/* The error path of the config, node and ec2 modules: the message into
+ * err[errlen] (may be NULL), returns -1. */
+int power_fail(char *err, size_t errlen, const char *fmt, ...) POWER_PRINTF(3, 4);
 
 /* ------------------------------------------------------------------ */
 /* Logging: one line per event to the log file (if any) and stderr.    */

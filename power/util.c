@@ -29,6 +29,16 @@ void power_fmt(char *buf, size_t len, const char *fmt, ...)
     va_end(ap);
 }
 
+int power_fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (err && errlen)
+        vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
 void power_log(struct power_log *lg, const char *level, const char *node, const char *fmt, ...)
 {
     char text[2048], head[256], stamp[32];
