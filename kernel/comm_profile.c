@@ -85,19 +85,30 @@ static int get_number(const json_t *obj, const char *key, double min, double max
     return SLO_OK;
 }
 
-/* The document is a slo-mpiprof profile of the schema this reader knows. */
-static int check_schema(const json_t *root, const char *source, slo_error_t *err)
+/* Parse text (source names it; NULL: "profile") into *root, a slo-mpiprof
+ * profile of the schema this reader knows. On failure *root is NULL. */
+static int open_profile(const char *text, const char **source, json_t **root,
+                        slo_error_t *err)
 {
-    json_t *v = json_object_get(root, "schema_version");
+    json_t *v;
     char found[96];
+    int rc;
+    if (!*source)
+        *source = "profile";
+    if ((rc = slo_json_parse_text(text, *source, root, err)))
+        return rc;
+    v = json_object_get(*root, "schema_version");
     if (v && json_is_integer(v) && json_integer_value(v) == SLO_COMM_PROFILE_SCHEMA_VERSION)
         return SLO_OK;
-    return slo_fail(err, SLO_ERR_INVALID, source,
-                    "schema_version: expected %d (a slo-mpiprof profile), found %s%s",
-                    SLO_COMM_PROFILE_SCHEMA_VERSION,
-                    v ? slo_json_describe(v, found, sizeof found) : "it missing",
-                    v && json_is_integer(v) ? " (a newer or older profiler: re-run this "
-                                              "slo-mpiprof)" : "");
+    rc = slo_fail(err, SLO_ERR_INVALID, *source,
+                  "schema_version: expected %d (a slo-mpiprof profile), found %s%s",
+                  SLO_COMM_PROFILE_SCHEMA_VERSION,
+                  v ? slo_json_describe(v, found, sizeof found) : "it missing",
+                  v && json_is_integer(v) ? " (a newer or older profiler: re-run this "
+                                            "slo-mpiprof)" : "");
+    json_decref(*root);
+    *root = NULL;
+    return rc;
 }
 
 static int agrees(double a, double b)
@@ -117,13 +128,8 @@ int slo_comm_profile_parse(const char *text, const char *source, struct slo_comm
 
     memset(&in, 0, sizeof in);
     memset(&out, 0, sizeof out);
-    if (!source)
-        source = "profile";
-    if ((rc = slo_json_parse_text(text, source, &root, err)))
+    if ((rc = open_profile(text, &source, &root, err)))
         return rc;
-
-    if ((rc = check_schema(root, source, err)))
-        goto out;
     if ((rc = get_object(root, "mpi", source, "", &mpi, err)) ||
         (rc = slo_json_int(mpi, "world_size", 1, 1, SLO_COMM_MAX_WORKERS, source, "mpi",
                            &in.world_size, err)))
@@ -265,12 +271,8 @@ int slo_profile_ps_bandwidth(const char *text, const char *source, double *b_ps_
     int rc, n_cross = 0;
     size_t i;
 
-    if (!source)
-        source = "profile";
-    if ((rc = slo_json_parse_text(text, source, &root, err)))
+    if ((rc = open_profile(text, &source, &root, err)))
         return rc;
-    if ((rc = check_schema(root, source, err)))
-        goto out;
     if ((rc = get_object(root, "point_to_point", source, "", &p2p, err)))
         goto out;
     pairs = json_object_get(p2p, "pairs");
