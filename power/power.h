@@ -168,7 +168,7 @@ int power_hostlist_ranged(const struct power_node *nodes, const size_t *idx, siz
 
 /*
  * Map each node to its instance type and capacity from its features
- * (contract: PLAN-CONTRACT.md "Instance types <-> Slurm nodes"): exactly one
+ * (contract: doc/slurm.md, "The recorded plan"): exactly one
  * feature names a catalog type, and exactly one of `spot` / `ondemand`
  * (require_capacity 1; with 0 a missing one means on-demand). A node absent
  * from info, or with zero or two of either, is marked failed with the reason

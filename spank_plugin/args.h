@@ -9,8 +9,8 @@
  * Cross-file names of the plugin start with sslo_ ("SPANK slo"); every
  * function fills a caller-owned message buffer with one line that names the
  * argument or option, what was expected and what was found (the plugin logs
- * it with slurm_error).  Contract: /work/coord/PLAN-CONTRACT.md, "plugstack.conf
- * arguments"; layout after NVIDIA/pyxis config.c/args.c (shared/STYLE.md 2).
+ * it with slurm_error).  Contract: spank_slo(8), "PLUGSTACK
+ * ARGUMENTS"; layout after NVIDIA/pyxis config.c/args.c (shared/STYLE.md 2).
  */
 #ifndef SSLO_ARGS_H
 #define SSLO_ARGS_H

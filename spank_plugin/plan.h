@@ -6,8 +6,8 @@
  * Copyright (C) 2026 the slo-kernel authors
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
- * Contract: /work/coord/PLAN-CONTRACT.md ("Instance types <-> Slurm nodes",
- * "What the plugin records"). The plan itself is libslo's: the same
+ * Contract: doc/slurm.md, "The recorded plan" (instance types and nodes,
+ * records). The plan itself is libslo's: the same
  * slo_train_setup_init + slo_plan_exact (recommended plan) and, when nothing
  * meets the SLO, slo_plan_fastest / budget-free slo_plan_exact as `slo train`
  * (cli/cmd_train.c) uses; no formula is re-derived here.

@@ -3,7 +3,7 @@
 # (issue 6 "What it must show"; cluster: tests/slurm/cluster.sh):
 #   1. a plan that needs a cloud node (sbatch --slo-loss=0.8 --slo-time=23:00
 #      with the test catalog: a100-node + t4-node + one g4dn.12xlarge spot
-#      node, coord/NOTES.md) powers that node up through the ResumeProgram
+#      node) powers that node up through the ResumeProgram
 #      (slo-power, local provider), the job runs on it;
 #   2. a simulated spot reclaim (scontrol update nodename=cN
 #      state=POWER_DOWN_FORCE reason=spot-reclaim, as AWS ParallelCluster
@@ -32,7 +32,7 @@ forge=$SLO_BUILDDIR/tests/slurm/.libs/forge_spank.so
 if [ -e "$spank" ] && [ -e "$fix/catalog.json" ]; then
     CLUSTER_PLUGSTACK="required $spank catalog=$fix/catalog.json workloads=$fix/workloads mode=enforce
 optional $forge"
-    # the burst plan of the test catalog (coord/NOTES.md, spank 18:58)
+    # the burst plan of the test catalog (a100-node + t4-node + g4dn.12xlarge)
     slo_args="--slo-workload=testnet --slo-loss=0.8 --slo-time=23:00"
     forge_words=""
     how="sbatch $slo_args (spank_slo.so)"

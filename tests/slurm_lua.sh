@@ -2,7 +2,7 @@
 # slurm_lua.sh - etc/slurm/job_submit.lua without a cluster: syntax with
 # `luac -p` (configure's LUAC, Debian lua5.1), then its rules case by case
 # in a Lua 5.1 interpreter with a stand-in for slurmctld's `slurm` table
-# (tests/slurm/test_job_submit.lua; the cases come from coord's PLAN-CONTRACT).
+# (tests/slurm/test_job_submit.lua; the cases come from doc/slurm.md).
 # slurmctld's job_submit/lua is built against Lua 5.1 on Debian 12. Then the
 # plugin's real records ($SLO_BUILDDIR/tests/spank_records) through the script.
 . "$SLO_SRCDIR/tests/testlib.sh"

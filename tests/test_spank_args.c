@@ -1,8 +1,7 @@
 /*
  * test_spank_args.c - spank_slo.so's plugstack arguments and --slo-* option
  * values (spank_plugin/args.c), against the contract
- * (/work/coord/PLAN-CONTRACT.md "plugstack.conf arguments", defaults listed
- * there) and the option rules of issue 6 / spank_slo(8). The expected values
+ * (spank_slo(8) "PLUGSTACK ARGUMENTS", defaults listed there) and the option rules of issue 6 / spank_slo(8). The expected values
  * are written from those texts, not from the code.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */

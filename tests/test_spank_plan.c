@@ -2,7 +2,7 @@
  * test_spank_plan.c - spank_slo.so's pure planning part (spank_plugin/plan.c):
  * node inventory -> quotas, the plan on the Slurm test cluster's catalog and
  * workload (tests/slurm/), and the SLO_* records of the contract
- * (/work/coord/PLAN-CONTRACT.md).
+ * (doc/slurm.md, "The recorded plan").
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
  * Hand-worked reference for tests/slurm/workloads/testnet.json (paper compat,

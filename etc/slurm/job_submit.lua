@@ -5,7 +5,7 @@ job_submit.lua - apply the SLO plan of spank_slo.so on the server side
 spank_slo.so computes a plan at submission (sbatch/salloc/srun, allocator or
 local context) and records it with spank_job_control_setenv; the entries reach
 slurmctld as job_desc.spank_job_env "NAME=value" strings without prefix (the
-interface is coord's PLAN-CONTRACT; shared/research/slurm-mpi-feasibility.md
+interface is doc/slurm.md, "The recorded plan"; shared/research/slurm-mpi-feasibility.md
 3.3 A). This script:
   - does nothing for jobs without SLO_PLAN_VERSION (no --slo-* option given);
   - in advise mode (SLO_MODE=advise) tells the user the plan and changes nothing;
@@ -64,8 +64,8 @@ local function tell_user(msg)
     slurm.log_user("%s", msg)
 end
 
--- Fields the plan must carry to be applied (PLAN-CONTRACT "What the plugin
--- records"); the others are informative and checked when present.
+-- Fields the plan must carry to be applied (doc/slurm.md, "The
+-- recorded plan"); the others are informative and checked when present.
 local REQUIRED = { "SLO_PLAN_VERSION", "SLO_MODE", "SLO_PARTITION", "SLO_NODES",
                    "SLO_INSTANCES", "SLO_CONSTRAINT", "SLO_GRES", "SLO_SPOT" }
 

@@ -1,7 +1,7 @@
 # cluster.sh - single-host Slurm test cluster for the integration tests
 # (sourced by tests/slurm_*.sh after tests/testlib.sh).
 #
-# Layout (coord's PLAN-CONTRACT "Test cluster"; tests/slurm/slurm.conf.in):
+# Layout (doc/slurm.md "The test cluster"; tests/slurm/slurm.conf.in):
 #   n1 a100-node gpu:a100:2, n2 t4-node gpu:t4:2 (two slurmd, Port 6818/6819);
 #   c1,c2 State=CLOUD g4dn.12xlarge,spot gpu:t4:2 (Port 6820/6821), powered up
 #   and down by slo-power's local provider; partitions onprem, cloud-spot,

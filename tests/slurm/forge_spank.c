@@ -4,7 +4,7 @@
  * The integration tests (tests/slurm_submit.sh) must show that job_submit.lua
  * rejects a plan that was not made by spank_slo.so: the plan travels to
  * slurmctld as job_desc.spank_job_env, which any user can fill with their own
- * plugstack.conf (coord's PLAN-CONTRACT, "the plan is user-controlled";
+ * plugstack.conf (doc/slurm.md, "job_submit.lua": the plan is user-controlled;
  * shared/research/slurm-mpi-feasibility.md 3.3 A, caveat 5). This plugin is
  * that user's plugin: in allocator and local context (sbatch, salloc, srun)
  * it records every NAME=VALUE word of the environment variable

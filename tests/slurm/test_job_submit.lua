@@ -9,7 +9,7 @@ uid) with job_desc.spank_job_env a 0-based table of "NAME=value" strings and
 a global `slurm` table (log_user, log_info, SUCCESS, ERROR, NO_VAL); a
 normal job has het_job_offset = NO_VAL (4294967294, seen on Slurm 22.05.8
 in the test cluster's log). This driver builds exactly that and checks the
-rules of coord's PLAN-CONTRACT ("job_submit.lua" section) case by case:
+rules of doc/slurm.md ("job_submit.lua", "The recorded plan") case by case:
 which plans are applied, with which partition, node count, constraint, GRES
 and requeue, and that every malformed or out-of-limit plan is rejected with
 a message naming the field. Expected values are written from the contract
