@@ -46,7 +46,8 @@
  *    in one block); the plan with the least simulated period is kept.
  * 4. Each published policy's schedule, replayed as a static plan, is a
  *    candidate as well (consider_baselines() gives the argument that the
- *    replay is never slower than the policy).
+ *    replay is never slower than the policy, and the lower bounds that
+ *    skip replays which cannot win).
  * Cost: O(G) per target (step 2 stops early) plus the O(U) DP; 28 targets;
  * plus one simulation of each published policy.
  * The plan is static (identical on every worker); the policy replays it,
@@ -613,14 +614,56 @@ static int replay_period(const struct comm_sim *s, const struct planner *p, size
  * A baseline that cannot run (too many messages for its chunk size) is
  * skipped. Replaces the recorded plan when a candidate's period is lower.
  */
+/* A lower bound on the collectives policy pol posts: FIFO and PRIO send
+ * every gradient whole, P3, ByteScheduler and Prophet cut each gradient
+ * into pieces of at most their chunk size, the fusion policies (Horovod,
+ * DDP) post at least one. */
+static double min_collectives(const struct comm_sim *s, int pol, size_t G)
+{
+    double chunk = pol == SLO_COMM_P3              ? s->params->p3_slice_bytes
+                   : pol == SLO_COMM_BYTESCHEDULER ? s->params->bs_partition_bytes
+                   : pol == SLO_COMM_PROPHET       ? s->params->prophet_partition_bytes
+                                                   : 0;
+    double n = 0;
+    if (pol == SLO_COMM_FIFO || pol == SLO_COMM_PRIO)
+        return (double)G;
+    if (chunk <= 0)
+        return 1;
+    for (size_t j = 0; j < s->n; j++)
+        if (comm_bytes(s, j) > 0)
+            n += ceil(comm_bytes(s, j) / chunk);
+    return n;
+}
+
 static int consider_baselines(const struct comm_sim *s, struct planner *p, slo_error_t *err)
 {
-    double best;
-    int rc;
+    double best, A = slo_comm_message_latency_s(s->link), first = 0;
+    double beta = slo_comm_bytes_factor(s->link) / s->link->bandwidth_bytes_per_s;
+    int rc, serialized = s->link->max_in_flight == 1;
 
     if ((rc = replay_period(s, p, p->n_blocks, p->block_end, p->out, p->block_lowest, &best,
                             err)))
         return rc;
+    /* With serialized collectives every collective holds the link for A
+     * besides its bytes, so no schedule of any policy beats
+     *   T >= r_k + beta o_{k+1} + A + Fs_k  for every gradient k
+     * (gradients 0..k are ready at or after r_k, their bytes and at least
+     * one latency pass the link after it, then at least Fs_k of forward),
+     * nor, for a policy posting at least N collectives,
+     *   T >= r_{G-1} + beta o_G + N A   (every byte after the first arrival).
+     * When the plan already meets the first bound it is optimal; a policy
+     * whose second bound is not below the plan cannot win and is not
+     * simulated (on communication-bound links that skips P3's thousands of
+     * slices). The property test checks the outcome against every policy. */
+    if (serialized) {
+        double lb = p->floor_s;
+        for (size_t k = 0; k < p->G; k++)
+            if (p->r[k] + beta * p->off[k + 1] + A + p->tail[k] > lb)
+                lb = p->r[k] + beta * p->off[k + 1] + A + p->tail[k];
+        if (best <= lb * (1 + 1e-12))
+            return SLO_OK;
+        first = p->r[p->G - 1] + beta * p->off[p->G];
+    }
     for (int pol = 0; pol < SLO_COMM_N_POLICIES; pol++) {
         struct slo_comm_result r;
         struct range *out = NULL;
@@ -628,7 +671,8 @@ static int consider_baselines(const struct comm_sim *s, struct planner *p, slo_e
         double T;
         slo_error_t e2;
 
-        if (pol == SLO_COMM_OPTIMAL)
+        if (pol == SLO_COMM_OPTIMAL ||
+            (serialized && first + min_collectives(s, pol, p->G) * A >= best))
             continue;
         rc = slo_comm_simulate(s->model, s->link, s->params, pol, &r, &e2);
         if (rc == SLO_ERR_NOMEM)

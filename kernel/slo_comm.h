@@ -419,9 +419,10 @@ void slo_comm_plan_free(struct slo_comm_plan *plan);
  * a static plan (never slower than the policy itself), is a candidate too,
  * so the plan is never worse than any baseline on the same model and link.
  * Blocks may gather several byte ranges.
- * Planning cost, ring, serialized: about 0.16 ms for ResNet-50 (107
- * gradients) and 2.1 ms for 1000 gradients (bench/bench_comm; the deadline
- * plans alone 35 us and 350 us). The plan is static: identical on
+ * Planning cost, ring, serialized (bench/bench_comm): ResNet-50 (107
+ * gradients) 52 us at 3 Gbit/s, 106 us at 100 Gbit/s; 1000 gradients
+ * 0.55 ms and 1.29 ms (the deadline plans alone 35 us and 350 us; lower
+ * bounds skip the replays that cannot win on communication-bound links). The plan is static: identical on
  * every worker, replayable by a runtime.
  * Errors: as slo_comm_simulate.
  */
