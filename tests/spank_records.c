@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "plan.h"
+#include "spank_synth.h"
 
 static int failed;
 
@@ -56,49 +57,12 @@ static void print_case(const char *name, const struct sslo_config *cfg,
     free(r);
 }
 
-/* A synthetic catalog and workload of n identical types (2 GPUs, 256 samples
- * per GPU at 1200 samples/s: 0.426667 s an iteration alone), no PS
- * contention (B_ps far above n B_req), loss j = g3 sqrt(n) / (L - g5). */
-struct synth {
-    struct slo_instance_type types[8];
-    struct slo_workload_instance inst[8];
-    struct slo_catalog cat;
-    struct slo_workload wl;
-};
-
-static void synth_init(struct synth *s, size_t n, const char *const *names,
-                       const enum slo_site *sites, double g3, double g5)
+/* The catalog is named "records" too (the records name the workload). */
+static void records_init(struct synth *s, size_t n, const char *const *names,
+                         const enum slo_site *sites, double g3, double g5)
 {
-    memset(s, 0, sizeof *s);
+    synth_init(s, n, names, sites, "records", g3, g5);
     snprintf(s->cat.name, sizeof s->cat.name, "records");
-    snprintf(s->wl.name, sizeof s->wl.name, "records");
-    for (size_t k = 0; k < n; k++) {
-        struct slo_instance_type *t = &s->types[k];
-        snprintf(t->name, sizeof t->name, "%s", names[k]);
-        snprintf(t->gpu_model, sizeof t->gpu_model, "T4");
-        t->gpus = 2;
-        t->site = sites[k];
-        t->spot_usd_per_h = 1.25;
-        t->on_demand_usd_per_h = t->site == SLO_SITE_ONPREM ? 1.25 : 3.912;
-        t->quota = 1;
-        snprintf(s->inst[k].type, sizeof s->inst[k].type, "%s", names[k]);
-        s->inst[k].batch_per_gpu = 256;
-        s->inst[k].speed = 1200;
-    }
-    s->cat.n_types = n;
-    s->cat.types = s->types;
-    s->wl.s_parm_mb = 10;
-    s->wl.b_req_mbps = 100;
-    s->wl.b_ps_mbps = 1e6;
-    s->wl.b_pcie_mbps = 10000;
-    s->wl.alpha1 = 0.5;
-    s->wl.beta1 = -1.2;
-    s->wl.compat = SLO_COMPAT_PAPER;
-    s->wl.loss.form = SLO_LOSS_SPOTDNN_2022;
-    s->wl.loss.gamma3 = g3;
-    s->wl.loss.gamma5 = g5;
-    s->wl.n_instances = n;
-    s->wl.instances = s->inst;
 }
 
 int main(void)
@@ -154,7 +118,7 @@ int main(void)
     req = (struct sslo_plan_request){.workload = "records", .pricing = SLO_PRICING_SPOT,
                                      .mode = SSLO_MODE_ENFORCE};
     /* Tiny losses: g5 = 0, g3 = 0.002: j = 0.002 / 5e-05 = 40 iterations. */
-    synth_init(s, 1, short_name, cloud8, 0.002, 0);
+    records_init(s, 1, short_name, cloud8, 0.002, 0);
     req.loss = 5e-05;
     req.deadline_s = 3600;
     print_case("loss-5e-05", &cfg, &s->cat, &s->wl, &req);
@@ -162,7 +126,7 @@ int main(void)
     req.deadline_s = 86400;
     print_case("loss-1.5e-07", &cfg, &s->cat, &s->wl, &req);
     /* A huge loss: met in one iteration. */
-    synth_init(s, 1, short_name, cloud8, 2000, 0.5);
+    records_init(s, 1, short_name, cloud8, 2000, 0.5);
     req.loss = 1e10;
     req.deadline_s = 60;
     print_case("loss-1e10", &cfg, &s->cat, &s->wl, &req);
@@ -170,7 +134,7 @@ int main(void)
     /* The longest type name a catalog holds (63 characters). */
     static const char *const long_name[] = {
         "gpu-node-with-a-very-long-instance-type-name-for-slurm-features"};
-    synth_init(s, 1, long_name, cloud8, 2000, 0.5);
+    records_init(s, 1, long_name, cloud8, 2000, 0.5);
     req.loss = 0.8;
     req.deadline_s = 7200;
     print_case("type-name-63-characters", &cfg, &s->cat, &s->wl, &req);
@@ -186,7 +150,7 @@ int main(void)
                  "with-a-long-name-for-features-xx");
         np[k] = names8[k];
     }
-    synth_init(s, 8, np, cloud8, 2000, 0.5);
+    records_init(s, 8, np, cloud8, 2000, 0.5);
     req.loss = 0.8;
     req.deadline_s = 1040;
     print_case("eight-types-55-characters", &cfg, &s->cat, &s->wl, &req);
@@ -198,7 +162,7 @@ int main(void)
     static const enum slo_site mixed8[8] = {SLO_SITE_ONPREM, SLO_SITE_ONPREM, SLO_SITE_ONPREM,
                                             SLO_SITE_ONPREM, SLO_SITE_CLOUD,  SLO_SITE_CLOUD,
                                             SLO_SITE_CLOUD,  SLO_SITE_CLOUD};
-    synth_init(s, 8, np, mixed8, 2000, 0.5);
+    records_init(s, 8, np, mixed8, 2000, 0.5);
     print_case("eight-types-mixed-burst", &cfg, &s->cat, &s->wl, &req);
     free(s);
     return failed;

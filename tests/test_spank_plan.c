@@ -46,6 +46,7 @@
 #include <slurm/slurm.h>
 
 #include "plan.h"
+#include "spank_synth.h"
 
 #define CLOUD_DOWN (NODE_STATE_IDLE | NODE_STATE_CLOUD | NODE_STATE_POWERED_DOWN)
 
@@ -450,48 +451,7 @@ static void test_plan_max_nodes(void **state)
     free(r);
 }
 
-/* A synthetic catalog of n identical cloud types (2 GPUs, 256 samples per GPU
- * at 1200 samples/s: 0.426667 s an iteration alone; no PS contention) and
- * loss j = g3 sqrt(n) / (L - g5) (gamma1 = gamma2 = 0), quota 1 each. */
-struct synth {
-    struct slo_instance_type types[8];
-    struct slo_workload_instance inst[8];
-    struct slo_catalog cat;
-    struct slo_workload wl;
-};
-
-static void synth_init(struct synth *s, size_t n, const char *const *names, double g3, double g5)
-{
-    memset(s, 0, sizeof *s);
-    for (size_t k = 0; k < n; k++) {
-        struct slo_instance_type *t = &s->types[k];
-        snprintf(t->name, sizeof t->name, "%s", names[k]);
-        snprintf(t->gpu_model, sizeof t->gpu_model, "T4");
-        t->gpus = 2;
-        t->site = SLO_SITE_CLOUD;
-        t->spot_usd_per_h = 1.25;
-        t->on_demand_usd_per_h = 3.912;
-        t->quota = 1;
-        snprintf(s->inst[k].type, sizeof s->inst[k].type, "%s", names[k]);
-        s->inst[k].batch_per_gpu = 256;
-        s->inst[k].speed = 1200;
-    }
-    snprintf(s->wl.name, sizeof s->wl.name, "synth");
-    s->cat.n_types = n;
-    s->cat.types = s->types;
-    s->wl.s_parm_mb = 10;
-    s->wl.b_req_mbps = 100;
-    s->wl.b_ps_mbps = 1e6;
-    s->wl.b_pcie_mbps = 10000;
-    s->wl.alpha1 = 0.5;
-    s->wl.beta1 = -1.2;
-    s->wl.compat = SLO_COMPAT_PAPER;
-    s->wl.loss.form = SLO_LOSS_SPOTDNN_2022;
-    s->wl.loss.gamma3 = g3;
-    s->wl.loss.gamma5 = g5;
-    s->wl.n_instances = n;
-    s->wl.instances = s->inst;
-}
+/* The synthetic catalog (tests/spank_synth.h), all cloud types. */
 
 static int plan_synth(struct fixture *f, struct synth *s, double loss, double deadline_s,
                       struct sslo_plan_result *r, slo_error_t *err)
@@ -518,7 +478,7 @@ static void test_records_fixed_point(void **state)
     assert_non_null(s);
     assert_non_null(r);
 
-    synth_init(s, 1, name, 0.002, 0);
+    synth_init(s, 1, name, NULL, "synth", 0.002, 0);
     assert_int_equal(plan_synth(f, s, 5e-05, 3600, r, &err), SLO_OK);
     expect(r, "SLO_LOSS", "0.00005");
     expect(r, "SLO_ITERATIONS", "40");
@@ -533,11 +493,11 @@ static void test_records_fixed_point(void **state)
     expect(r, "SLO_LOSS", "0.123456789");
     /* No fixed-point form within job_submit.lua's 64 characters: refused,
      * naming the record (g3 = 1e-72: j = 1e-72 / 1e-70 -> 1 iteration). */
-    synth_init(s, 1, name, 1e-72, 0);
+    synth_init(s, 1, name, NULL, "synth", 1e-72, 0);
     assert_int_equal(plan_synth(f, s, 1e-70, 60, r, &err), SLO_ERR_INVALID);
     assert_string_equal(err.source, "SLO_LOSS");
     assert_false(r->feasible);
-    synth_init(s, 1, name, 2000, 0.5);
+    synth_init(s, 1, name, NULL, "synth", 2000, 0.5);
     assert_int_equal(plan_synth(f, s, 1e10, 60, r, &err), SLO_OK);
     expect(r, "SLO_LOSS", "10000000000");
     expect(r, "SLO_ITERATIONS", "1");
@@ -584,7 +544,7 @@ static void test_records_too_long(void **state)
             names[k][0] = (char)('a' + k);
             np[k] = names[k];
         }
-        synth_init(s, 8, np, 2000, 0.5);
+        synth_init(s, 8, np, NULL, "synth", 2000, 0.5);
         memset(&err, 0, sizeof err);
         int rv = plan_synth(f, s, 0.8, 1040, r, &err);
         if (len == 55) {
