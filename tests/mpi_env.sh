@@ -25,3 +25,23 @@ mpi_require() {
         exit 77
     fi
 }
+
+# lsan_retry CMD...: run CMD once more when it failed because LeakSanitizer
+# itself crashed at exit ("LeakSanitizer has encountered a fatal error":
+# its tracer thread caught a signal while stopping Open MPI's threads, seen
+# once in an ASan CI run). A leak report ("detected memory leaks") or any
+# other failure is not retried. Only for commands whose stdout goes to a
+# file they write themselves (--output), since both runs write stdout.
+lsan_retry() {
+    _e=$(mktemp)
+    "$@" 2>"$_e"
+    _rc=$?
+    if [ "$_rc" != 0 ] && grep -q 'LeakSanitizer has encountered a fatal error' "$_e"; then
+        echo "note: LeakSanitizer crashed in its own tracer; running once more" >&2
+        "$@" 2>"$_e"
+        _rc=$?
+    fi
+    cat "$_e" >&2
+    rm -f "$_e"
+    return "$_rc"
+}

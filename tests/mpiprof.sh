@@ -31,7 +31,7 @@ export OMPI_MCA_mca_base_component_disable_dlclose=1
 JQ=$(command -v jq || true)
 
 # ASan + Open MPI: a smoke run first; if only the sanitizer stops it, skip.
-if ! timeout 120 "$MPIRUN" -np 2 "$PROF" --sizes 8,4096 --output "$tmp/smoke.json" >"$tmp/out" 2>"$tmp/err"; then
+if ! lsan_retry timeout 120 "$MPIRUN" -np 2 "$PROF" --sizes 8,4096 --output "$tmp/smoke.json" >"$tmp/out" 2>"$tmp/err"; then
     if grep -q "AddressSanitizer\|LeakSanitizer\|UndefinedBehaviorSanitizer" "$tmp/err"; then
         echo "SKIP: slo-mpiprof does not run under this sanitizer build with Open MPI:"
         grep -m1 "Sanitizer" "$tmp/err"
@@ -64,7 +64,7 @@ done
 
 for np in 2 4; do
     f=$tmp/p$np.json
-    timeout 300 "$MPIRUN" -np "$np" "$PROF" --quick --output "$f" >"$tmp/out" 2>"$tmp/err"
+    lsan_retry timeout 300 "$MPIRUN" -np "$np" "$PROF" --quick --output "$f" >"$tmp/out" 2>"$tmp/err"
     rc=$?
     if [ "$rc" = 0 ] && [ -s "$f" ] && [ ! -s "$tmp/out" ]; then ok "np $np: --quick --output runs"
     else notok "np $np: --quick --output runs (exit $rc)"; continue; fi
@@ -165,7 +165,7 @@ fi
 # host); SLO_MPIPROF_TEST_FAULT=nodedoc:R makes leader R fail to build its
 # node document (before the fix: R looped in MPI_Barrier, rank 0 waited in
 # MPI_Recv: a hang), nomem:R every allocation on rank R.
-if timeout 120 "$MPIRUN" -np 2 -x SLO_MPIPROF_TEST_NODES=per-rank "$PROF" --sizes 8,4096 \
+if lsan_retry timeout 120 "$MPIRUN" -np 2 -x SLO_MPIPROF_TEST_NODES=per-rank "$PROF" --sizes 8,4096 \
        --output "$tmp/split.json" >"$tmp/out" 2>"$tmp/err" &&
    "$PROF" --check "$tmp/split.json" >/dev/null 2>&1 &&
    { [ -z "$JQ" ] || "$JQ" -e '(.nodes | length) == 2 and
@@ -242,7 +242,7 @@ refused "--output onto a dangling link is refused" "$tmp/dangling" \
     '^slo-mpiprof: --output: .*dangling", a symbolic link whose target cannot be resolved' -h
 echo old >"$tmp/target.json"
 ln -s target.json "$tmp/link.json"
-if timeout 120 "$MPIRUN" -np 2 "$PROF" --sizes 8,4096 --output "$tmp/link.json" >"$tmp/out" 2>"$tmp/err" &&
+if lsan_retry timeout 120 "$MPIRUN" -np 2 "$PROF" --sizes 8,4096 --output "$tmp/link.json" >"$tmp/out" 2>"$tmp/err" &&
    [ -h "$tmp/link.json" ] && [ "$(readlink "$tmp/link.json")" = target.json ] &&
    "$PROF" --check "$tmp/target.json" >/dev/null 2>&1 &&
    [ -z "$(ls -A "$tmp" | grep '^\.target\.json\.\|^\.link\.json\.')" ]; then
