@@ -19,12 +19,15 @@
  * the B / w reading, which makes Prophet slower than FIFO when the network
  * is the bottleneck).
  * Partitions: each gradient is cut into ceil(s / P) equal parts, which
- * approximates BytePS's partitioning (notes 1.5, worked example), and each
- * partition is its own message, as BytePS pushes them. With serialized
- * collectives that costs one latency per partition; together with holding
- * a whole step back (notes 1.6 step 1) it is why Prophet loses VGG-16 at
- * 1 Gbit/s to FIFO by 0.04 % (doc/comm.md, "Prophet vs FIFO";
- * bench/bench_comm.c).
+ * approximates BytePS's partitioning (notes 1.5, worked example). With PS
+ * each partition is its own message, as BytePS pushes them to its servers.
+ * With ring allreduce there are no servers, and the partitions released at
+ * one instant go out as one collective per contiguous byte range, the MPI
+ * mapping of notes 6.1: a 4 MB partition per collective paid one latency
+ * each (VGG-16's fc6 alone is 101 partitions) and made Prophet lose VGG-16
+ * at 1 Gbit/s to FIFO by 0.04 %; merged, it wins there by 0.3 % (doc/comm.md,
+ * "Prophet deviations and choices" and "Prophet vs FIFO").
+ * Which partitions are released, and when, is unchanged.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -104,6 +107,9 @@ struct prophet_state {
     size_t n_completed;      /* completions seen (they arrive in post order) */
     size_t credit_in_flight;
     double rate_bytes_per_s; /* B of the notes: payload bytes per second */
+    int fuse;                /* ring: merge adjacent released partitions (notes 6.1) */
+    double *rel_off, *rel_len; /* [parts] ranges released at this instant */
+    size_t n_rel;
 };
 
 static void prophet_fini(void *state)
@@ -113,6 +119,8 @@ static void prophet_fini(void *state)
         return;
     free(st->grad_layer);
     free(st->stack);
+    free(st->rel_off);
+    free(st->rel_len);
     slo_comm_steps_free(&st->steps);
     free(st);
 }
@@ -143,7 +151,9 @@ static int prophet_init(struct comm_sim *s, void **state, slo_error_t *err)
     st->grad_layer = malloc(st->G * sizeof *st->grad_layer);
     t = malloc(st->G * sizeof *t);
     st->stack = malloc((n_parts + 1) * sizeof *st->stack);
-    if (!st->grad_layer || !t || !st->stack) {
+    st->rel_off = malloc((n_parts + 1) * sizeof *st->rel_off);
+    st->rel_len = malloc((n_parts + 1) * sizeof *st->rel_len);
+    if (!st->grad_layer || !t || !st->stack || !st->rel_off || !st->rel_len) {
         free(t);
         prophet_fini(st);
         return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
@@ -166,6 +176,7 @@ static int prophet_init(struct comm_sim *s, void **state, slo_error_t *err)
     /* B: the nominal link rate, as the hand-tuned version's Z_NET_B
      * (Mbit/s x 125 = bytes/ms, notes 1.4) that the experiments used */
     st->rate_bytes_per_s = s->link->bandwidth_bytes_per_s;
+    st->fuse = s->link->collective == SLO_COMM_RING;
     *state = st;
     return SLO_OK;
 }
@@ -182,9 +193,43 @@ static void push_gradient(struct comm_sim *s, struct prophet_state *st, size_t l
     }
 }
 
+/* Release partition p: it joins what is handed to the transport at this
+ * instant (release_flush()). */
+static void release(struct prophet_state *st, struct part p)
+{
+    if (st->fuse && st->n_rel > 0 &&
+        st->rel_off[st->n_rel - 1] + st->rel_len[st->n_rel - 1] >= p.offset - 1e-9 * p.bytes) {
+        st->rel_len[st->n_rel - 1] = p.offset + p.bytes - st->rel_off[st->n_rel - 1];
+        return;
+    }
+    st->rel_off[st->n_rel] = p.offset;
+    st->rel_len[st->n_rel] = p.bytes;
+    st->n_rel++;
+}
+
+/* Hand the partitions released at this instant to the transport. With PS
+ * each partition is its own push, as BytePS sends them to its servers
+ * (notes 1.1). With ring allreduce there are no servers to spread the
+ * partitions over, and the MPI mapping of notes 6.1 issues one collective
+ * per contiguous byte range of what is released together (adjacent
+ * partitions merged by release()), which pays one latency per range
+ * instead of one per 4 MB partition (notes 6.2 item 8). Ranges go out in
+ * ascending offset (priority) order. *n_msgs: messages posted. */
+static int release_flush(struct comm_sim *s, struct prophet_state *st, size_t *n_msgs,
+                         slo_error_t *err)
+{
+    int rc = SLO_OK;
+    *n_msgs = st->n_rel;
+    for (size_t k = 0; k < st->n_rel && rc == SLO_OK; k++)
+        rc = comm_post(s, st->rel_off[k], st->rel_len[k], err);
+    st->n_rel = 0;
+    return rc;
+}
+
 static int prophet_step(struct comm_sim *s, void *state, slo_error_t *err)
 {
     struct prophet_state *st = state;
+    size_t n_msgs;
     int rc;
 
     /* collect phase (notes 1.6 step 1): admit gradients strictly in
@@ -205,22 +250,25 @@ static int prophet_step(struct comm_sim *s, void *state, slo_error_t *err)
             double q = st->rate_bytes_per_s * (st->steps.gap_s[st->cur] + s->params->prophet_slack_s);
             while (st->top > 0 && q > st->stack[st->top - 1].bytes) {
                 struct part p = st->stack[--st->top];
-                if ((rc = comm_post(s, p.offset, p.bytes, err)))
-                    return rc;
+                release(st, p);
                 q -= p.bytes;
             }
+            if ((rc = release_flush(s, st, &n_msgs, err)))
+                return rc;
         }
         st->cur--;
     }
     /* credit phase (step 3): ascending index order under a byte credit */
     while (st->credit_phase && st->top > 0 &&
-           (st->credit >= st->stack[st->top - 1].bytes || st->credit_in_flight == 0)) {
+           (st->credit >= st->stack[st->top - 1].bytes ||
+            (st->credit_in_flight == 0 && st->n_rel == 0))) {
         struct part p = st->stack[--st->top];
-        if ((rc = comm_post(s, p.offset, p.bytes, err)))
-            return rc;
+        release(st, p);
         st->credit -= p.bytes;
-        st->credit_in_flight++;
     }
+    if ((rc = release_flush(s, st, &n_msgs, err)))
+        return rc;
+    st->credit_in_flight += n_msgs;
     return SLO_OK;
 }
 

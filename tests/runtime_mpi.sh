@@ -290,13 +290,18 @@ else
         done
     done
     # The check must see a rank that issues two blocks in another order
-    # after the plans agreed (test-only SLO_PROPHET_TEST_FAULT=swap:1:
-    # prophet's blocks 2 and 3, 4096000 and 4096 bytes, swapped on rank 1,
-    # whose own log keeps the plan order). MPI may then fail the mismatched
-    # collective (MPI_ERR_TRUNCATE); it must not hang, and the PMPI records
-    # must show the swap.
+    # after the plans agreed (test-only SLO_PROPHET_TEST_FAULT=swap:1: the
+    # first two adjacent prophet blocks of different sizes, swapped on rank
+    # 1, whose own log keeps the plan order). MPI may then fail the
+    # mismatched collective (MPI_ERR_TRUNCATE); it must not hang, and the
+    # PMPI records must show the swap.
     jq -r '.policies[] | select(.name == "prophet") | .blocks[].bytes' "$tmp/small.json" >"$tmp/blocks"
     cat "$tmp/blocks" "$tmp/blocks" >"$tmp/want"
+    # the pair: line b and b+1 of the plan's block sizes, b the first with
+    # a different successor; the records count 4-byte elements
+    swap_b=$(awk 'NR > 1 && $1 != prev { print NR - 1; exit } { prev = $1 }' "$tmp/blocks")
+    swap_0=$(sed -n "${swap_b}p" "$tmp/blocks")
+    swap_1=$(sed -n "$((swap_b + 1))p" "$tmp/blocks")
     rm -f "$tmp/pm".*
     timeout 120 "$SLO_MPIRUN" -np 2 -x SLO_PMPI_LOG="$tmp/pm" -x SLO_PROPHET_TEST_FAULT=swap:1 \
         "$PDEMO" --model "$FIX/small_layers.csv" --plan "$tmp/small.json" --policy prophet \
@@ -307,9 +312,9 @@ else
     elif pmpi_check 2 "$tmp/pm" "$tmp/want" >"$tmp/why"; then
         notok "PMPI, swapped blocks on rank 1: the check did not see the swap"
     elif grep -q "rank 1's MPI_Iallreduce calls differ from rank 0's" "$tmp/why" &&
-         [ "$(sed -n 3p "$tmp/pm.dup.0")" = "dup 2 1024000 4 sum inplace" ] &&
-         [ "$(sed -n 3p "$tmp/pm.dup.1")" = "dup 2 1024 4 sum inplace" ]; then
-        ok "PMPI, swapped blocks on rank 1: the check sees rank 1 issue the 4096-byte block third, rank 0 the 4096000-byte one (exit $rc)"
+         [ "$(sed -n "${swap_b}p" "$tmp/pm.dup.0")" = "dup 2 $((swap_0 / 4)) 4 sum inplace" ] &&
+         [ "$(sed -n "${swap_b}p" "$tmp/pm.dup.1")" = "dup 2 $((swap_1 / 4)) 4 sum inplace" ]; then
+        ok "PMPI, swapped blocks on rank 1: the check sees rank 1 issue the $swap_1-byte block as collective $swap_b, rank 0 the $swap_0-byte one (exit $rc)"
     else
         cat "$tmp/why" >>"$tmp/err"
         notok "PMPI, swapped blocks on rank 1: not the expected difference"
