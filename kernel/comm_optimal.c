@@ -44,12 +44,16 @@
  *    blocks), so T* is scanned on a grid from T_LB to 2 T_LB and refined
  *    around the best point, together with T* = infinity (everything pending
  *    in one block); the plan with the least simulated period is kept.
+ *    The scan stops once a plan meets a lower bound on every schedule
+ *    (schedule_bound()), and skips the targets above one that did not
+ *    shape its plan (free_target in plan_blocks()).
  * 4. Each published policy's schedule, replayed as a static plan, is a
  *    candidate as well (consider_baselines() gives the argument that the
  *    replay is never slower than the policy, and the lower bounds that
  *    skip replays which cannot win).
- * Cost: O(G) per target (step 2 stops early) plus the O(U) DP; 28 targets;
- * plus one simulation of each published policy.
+ * Cost: per target O(G + blocks) (step 2 stops early), O(G) per block for
+ * pipelined PS (pending_cap()), plus the O(U) DP; at most 28 targets; plus
+ * one simulation of each published policy that a bound does not rule out.
  * The plan is static (identical on every worker); the policy replays it,
  * so its expected times are the simulator's.
  */
@@ -62,6 +66,9 @@
 
 struct range {
     double lo, hi;
+    size_t g; /* the gradient holding byte lo: grad_at(lo), kept up to date
+               * as lo moves up (a binary search per block per target cost
+               * half the planning time) */
 };
 
 struct planner {
@@ -71,6 +78,7 @@ struct planner {
     double *tail; /* [G] */
     double *pmin; /* [G+1] pmin[a] = min_{k<a} (-Fs_k - bocc o_{k+1}) */
     double *gdone; /* [G] */
+    size_t *grad_of; /* [n layers] gradient index of a layer with bytes, else G */
     double A1, bocc, A2, bext;
     double floor_s; /* Bw + F */
     int ps_pipelined;
@@ -90,6 +98,8 @@ struct planner {
     size_t n_units;
     /* the recorded plan */
     int record;
+    /* set by run_target when the target shaped the plan (see there) */
+    int constrained;
     struct range *out;       /* ranges */
     size_t n_out, cap_out;
     size_t *block_end;       /* block b holds out[block_end[b-1] .. block_end[b]) */
@@ -108,6 +118,24 @@ static size_t grad_at(const struct planner *p, double x)
             hi = mid;
     }
     return lo;
+}
+
+/* grad_at(x) for x >= off[g] (x moved up from a byte of gradient g): the
+ * unique i with off[i] <= x < off[i+1] (the last gradient when x is past
+ * the end), as grad_at finds it, in O(1) amortized. */
+static size_t grad_from(const struct planner *p, size_t g, double x)
+{
+    while (g + 1 < p->G && p->off[g + 1] <= x)
+        g++;
+    return g;
+}
+
+/* fmin() without the libm call (it is not inlined by default, and was a
+ * tenth of the planning time): the same value, NaN operands included (the
+ * other one is returned); of two equal values the first. */
+static inline double min2(double a, double b)
+{
+    return a < b ? a : b < a ? b : a == a ? a : b;
 }
 
 static int grow(void **ptr, size_t *cap, size_t need, size_t size)
@@ -140,26 +168,29 @@ static int send_lowest(struct planner *p, double t, double q, slo_error_t *err)
     p->n_take = 0;
     while (left > p->eps_bytes && p->n_runs > 0) {
         struct range *top = &p->runs[p->n_runs - 1];
-        double size = top->hi - top->lo, take = fmin(left, size);
+        double size = top->hi - top->lo, take = min2(left, size);
         if (size - take <= p->eps_bytes)
             take = size;
         p->take[p->n_take].lo = top->lo;
         p->take[p->n_take].hi = take == size ? top->hi : top->lo + take;
+        p->take[p->n_take].g = top->g;
         p->n_take++;
         sum += take;
         left -= take;
-        if (take == size)
+        if (take == size) {
             p->n_runs--;
-        else
+        } else {
             top->lo += take;
+            top->g = grad_from(p, top->g, top->lo);
+        }
     }
     if (p->n_take == 0)
         return SLO_OK;
     if ((rc = comm_transport_post(&p->tr, t, sum, &S, &E, &D, err)))
         return rc;
     for (size_t r = 0; r < p->n_take; r++) {
-        double lo = p->take[r].lo, hi = p->take[r].hi;
-        size_t g = grad_at(p, lo);
+        double hi = p->take[r].hi;
+        size_t g = p->take[r].g;
         if (g < lowest)
             lowest = g;
         /* gradients touched: each completes no earlier than D */
@@ -192,9 +223,9 @@ static int drain(struct planner *p, double t, slo_error_t *err)
     /* units: pending runs cut at gradient boundaries, ascending offsets */
     for (size_t k = p->n_runs; k-- > 0;) {
         double lo = p->runs[k].lo, hi = p->runs[k].hi;
-        size_t g = grad_at(p, lo);
+        size_t g = p->runs[k].g;
         for (; lo < hi; g++) {
-            double end = fmin(hi, p->off[g + 1]);
+            double end = min2(hi, p->off[g + 1]);
             p->units[U].lo = lo;
             p->units[U].hi = end;
             p->ugrad[U] = g;
@@ -296,7 +327,7 @@ static double q_for(const struct planner *p, double t, double y)
 /* Largest q <= q0 with, for every pending gradient j (ascending), q <= P_j
  * or the link frees by d_j - A1 - A2 - bocc o_a (q_for), P_j = pending bytes of
  * gradients <= j. Stops once P_j passes the bound: later j cannot lower it. */
-static double pending_cap(const struct planner *p, double target, double t, size_t a,
+static double pending_cap(struct planner *p, double target, double t, size_t a,
                           double q0)
 {
     double bound = q0, cum = 0;
@@ -308,32 +339,39 @@ static double pending_cap(const struct planner *p, double target, double t, size
         double b = p->bocc, P = p->tr.pull_free_s;
         for (size_t k = p->n_runs; k-- > 0;) {
             double lo = p->runs[k].lo, hi = p->runs[k].hi;
-            size_t g = grad_at(p, lo);
+            size_t g = p->runs[k].g;
             for (; lo < hi; g++) {
-                double end = fmin(hi, p->off[g + 1]), y, r1, r2, best;
+                double end = min2(hi, p->off[g + 1]), y, r1, r2, best;
                 cum += end - lo;
                 /* need F(q) <= y: q <= P_j gives max(t + b q, P) <= y - b P_j,
                  * q > P_j gives t + 2 b q <= y and P + b q <= y */
                 y = target - p->tail[g] - p->A2 - b * p->off[a];
+                lo = end;
+                if (P + b * cum > y) {
+                    /* infeasible whatever q is: ignore */
+                    p->constrained = 1; /* a higher target may make it count */
+                    continue;
+                }
                 r1 = (y - b * cum - t) / b;
-                r2 = fmin((y - t) / (2 * b), (y - P) / b);
-                best = fmin(r1, cum);
+                /* best = min(r1, cum), or r2 when r2 > cum: with cum and r1
+                 * both >= bound it cannot lower the bound (skips r2) */
+                if (cum >= bound && r1 >= bound)
+                    continue;
+                r2 = min2((y - t) / (2 * b), (y - P) / b);
+                best = min2(r1, cum);
                 if (r2 > cum && r2 > best)
                     best = r2;
-                if (P + b * cum > y)
-                    best = bound; /* infeasible whatever q is: ignore */
                 if (best < bound)
                     bound = best;
-                lo = end;
             }
         }
         return bound;
     }
     for (size_t k = p->n_runs; k-- > 0;) {
         double lo = p->runs[k].lo, hi = p->runs[k].hi;
-        size_t g = grad_at(p, lo);
+        size_t g = p->runs[k].g;
         for (; lo < hi; g++) {
-            double end = fmin(hi, p->off[g + 1]), c;
+            double end = min2(hi, p->off[g + 1]), c;
             cum += end - lo;
             if (cum >= bound)
                 return bound;
@@ -354,6 +392,7 @@ static int run_target(struct planner *p, double target, double *period, slo_erro
     double qmin = (p->A1 + p->A2) / p->bocc;
     int rc;
 
+    p->constrained = 0;
     p->tr.n = 0;
     p->tr.link_free_s = p->tr.pull_free_s = -INFINITY;
     p->n_runs = 0;
@@ -370,9 +409,11 @@ static int run_target(struct planner *p, double target, double *period, slo_erro
             a--;
             if (p->n_runs > 0 && p->runs[p->n_runs - 1].lo == p->off[a + 1]) {
                 p->runs[p->n_runs - 1].lo = p->off[a];
+                p->runs[p->n_runs - 1].g = grad_from(p, a, p->off[a]);
             } else {
                 p->runs[p->n_runs].lo = p->off[a];
                 p->runs[p->n_runs].hi = p->off[a + 1];
+                p->runs[p->n_runs].g = grad_from(p, a, p->off[a]);
                 p->n_runs++;
             }
         }
@@ -398,12 +439,13 @@ static int run_target(struct planner *p, double target, double *period, slo_erro
                 : INFINITY;
         if (q < pending && (q < qmin || q <= p->eps_bytes)) {
             t = p->r[a - 1]; /* wait for the next arrival */
+            p->constrained = 1;
             continue;
         }
         if (q > pending)
             q = pending;
-        g0 = grad_at(p, p->runs[p->n_runs - 1].lo);
-        first_part = fmin(p->runs[p->n_runs - 1].hi, p->off[g0 + 1]) -
+        g0 = p->runs[p->n_runs - 1].g;
+        first_part = min2(p->runs[p->n_runs - 1].hi, p->off[g0 + 1]) -
                      p->runs[p->n_runs - 1].lo;
         if (isfinite(target)) {
             /* the lowest pending gradient meets its own deadline if it can */
@@ -416,6 +458,10 @@ static int run_target(struct planner *p, double target, double *period, slo_erro
              * of lower index: q may pass the pending bytes up to j (P_j)
              * only if t + A1 + bocc (q + o_a) + A1 + A2 <= d_j */
             q = pending_cap(p, target, t, a, q);
+            /* without a target the block is every pending byte, for
+             * pipelined PS cut to a piece */
+            if (q < (p->ps_pipelined && pending > p->piece_bytes ? p->piece_bytes : pending))
+                p->constrained = 1;
             if ((q < first_part && q < qmin) || q <= p->eps_bytes) {
                 t = p->r[a - 1];
                 continue;
@@ -441,6 +487,7 @@ static void planner_free(struct planner *p)
     free(p->tail);
     free(p->pmin);
     free(p->gdone);
+    free(p->grad_of);
     free(p->runs);
     free(p->take);
     free(p->units);
@@ -458,6 +505,7 @@ static void planner_free(struct planner *p)
 }
 
 static int consider_baselines(const struct comm_sim *s, struct planner *p, slo_error_t *err);
+static double schedule_bound(const struct comm_sim *s, const struct planner *p, int pol);
 
 static int plan_blocks(const struct comm_sim *s, struct planner *p, slo_error_t *err)
 {
@@ -465,7 +513,8 @@ static int plan_blocks(const struct comm_sim *s, struct planner *p, slo_error_t 
     int rc, serialized = s->link->max_in_flight == 1;
     int ps = s->link->collective == SLO_COMM_PS;
     double beta = slo_comm_bytes_factor(s->link) / s->link->bandwidth_bytes_per_s;
-    double A = slo_comm_message_latency_s(s->link), lb, lo, hi, best_T, best_target, T;
+    double A = slo_comm_message_latency_s(s->link), lb, lo, hi, best_T, best_target, T, bound;
+    double free_target = INFINITY;
 
     memset(p, 0, sizeof *p);
     for (size_t j = 0; j < s->n; j++)
@@ -476,6 +525,7 @@ static int plan_blocks(const struct comm_sim *s, struct planner *p, slo_error_t 
     p->tail = malloc(G * sizeof *p->tail);
     p->pmin = malloc((G + 1) * sizeof *p->pmin);
     p->gdone = malloc(G * sizeof *p->gdone);
+    p->grad_of = malloc(s->n * sizeof *p->grad_of);
     p->runs = malloc((G + 1) * sizeof *p->runs);
     p->take = malloc((G + 1) * sizeof *p->take);
     p->units = malloc((2 * G + 2) * sizeof *p->units);
@@ -486,17 +536,19 @@ static int plan_blocks(const struct comm_sim *s, struct planner *p, slo_error_t 
     p->g = malloc((2 * G + 3) * sizeof *p->g);
     p->deque = malloc((2 * G + 3) * sizeof *p->deque);
     comm_transport_init(&p->tr, s->link);
-    if (!p->off || !p->r || !p->tail || !p->pmin || !p->gdone || !p->runs || !p->take ||
-        !p->units ||
-        !p->ugrad || !p->ucum || !p->h || !p->next || !p->g || !p->deque)
+    if (!p->off || !p->r || !p->tail || !p->pmin || !p->gdone || !p->grad_of || !p->runs ||
+        !p->take || !p->units || !p->ugrad || !p->ucum || !p->h || !p->next || !p->g ||
+        !p->deque)
         return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
-    for (size_t j = 0, i = 0; j < s->n; j++)
+    for (size_t j = 0, i = 0; j < s->n; j++) {
+        p->grad_of[j] = comm_bytes(s, j) > 0 ? i : G;
         if (comm_bytes(s, j) > 0) {
             p->off[i] = s->offset[j];
             p->r[i] = s->ready_s[j];
             p->tail[i] = s->tail_s[j];
             i++;
         }
+    }
     p->off[G] = s->offset[s->n];
     p->eps_bytes = 1e-9 * p->off[G];
     p->floor_s = s->backward_s + s->forward_s;
@@ -521,20 +573,40 @@ static int plan_blocks(const struct comm_sim *s, struct planner *p, slo_error_t 
     }
 
     /* step 3: targets from T_LB up; the period is not monotone in the
-     * target (a lower one forces smaller blocks), so scan, then refine */
+     * target (a lower one forces smaller blocks), so scan, then refine.
+     * Two shortcuts that leave the result as it was (a later target only
+     * replaces the best plan when strictly lower):
+     *  - no schedule at all beats schedule_bound(s, p, -1): once the best
+     *    plan meets it, no target can do better (but for rounding), and
+     *    consider_baselines() returns at once as well;
+     *  - free_target: when run_target(x) reports that the target never
+     *    shaped the plan (p->constrained = 0: every block was all pending
+     *    bytes, for pipelined PS cut to a piece, as with no target, and no
+     *    wait or ignored gradient was due to it), every target x' > x
+     *    gives the very same plan: each cap run_target derives from the
+     *    target (q_for(), the own-deadline cap, pending_cap(), whose PS
+     *    branch takes per gradient the largest feasible block, which does
+     *    not decrease with the deadline y) does not decrease with it, so
+     *    on the same trajectory (same t, link and pull free times, runs)
+     *    none binds at x' either; so targets >= x are skipped. */
     if ((rc = slo_comm_lower_bound(s->model, s->link, &lb, NULL, NULL, err)) ||
         (rc = run_target(p, INFINITY, &best_T, err)))
         return rc;
     best_target = INFINITY;
-    {
+    bound = schedule_bound(s, p, -1);
+    if (best_T > bound) {
         static const double grid[] = {0,     0.001, 0.002, 0.004, 0.006, 0.01, 0.015,
                                       0.02,  0.03,  0.05,  0.08,  0.12,  0.2,  0.35,
                                       0.6,   1.0};
         const size_t n_grid = sizeof grid / sizeof grid[0];
         size_t best_k = n_grid;
-        for (size_t k = 0; k < n_grid; k++) {
+        for (size_t k = 0; k < n_grid && best_T > bound; k++) {
+            if (lb * (1 + grid[k]) >= free_target)
+                break; /* the same plan as at free_target */
             if ((rc = run_target(p, lb * (1 + grid[k]), &T, err)))
                 return rc;
+            if (!p->constrained)
+                free_target = lb * (1 + grid[k]);
             if (T < best_T) {
                 best_T = T;
                 best_target = lb * (1 + grid[k]);
@@ -544,10 +616,14 @@ static int plan_blocks(const struct comm_sim *s, struct planner *p, slo_error_t 
         if (best_k < n_grid) {
             lo = lb * (1 + (best_k > 0 ? grid[best_k - 1] : 0));
             hi = lb * (1 + (best_k + 1 < n_grid ? grid[best_k + 1] : 2 * grid[best_k]));
-            for (int it = 1; it < 12; it++) {
+            for (int it = 1; it < 12 && best_T > bound; it++) {
                 double x = lo + (hi - lo) * it / 12.0;
+                if (x >= free_target)
+                    break;
                 if ((rc = run_target(p, x, &T, err)))
                     return rc;
+                if (!p->constrained)
+                    free_target = x;
                 if (T < best_T) {
                     best_T = T;
                     best_target = x;
@@ -589,7 +665,7 @@ static int replay_period(const struct comm_sim *s, const struct planner *p, size
         if ((rc = comm_transport_post(&tr, post, bytes, &st, &en, &dn, err)))
             break;
         for (size_t k = from; k < block_end[b]; k++)
-            for (size_t g = grad_at(p, out[k].lo); g < p->G && p->off[g] < out[k].hi; g++)
+            for (size_t g = out[k].g; g < p->G && p->off[g] < out[k].hi; g++)
                 if (dn > p->gdone[g])
                     p->gdone[g] = dn;
     }
@@ -614,56 +690,165 @@ static int replay_period(const struct comm_sim *s, const struct planner *p, size
  * A baseline that cannot run (too many messages for its chunk size) is
  * skipped. Replaces the recorded plan when a candidate's period is lower.
  */
-/* A lower bound on the collectives policy pol posts: FIFO and PRIO send
- * every gradient whole, P3, ByteScheduler and Prophet cut each gradient
- * into pieces of at most their chunk size, the fusion policies (Horovod,
- * DDP) post at least one. */
-static double min_collectives(const struct comm_sim *s, int pol, size_t G)
+/* Collectives of policy pol carrying bytes of gradient i, at least: FIFO
+ * and PRIO post every gradient whole, on its own (comm_policies.c:
+ * fifo_step, chunk_step with chunk = infinity); P3 and ByteScheduler post
+ * pieces of at most their chunk of one gradient each (chunk_step), Prophet
+ * ceil(s_i / partition) equal pieces of one gradient each (comm_prophet.c:
+ * push_gradient); so gradient i needs at least s_i / chunk of them, and a
+ * count is an integer: ceil, shaved by 1e-12 so that a ratio rounded up
+ * across an integer cannot claim one piece too many. The fusion policies
+ * (Horovod, DDP) and the planner itself: 0 (the gradients 0..k as a whole
+ * still need one). tests/test_comm.c (test_schedule_bounds_hold) checks
+ * every policy's messages against this count. */
+static double pieces_of(const struct comm_sim *s, int pol, double bytes);
+
+/* Bytes of the first collective (in post order) of policy pol that
+ * carries bytes of a gradient of `bytes` bytes, at least: the whole
+ * gradient for FIFO and PRIO (on its own) and for Horovod and DDP (fused
+ * with others); P3 and ByteScheduler cut from the gradient's first byte
+ * up, min(chunk, bytes) first (chunk_step); Prophet's equal pieces
+ * bytes / ceil(bytes / partition) (push_gradient); shaved by 1e-12 for
+ * rounding; 0 for the planner (any schedule). Checked by
+ * test_schedule_bounds_hold. */
+static double first_collective(const struct comm_sim *s, int pol, double bytes)
+{
+    double x = 0;
+    if (pol == SLO_COMM_FIFO || pol == SLO_COMM_PRIO || pol == SLO_COMM_HOROVOD ||
+        pol == SLO_COMM_DDP)
+        return bytes;
+    if (pol == SLO_COMM_P3)
+        x = min2(s->params->p3_slice_bytes, bytes);
+    else if (pol == SLO_COMM_BYTESCHEDULER)
+        x = min2(s->params->bs_partition_bytes, bytes);
+    else if (pol == SLO_COMM_PROPHET)
+        x = bytes / pieces_of(s, pol, bytes);
+    return x * (1 - 1e-12);
+}
+
+static double pieces_of(const struct comm_sim *s, int pol, double bytes)
 {
     double chunk = pol == SLO_COMM_P3              ? s->params->p3_slice_bytes
                    : pol == SLO_COMM_BYTESCHEDULER ? s->params->bs_partition_bytes
                    : pol == SLO_COMM_PROPHET       ? s->params->prophet_partition_bytes
                                                    : 0;
-    double n = 0;
     if (pol == SLO_COMM_FIFO || pol == SLO_COMM_PRIO)
-        return (double)G;
-    if (chunk <= 0)
         return 1;
-    for (size_t j = 0; j < s->n; j++)
-        if (comm_bytes(s, j) > 0)
-            n += ceil(comm_bytes(s, j) / chunk);
-    return n;
+    if (chunk <= 0)
+        return 0;
+    return ceil(bytes / chunk * (1 - 1e-12));
 }
 
+/*
+ * A lower bound on the period of any schedule of policy pol (pol < 0: of
+ * any schedule at all), and so on its replay below and on every plan of
+ * run_target. For every gradient k: every collective carrying bytes of
+ * gradients 0..k is posted no earlier than r_k (they are ready then at the
+ * earliest; a replayed block waits for its lowest gradient), and together
+ * they carry at least o_{k+1} bytes. Let N_k be the least number of them
+ * (pieces_of summed over i <= k, at least 1).
+ *  - Serialized (max in flight 1): a collective starts after the previous
+ *    one is done, and is done at least A + bocc x after its start (ring:
+ *    D = S + beta x + A; PS: the pull starts at max(E, pull free) >= E and
+ *    takes beta x, D >= S + 2 beta x + A); so the last of them is done at
+ *    D >= r_k + bocc o_{k+1} + N_k A.
+ *  - Otherwise (several in flight; A1 = 0, A2 = A): the pushes share one
+ *    FIFO link and start at or after r_k, so the last leaves it at
+ *    E >= r_k + beta o_{k+1}, and is done at D >= E + A (ring D = E + A,
+ *    PS D = pull end + A >= E + A).
+ *    With PS (A2 = A, bext = beta; ring: bext = 0) the pulls, too, go one
+ *    after the other in post order, each after its own push: the first
+ *    of these collectives, of x_1 bytes, is pulled no earlier than
+ *    r_k + beta x_1, and the last pull ends no earlier than
+ *    r_k + beta x_1 + beta o_{k+1}; x_1 >= X_k, the least first
+ *    collective of the gradients 0..k (first_collective()).
+ * Either way D >= r_k + bocc o_{k+1} + N_k A1 + bext X_k + A2 for the last
+ * of them (done last: serialized, or the FIFO pulls). That collective
+ * carries bytes of some gradient j <= k, whose forward cannot start before
+ * D and is followed by the forward of layers after it: T >= D + Fs_j >=
+ * D + Fs_k (Fs does not increase with the index). And T >= Bw + F. O(G).
+ */
+static double schedule_bound(const struct comm_sim *s, const struct planner *p, int pol)
+{
+    double T = p->floor_s, N = 0, M = -INFINITY, X = INFINITY;
+    int ready_order = pol == SLO_COMM_FIFO || pol == SLO_COMM_HOROVOD || pol == SLO_COMM_DDP;
+    for (size_t j = 0, k = 0; j < s->n; j++) {
+        double v;
+        if (!(comm_bytes(s, j) > 0))
+            continue; /* gradient k is layer j */
+        if (pol >= 0) {
+            N += pieces_of(s, pol, comm_bytes(s, j));
+            X = min2(X, first_collective(s, pol, comm_bytes(s, j)));
+        } else {
+            X = 0;
+        }
+        v = p->r[k] + p->bocc * p->off[k + 1] + (N > 1 ? N : 1) * p->A1 + p->bext * X +
+            p->A2 + p->tail[k];
+        if (v > T)
+            T = v;
+        k++;
+    }
+    if (!ready_order)
+        return T;
+    /* Ready order (FIFO, Horovod, DDP post whole gradients, a collective
+     * carrying gradient j no later than one carrying i < j: fifo_step,
+     * hvd_step, ddp_step). Let c be the last collective carrying bytes of
+     * gradient k. For any m >= k every collective carrying bytes of
+     * gradients k..m is posted no later than c, and no earlier than r_m;
+     * the link takes them in post order (FIFO), so c leaves it at
+     * E >= r_m + beta (o_{m+1} - o_k), and with serialized collectives is
+     * done at D >= r_m + bocc (o_{m+1} - o_k) + N A, N >= 1 the number of
+     * them (FIFO: m - k + 1, one per gradient). As above D >= ... +
+     * bext s_k + A2 (c carries gradient k whole) and T >= D + Fs_k. So,
+     * with n_m = collectives of gradients 0..m (FIFO: m + 1; fusion: none
+     * counted, one latency added),
+     *   T >= max_{m>=k} [r_m + bocc o_{m+1} + A1 n_m] - bocc o_k
+     *        - A1 n_{k-1} + A1 [fusion] + bext s_k + A2 + Fs_k.
+     * In FIFO order gradient 0, needed first, goes last: with k = 0 this is
+     * every byte after the first arrival, then A and the whole forward. */
+    for (size_t k = p->G; k-- > 0;) {
+        double n_m = pol == SLO_COMM_FIFO ? (double)(k + 1) : 0, v;
+        double n_before = pol == SLO_COMM_FIFO ? (double)k : 0;
+        v = p->r[k] + p->bocc * p->off[k + 1] + p->A1 * n_m;
+        if (v > M)
+            M = v;
+        v = M - p->bocc * p->off[k] - p->A1 * n_before +
+            (pol == SLO_COMM_FIFO ? 0 : p->A1) + p->bext * (p->off[k + 1] - p->off[k]) +
+            p->A2 + p->tail[k];
+        if (v > T)
+            T = v;
+    }
+    return T;
+}
+
+/*
+ * Every published policy's schedule is also a static plan: its collectives
+ * in the order it posted them. Replayed statically each collective is
+ * posted no later than the policy posted it (at the ready time of its
+ * bytes or when the previous one was posted, both of which the policy
+ * waited for), the transport is monotone in the post times, and a
+ * barrier's period is at least the per-layer one; so the replayed period
+ * is at most the policy's own. Keeping the best of these candidates and
+ * the deadline plans makes the planner never worse than any baseline on
+ * the same model and link; it usually wins outright (bench/bench_comm).
+ * A baseline that cannot run (too many messages for its chunk size) is
+ * skipped. Replaces the recorded plan when a candidate's period is lower.
+ * A plan that meets schedule_bound(-1) is optimal: no replay can beat it;
+ * a policy whose schedule_bound(pol) is not below the plan cannot win (its
+ * replay is one of its schedules) and is not simulated: on
+ * communication-bound serialized links that skips P3's thousands of
+ * slices. The property test checks the outcome against every policy.
+ */
 static int consider_baselines(const struct comm_sim *s, struct planner *p, slo_error_t *err)
 {
-    double best, A = slo_comm_message_latency_s(s->link), first = 0;
-    double beta = slo_comm_bytes_factor(s->link) / s->link->bandwidth_bytes_per_s;
-    int rc, serialized = s->link->max_in_flight == 1;
+    double best;
+    int rc;
 
     if ((rc = replay_period(s, p, p->n_blocks, p->block_end, p->out, p->block_lowest, &best,
                             err)))
         return rc;
-    /* With serialized collectives every collective holds the link for A
-     * besides its bytes, so no schedule of any policy beats
-     *   T >= r_k + beta o_{k+1} + A + Fs_k  for every gradient k
-     * (gradients 0..k are ready at or after r_k, their bytes and at least
-     * one latency pass the link after it, then at least Fs_k of forward),
-     * nor, for a policy posting at least N collectives,
-     *   T >= r_{G-1} + beta o_G + N A   (every byte after the first arrival).
-     * When the plan already meets the first bound it is optimal; a policy
-     * whose second bound is not below the plan cannot win and is not
-     * simulated (on communication-bound links that skips P3's thousands of
-     * slices). The property test checks the outcome against every policy. */
-    if (serialized) {
-        double lb = p->floor_s;
-        for (size_t k = 0; k < p->G; k++)
-            if (p->r[k] + beta * p->off[k + 1] + A + p->tail[k] > lb)
-                lb = p->r[k] + beta * p->off[k + 1] + A + p->tail[k];
-        if (best <= lb * (1 + 1e-12))
-            return SLO_OK;
-        first = p->r[p->G - 1] + beta * p->off[p->G];
-    }
+    if (best <= schedule_bound(s, p, -1))
+        return SLO_OK;
     for (int pol = 0; pol < SLO_COMM_N_POLICIES; pol++) {
         struct slo_comm_result r;
         struct range *out = NULL;
@@ -671,8 +856,7 @@ static int consider_baselines(const struct comm_sim *s, struct planner *p, slo_e
         double T;
         slo_error_t e2;
 
-        if (pol == SLO_COMM_OPTIMAL ||
-            (serialized && first + min_collectives(s, pol, p->G) * A >= best))
+        if (pol == SLO_COMM_OPTIMAL || schedule_bound(s, p, pol) >= best)
             continue;
         rc = slo_comm_simulate(s->model, s->link, s->params, pol, &r, &e2);
         if (rc == SLO_ERR_NOMEM)
@@ -691,9 +875,14 @@ static int consider_baselines(const struct comm_sim *s, struct planner *p, slo_e
         }
         for (size_t k = 0; k < r.n_messages; k++) {
             const struct slo_comm_message *m = &r.messages[k];
-            size_t g = grad_at(p, m->offset_bytes);
+            size_t g = p->grad_of[m->first_layer];
+            /* the gradient of the message's first layer holds its first
+             * byte (zero-size layers hold none); else search */
+            if (!(g < p->G && p->off[g] <= m->offset_bytes && m->offset_bytes < p->off[g + 1]))
+                g = grad_at(p, m->offset_bytes);
             out[k].lo = m->offset_bytes;
             out[k].hi = m->offset_bytes + m->bytes;
+            out[k].g = g;
             if (k == 0 || m->block != r.messages[k - 1].block) {
                 lowest[nb] = g;
                 nb++;

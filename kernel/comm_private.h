@@ -56,6 +56,7 @@ struct comm_sim {
     size_t n_open;     /* layers with remaining bytes */
     double now;
     double wake_s;     /* set by a policy's step: call me again then (INFINITY: no) */
+    size_t layer_hint; /* layer of the last posted range (comm_post_block) */
 };
 
 /* Post bytes [offset, offset+bytes) now as one collective. */

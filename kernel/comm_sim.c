@@ -385,8 +385,26 @@ int comm_post_block(struct comm_sim *s, size_t n, const double *offset, const do
         m->block = s->n_blocks;
         m->offset_bytes = offset[k];
         m->bytes = bytes[k];
-        m->first_layer = layer_at(s, offset[k]);
-        m->last_layer = layer_before(s, hi);
+        /* the binary searches below are a third of a chunking policy's
+         * simulation: try the layer of the previous range and the one
+         * below it first (slices of one layer, or layers in ready order).
+         * Either way the answer is the unique layer whose half-open byte
+         * range holds the byte, so the result is the same. */
+        {
+            size_t h = s->layer_hint;
+            if (h < s->n && s->offset[h] <= offset[k] && offset[k] < s->offset[h + 1])
+                m->first_layer = h;
+            else if (h > 0 && h - 1 < s->n && s->offset[h - 1] <= offset[k] &&
+                     offset[k] < s->offset[h])
+                m->first_layer = h - 1;
+            else
+                m->first_layer = layer_at(s, offset[k]);
+            s->layer_hint = m->first_layer;
+        }
+        if (s->offset[m->first_layer] < hi && hi <= s->offset[m->first_layer + 1])
+            m->last_layer = m->first_layer; /* the unique j, as layer_before */
+        else
+            m->last_layer = layer_before(s, hi);
         if (m->last_layer < m->first_layer)
             m->last_layer = m->first_layer;
         m->post_s = s->now;

@@ -785,6 +785,221 @@ static void test_property_never_below_bound(void **state)
 }
 
 /* ------------------------------------------------------------------ */
+/* Lower bounds the optimal planner uses to skip work                  */
+/* ------------------------------------------------------------------ */
+
+/* kernel/comm_optimal.c (schedule_bound) skips simulating and replaying a
+ * policy, and stops scanning targets, on lower bounds derived there from
+ * (i) what each policy posts: FIFO and PRIO one collective per gradient,
+ * P3, ByteScheduler and Prophet at least s / chunk collectives per
+ * gradient, each carrying bytes of that gradient only; FIFO, Horovod and
+ * DDP whole gradients in ready order (a collective carrying gradient j no
+ * later than one carrying i < j); FIFO, PRIO, Horovod and DDP carry each
+ * gradient whole in one collective, Prophet in equal pieces s / ceil(s /
+ * partition), P3 and ByteScheduler min(chunk, s) first; every collective
+ * posted once its bytes are ready; (ii) the
+ * transport: serialized collectives are done at least A + bocc x after
+ * they start (bocc = beta ring, 2 beta PS), one after the other, and
+ * otherwise at least A after their push leaves the FIFO link (PS: after
+ * the pulls, in post order, each after its push).
+ * This test checks (i) on every policy's messages and the resulting bounds
+ * (computed here from the model alone) against every simulated period, on
+ * seeded random models and links (all collective kinds and windows). A
+ * wrong premise or bound fails here; the planner's results themselves are
+ * checked by test_property_never_below_bound (optimal <= every policy). */
+static void test_schedule_bounds_hold(void **state)
+{
+    uint64_t seed = 77;
+    (void)state;
+    for (int trial = 0; trial < 200; trial++) {
+        size_t n = 1 + (size_t)(uniform(&seed) * 40);
+        struct slo_comm_model m;
+        struct slo_comm_link link;
+        struct slo_comm_params params;
+        slo_error_t err = {0};
+        double *ready = malloc(n * sizeof *ready), *off = malloc((n + 1) * sizeof *off);
+        double *fs = malloc(n * sizeof *fs), F = 0, Bw = 0, beta, A, A1, A2, bocc, bext;
+        int serialized, ps;
+        assert_non_null(ready);
+        assert_non_null(off);
+        assert_non_null(fs);
+        assert_int_equal(slo_comm_model_alloc(&m, n, &err), SLO_OK);
+        for (size_t j = 0; j < n; j++) {
+            m.layers[j].forward_s = uniform(&seed) < 0.1 ? 0 : uniform(&seed) * 5 * MS;
+            m.layers[j].backward_s = uniform(&seed) < 0.1 ? 0 : uniform(&seed) * 10 * MS;
+            m.layers[j].grad_bytes =
+                uniform(&seed) < 0.3 ? 0 : floor(exp(uniform(&seed) * 16)); /* 1 B..9 MB */
+        }
+        m.layers[n - 1].grad_bytes += 1;
+        link.bandwidth_bytes_per_s = exp(log(1e7) + uniform(&seed) * log(1e3));
+        link.latency_s = uniform(&seed) < 0.2 ? 0 : uniform(&seed) * 300e-6;
+        link.workers = 2 + (int)(uniform(&seed) * 31);
+        link.collective = uniform(&seed) < 0.5 ? SLO_COMM_RING : SLO_COMM_PS;
+        link.max_in_flight = (int)(uniform(&seed) * 4);
+        slo_comm_params_default(&params);
+        params.p3_slice_bytes = 1e4 + uniform(&seed) * 2e5;
+        params.bs_partition_bytes = 1e5 + uniform(&seed) * 4e6;
+        params.bs_credit_bytes = 1e5 + uniform(&seed) * 2e7;
+        params.hvd_cycle_s = 1e-4 + uniform(&seed) * 5e-3;
+        params.prophet_partition_bytes = 1e5 + uniform(&seed) * 4e6;
+        /* slo_comm.h: r_j = sum_{m>=j} b_m, Fs_j = sum_{m>=j} f_m, o_j */
+        off[0] = 0;
+        for (size_t j = 0; j < n; j++)
+            off[j + 1] = off[j] + m.layers[j].grad_bytes;
+        for (size_t j = n; j-- > 0;) {
+            Bw += m.layers[j].backward_s;
+            F += m.layers[j].forward_s;
+            ready[j] = Bw;
+            fs[j] = F;
+        }
+        /* notes 3.1: ring moves 2(p-1)/p of the bytes, latency 2(p-1) alpha;
+         * PS once per direction, latency 2 alpha */
+        ps = link.collective == SLO_COMM_PS;
+        beta = (ps ? 1.0 : 2.0 * (link.workers - 1) / link.workers) / link.bandwidth_bytes_per_s;
+        A = ps ? 2 * link.latency_s : 2.0 * (link.workers - 1) * link.latency_s;
+        serialized = link.max_in_flight == 1;
+        A1 = serialized ? A : 0;
+        A2 = serialized ? 0 : A;
+        bocc = serialized && ps ? 2 * beta : beta;
+        bext = !serialized && ps ? beta : 0;
+        for (int p = 0; p < SLO_COMM_N_POLICIES; p++) {
+            struct slo_comm_result r;
+            double chunk = p == SLO_COMM_P3              ? params.p3_slice_bytes
+                           : p == SLO_COMM_BYTESCHEDULER ? params.bs_partition_bytes
+                           : p == SLO_COMM_PROPHET       ? params.prophet_partition_bytes
+                           : p == SLO_COMM_FIFO || p == SLO_COMM_PRIO ? INFINITY
+                                                                     : 0;
+            int ready_order = p == SLO_COMM_FIFO || p == SLO_COMM_HOROVOD || p == SLO_COMM_DDP;
+            int whole = ready_order || p == SLO_COMM_PRIO;
+            size_t *first_block = malloc(n * sizeof *first_block);
+            size_t *last_block = malloc(n * sizeof *last_block);
+            double *blocks_of = calloc(n, sizeof *blocks_of), bound = F + Bw, N = 0, M;
+            double X = INFINITY; /* smallest collective of gradients 0..k */
+            assert_non_null(first_block);
+            assert_non_null(last_block);
+            assert_non_null(blocks_of);
+            simulate(&m, &link, &params, p, &r);
+            for (size_t j = 0; j < n; j++)
+                first_block[j] = last_block[j] = SIZE_MAX;
+            /* (i): per message, the layers with bytes it carries */
+            for (size_t q = 0; q < r.n_messages; q++) {
+                const struct slo_comm_message *msg = &r.messages[q];
+                double lo = msg->offset_bytes, hi = lo + msg->bytes;
+                size_t touched = 0;
+                for (size_t j = 0; j < n; j++) {
+                    /* overlap beyond the rounding of the slice offsets */
+                    if (!(fmin(hi, off[j + 1]) - fmax(lo, off[j]) >
+                          1e-6 * m.layers[j].grad_bytes))
+                        continue;
+                    touched++;
+                    if (msg->post_s < ready[j] - 1e-12)
+                        fail_msg("trial %d %s: message %zu posted at %.9g s before layer %zu "
+                                 "is ready at %.9g s", trial, slo_comm_policy_name(p), q,
+                                 msg->post_s, j, ready[j]);
+                    if (last_block[j] != msg->block)
+                        blocks_of[j]++;
+                    if ((p == SLO_COMM_P3 || p == SLO_COMM_BYTESCHEDULER) &&
+                        first_block[j] == SIZE_MAX &&
+                        msg->bytes < fmin(chunk, m.layers[j].grad_bytes) * (1 - 1e-12))
+                        fail_msg("trial %d %s: first piece of layer %zu has %g bytes", trial,
+                                 slo_comm_policy_name(p), j, msg->bytes);
+                    if (p == SLO_COMM_PROPHET &&
+                        msg->bytes < m.layers[j].grad_bytes /
+                                         ceil(m.layers[j].grad_bytes / chunk) * (1 - 1e-12))
+                        fail_msg("trial %d prophet: a %g-byte piece of layer %zu (%g bytes)",
+                                 trial, msg->bytes, j, m.layers[j].grad_bytes);
+                    if (first_block[j] == SIZE_MAX)
+                        first_block[j] = msg->block;
+                    last_block[j] = msg->block;
+                }
+                /* a block's ranges are consecutive messages: count per
+                 * block, not per range, through last_block above */
+                if (chunk > 0 && touched > 1)
+                    fail_msg("trial %d %s: a collective carries %zu gradients", trial,
+                             slo_comm_policy_name(p), touched);
+            }
+            for (size_t j = 0; j < n; j++) {
+                double s = m.layers[j].grad_bytes;
+                if (s <= 0)
+                    continue;
+                if (chunk > 0 && blocks_of[j] < (isinf(chunk) ? 1 : s / chunk * (1 - 1e-12)))
+                    fail_msg("trial %d %s: layer %zu (%g bytes) in %g collectives, expected "
+                             "at least %g", trial, slo_comm_policy_name(p), j, s,
+                             blocks_of[j], isinf(chunk) ? 1 : s / chunk);
+                if (whole) {
+                    double carried = 0;
+                    for (size_t q = 0; q < r.n_messages; q++)
+                        if (r.messages[q].block == first_block[j])
+                            carried += fmax(0, fmin(r.messages[q].offset_bytes +
+                                                        r.messages[q].bytes,
+                                                    off[j + 1]) -
+                                                   fmax(r.messages[q].offset_bytes, off[j]));
+                    if (blocks_of[j] != 1 || fabs(carried - s) > 1e-9 * s)
+                        fail_msg("trial %d %s: layer %zu not whole (%g collectives, %g of %g "
+                                 "bytes)", trial, slo_comm_policy_name(p), j, blocks_of[j],
+                                 carried, s);
+                }
+                if (ready_order) {
+                    for (size_t i = 0; i < j; i++)
+                        if (m.layers[i].grad_bytes > 0 && first_block[j] > first_block[i])
+                            fail_msg("trial %d %s: layer %zu posted after layer %zu", trial,
+                                     slo_comm_policy_name(p), j, i);
+                }
+            }
+            /* (ii): T >= r_k + bocc o_{k+1} + N_k A1 + bext X_k + A2 + Fs_k,
+             * N_k the collectives of gradients 0..k (at least one), X_k the
+             * least first collective of them */
+            for (size_t k = 0; k < n; k++) {
+                double v;
+                if (m.layers[k].grad_bytes <= 0)
+                    continue;
+                N += isinf(chunk) ? 1
+                     : chunk > 0  ? ceil(m.layers[k].grad_bytes / chunk * (1 - 1e-12))
+                                  : 0;
+                X = fmin(X, whole ? m.layers[k].grad_bytes
+                            : p == SLO_COMM_PROPHET
+                                ? m.layers[k].grad_bytes / ceil(m.layers[k].grad_bytes / chunk)
+                            : chunk > 0 ? fmin(chunk, m.layers[k].grad_bytes)
+                                        : 0);
+                v = ready[k] + bocc * off[k + 1] + fmax(N, 1) * A1 + bext * X + A2 + fs[k];
+                if (v > bound)
+                    bound = v;
+            }
+            /* ready order: the collective of gradient k leaves the link
+             * after every byte of gradients k..m, all posted after r_m */
+            for (size_t k = 0; ready_order && k < n; k++) {
+                size_t count = 0;
+                if (m.layers[k].grad_bytes <= 0)
+                    continue;
+                M = -INFINITY;
+                for (size_t mm = k; mm < n; mm++) {
+                    if (m.layers[mm].grad_bytes <= 0)
+                        continue;
+                    count++;
+                    M = fmax(M, ready[mm] + bocc * (off[mm + 1] - off[k]) +
+                                    (p == SLO_COMM_FIFO ? (double)count : 1) * A1);
+                }
+                M += bext * m.layers[k].grad_bytes + A2 + fs[k];
+                if (M > bound)
+                    bound = M;
+            }
+            if (r.iteration_s < bound * (1 - 1e-12))
+                fail_msg("trial %d (%s, in flight %d) %s: T = %.12g s below its bound %.12g s",
+                         trial, slo_comm_collective_name(link.collective), link.max_in_flight,
+                         slo_comm_policy_name(p), r.iteration_s, bound);
+            free(first_block);
+            free(last_block);
+            free(blocks_of);
+            slo_comm_result_free(&r);
+        }
+        free(ready);
+        free(off);
+        free(fs);
+        slo_comm_model_free(&m);
+    }
+}
+
+/* ------------------------------------------------------------------ */
 /* CSV input                                                           */
 /* ------------------------------------------------------------------ */
 
@@ -1730,6 +1945,7 @@ int main(void)
         cmocka_unit_test(test_optimal_groups_hand),
         cmocka_unit_test(test_optimal_dp_exhaustive),
         cmocka_unit_test(test_property_never_below_bound),
+        cmocka_unit_test(test_schedule_bounds_hold),
         cmocka_unit_test(test_csv_parse),
         cmocka_unit_test(test_csv_ready_times),
         cmocka_unit_test(test_csv_errors),
