@@ -694,8 +694,10 @@ static int replay_period(const struct comm_sim *s, const struct planner *p, size
  * and PRIO post every gradient whole, on its own (comm_policies.c:
  * fifo_step, chunk_step with chunk = infinity); P3 and ByteScheduler post
  * pieces of at most their chunk of one gradient each (chunk_step), Prophet
- * ceil(s_i / partition) equal pieces of one gradient each (comm_prophet.c:
- * push_gradient); so gradient i needs at least s_i / chunk of them, and a
+ * with PS ceil(s_i / partition) equal pieces of one gradient each
+ * (comm_prophet.c: push_gradient, release_flush; with ring allreduce it
+ * merges adjacent partitions into one collective, so it counts as a fusion
+ * policy here); so gradient i needs at least s_i / chunk of them, and a
  * count is an integer: ceil, shaved by 1e-12 so that a ratio rounded up
  * across an integer cannot claim one piece too many. The fusion policies
  * (Horovod, DDP) and the planner itself: 0 (the gradients 0..k as a whole
@@ -708,7 +710,8 @@ static double pieces_of(const struct comm_sim *s, int pol, double bytes);
  * gradient for FIFO and PRIO (on its own) and for Horovod and DDP (fused
  * with others); P3 and ByteScheduler cut from the gradient's first byte
  * up, min(chunk, bytes) first (chunk_step); Prophet's equal pieces
- * bytes / ceil(bytes / partition) (push_gradient); shaved by 1e-12 for
+ * bytes / ceil(bytes / partition) (push_gradient; ring merges whole
+ * pieces, which only makes a collective larger); shaved by 1e-12 for
  * rounding; 0 for the planner (any schedule). Checked by
  * test_schedule_bounds_hold. */
 static double first_collective(const struct comm_sim *s, int pol, double bytes)
@@ -722,7 +725,7 @@ static double first_collective(const struct comm_sim *s, int pol, double bytes)
     else if (pol == SLO_COMM_BYTESCHEDULER)
         x = min2(s->params->bs_partition_bytes, bytes);
     else if (pol == SLO_COMM_PROPHET)
-        x = bytes / pieces_of(s, pol, bytes);
+        x = bytes / ceil(bytes / s->params->prophet_partition_bytes); /* as push_gradient */
     return x * (1 - 1e-12);
 }
 
@@ -734,7 +737,7 @@ static double pieces_of(const struct comm_sim *s, int pol, double bytes)
                                                    : 0;
     if (pol == SLO_COMM_FIFO || pol == SLO_COMM_PRIO)
         return 1;
-    if (chunk <= 0)
+    if (chunk <= 0 || (pol == SLO_COMM_PROPHET && s->link->collective == SLO_COMM_RING))
         return 0;
     return ceil(bytes / chunk * (1 - 1e-12));
 }
