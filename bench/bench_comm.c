@@ -9,7 +9,8 @@
  * time by the default ratio, slo_comm_model_parse_gradients); then planning
  * time per iteration of Prophet and
  * the optimal planner on ResNet-50 and on a 1000-gradient model (ResNet-50's
- * layers stacked), at 3 Gbit/s where communication is the bottleneck.
+ * layers stacked), at 3 Gbit/s where communication is the bottleneck
+ * and at 100 Gbit/s where compute is.
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
  * Usage: bench_comm [--latency 20us] [--workers 8] [--collective ring|ps]
@@ -34,21 +35,19 @@
  *   d_lat:  n A, per-collective latency;
  *   d_tail: T - L, forward compute left after the last completion.
  * It does not exit 1 when Prophet loses: that is a finding, not a bug.
- * With the defaults Prophet loses one cell, VGG-16 at 1 Gbit/s, by 3.5 ms
- * of 7987 ms (0.04 %): it saves 233.5 ms of forward after the last
- * transfer (it sends fc8, needed last, last; FIFO sends layer 0 last and
- * the whole 233.9 ms forward waits for it) but (a) the 2 x mean-gap rule
- * puts layers 10-39 (12 of 16 gradients, 99.8 % of the bytes) in one step
- * that takes 183 ms to arrive, and Prophet releases nothing of a step
- * before it has fully arrived, so the link idles 200 ms longer than
- * FIFO's; (b) every 4,096,000-byte partition is its own collective: 147
- * collectives vs FIFO's 16, 131 x 280 us = 36.7 ms more latency. The gain
- * left after (a), 33 ms, is smaller than (b). This is Prophet as the
- * authors' code does it (doc/comm.md, "Prophet vs FIFO"); with latency
- * overlapped (--in-flight 0) or alpha below about 18 us per step (here
- * 20 us) it wins the cell. On the authors' own staircase (r50-stair),
- * where whole steps do arrive at once, it beats FIFO by 9 % and 25 % at 1
- * and 3 Gbit/s.
+ * With the defaults Prophet wins every communication-bound cell; the
+ * thinnest is VGG-16 at 1 Gbit/s, +0.33 % (26.6 ms of 7987 ms): it saves
+ * 233.5 ms of forward after the last transfer (it sends fc8, needed last,
+ * last; FIFO sends layer 0 last and the whole 233.9 ms forward waits for
+ * it) but the 2 x mean-gap rule puts layers 10-39 (12 of 16 gradients,
+ * 99.8 % of the bytes) in one step that takes 183 ms to arrive, and
+ * Prophet releases nothing of a step before it has fully arrived, so its
+ * link idles 200.8 ms longer than FIFO's, and its 38 collectives pay 6.2 ms
+ * more latency than FIFO's 16. (Before ring Prophet merged adjacent
+ * partitions into one collective, its 147 collectives cost 36.7 ms and it
+ * lost this cell by 0.04 %; doc/comm.md, "Prophet vs FIFO".) On the
+ * authors' own staircase (r50-stair), where whole steps do arrive at once,
+ * it beats FIFO by 11.7 % and 35.4 % at 1 and 3 Gbit/s.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
