@@ -52,11 +52,16 @@
  *    replay is never slower than the policy, and the lower bounds that
  *    skip replays which cannot win).
  * Cost: per target O(G + blocks) (step 2 stops early), O(G) per block for
- * pipelined PS (pending_cap()), plus the O(U) DP; at most 28 targets; plus
- * one simulation of each published policy that a bound does not rule out.
+ * pipelined PS at worst (pending_cap(); it stops once no later gradient
+ * can lower the cap, one look-up in a stack of the pending gradients),
+ * plus the O(U) DP; at most 28 targets, for pipelined PS all but the
+ * first finite one resumed from the state where it first depended on the
+ * target (run_target()); plus one simulation of each published policy
+ * that a bound does not rule out.
  * The plan is static (identical on every worker); the policy replays it,
  * so its expected times are the simulator's.
  */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +81,7 @@ struct planner {
     double *off;  /* [G+1] */
     double *r;    /* [G] */
     double *tail; /* [G] */
+    double *gbytes; /* [G] bytes of gradient k (comm_bytes() of its layer) */
     double *pmin; /* [G+1] pmin[a] = min_{k<a} (-Fs_k - bocc o_{k+1}) */
     double *gdone; /* [G] */
     size_t *grad_of; /* [n layers] gradient index of a layer with bytes, else G */
@@ -87,8 +93,20 @@ struct planner {
     /* pending bytes: runs in descending offset, the lowest on top */
     struct range *runs;
     size_t n_runs;
+    /* rsum[k] = bytes of runs 0..k summed in that order, for k < n_runs - 1:
+     * only the top run changes (a block takes from it, an arrival extends
+     * it) until it is gone, so the sum over the runs is rsum[n_runs - 2] +
+     * the top run, the very same floating-point sum as the loop over all
+     * runs it replaces */
+    double *rsum;
     struct range *take; /* ranges of the block being sent */
     size_t n_take;
+    /* PS pipelined: the pending gradients as a stack, the lowest on top
+     * (pending_cap()): gradient, pending bytes above it, and the running
+     * maximum of tail - bocc x above from the bottom up */
+    size_t *stk_g;
+    double *stk_above, *stk_max;
+    size_t n_stk;
     double eps_bytes;   /* rounding: 1e-9 of all bytes */
     /* tail DP over units */
     struct range *units;
@@ -98,6 +116,18 @@ struct planner {
     size_t n_units;
     /* the recorded plan */
     int record;
+    int recording; /* send_lowest records: record, or a run that may take a snapshot */
+    /* PS pipelined: the state of the first finite target's run just before
+     * its first decision the target shaped (see run_target) */
+    struct {
+        int valid;
+        double target, t, link_free_s, pull_free_s;
+        size_t a, tr_n, n_runs, n_stk, n_out, n_blocks;
+        size_t cap_done, cap_out, cap_blocks;
+        double *done_s, *rsum, *gdone, *stk_above, *stk_max;
+        struct range *runs, *out;
+        size_t *stk_g, *block_end, *block_lowest;
+    } snap;
     /* set by run_target when the target shaped the plan (see there) */
     int constrained;
     struct range *out;       /* ranges */
@@ -186,6 +216,12 @@ static int send_lowest(struct planner *p, double t, double q, slo_error_t *err)
     }
     if (p->n_take == 0)
         return SLO_OK;
+    {
+        /* the stack of pending gradients loses those now fully sent */
+        size_t low = p->n_runs > 0 ? p->runs[p->n_runs - 1].g : p->G;
+        while (p->n_stk > 0 && p->stk_g[p->n_stk - 1] < low)
+            p->n_stk--;
+    }
     if ((rc = comm_transport_post(&p->tr, t, sum, &S, &E, &D, err)))
         return rc;
     for (size_t r = 0; r < p->n_take; r++) {
@@ -197,13 +233,13 @@ static int send_lowest(struct planner *p, double t, double q, slo_error_t *err)
         for (size_t k = g; k < p->G && p->off[k] < hi; k++)
             if (D > p->gdone[k])
                 p->gdone[k] = D;
-        if (p->record) {
+        if (p->recording) {
             if (grow((void **)&p->out, &p->cap_out, p->n_out + 1, sizeof *p->out))
                 return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
             p->out[p->n_out++] = p->take[r];
         }
     }
-    if (p->record) {
+    if (p->recording) {
         if (grow((void **)&p->block_end, &p->cap_blocks, p->n_blocks + 1, sizeof(size_t)) ||
             !(p->block_lowest = realloc(p->block_lowest, p->cap_blocks * sizeof(size_t))))
             return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
@@ -326,22 +362,60 @@ static double q_for(const struct planner *p, double t, double y)
 
 /* Largest q <= q0 with, for every pending gradient j (ascending), q <= P_j
  * or the link frees by d_j - A1 - A2 - bocc o_a (q_for), P_j = pending bytes of
- * gradients <= j. Stops once P_j passes the bound: later j cannot lower it. */
+ * gradients <= j. Stops once P_j passes the bound: later j cannot lower it.
+ * pending: the pending bytes (sum over the runs, as run_target has it). */
 static double pending_cap(struct planner *p, double target, double t, size_t a,
-                          double q0)
+                          double q0, double pending)
 {
     double bound = q0, cum = 0;
     if (p->ps_pipelined) {
         /* PS: a block is pulled only after its whole push (store and
          * forward), so the bytes up to j finish no earlier than
          * max(t + beta q, pull_free) + beta (o_a + max(P_j, q)) + A: the
-         * block size matters even when it stops below j */
+         * block size matters even when it stops below j.
+         *
+         * Early stop (the result and the constrained flag as without it).
+         * Per feasible j the loop below computes best_j = r2 when r2 > P_j,
+         * else min(r1, P_j) (the skip is only a shortcut: with P_j and r1
+         * >= bound, best_j >= bound), so best_j >= min(r1, P_j) always;
+         * the result is min(q0, min_j best_j). Once P_j >= bound (it only
+         * grows with j), every later j leaves the bound and the flag as
+         * they are if it is feasible with r1 >= bound, i.e. if
+         *   z_j = y_j - bocc P_j >= max(t + bocc bound, pull_free)
+         * (only t + bocc bound when the flag is already set: an infeasible
+         * j only sets it). z_j = target - A2 - bocc o_a - w_j with
+         * w_j = Fs_j + bocc P_j, and P_j = pending - above_j, above_j the
+         * pending bytes of gradients > j: a block takes the lowest pending
+         * bytes and an arrival is below every pending byte, so above_j is
+         * fixed while j is pending. The stack (stk_*, lowest on top, kept
+         * by run_target and send_lowest) holds per pending gradient
+         * Fs_j - bocc above_j and the maximum of it over the gradients
+         * above, so max_{later j} w_j is one look-up. The test is in
+         * floating point against sums of at most G + 2 terms each
+         * (P_j here, above_j there, pending in run_target) of terms of
+         * size <= bocc o_G; the margin of (2 G + 16) DBL_EPSILON S, S the
+         * sum of the magnitudes involved, covers their rounding, so
+         * the stop never skips a j that the loop would have used. */
         double b = p->bocc, P = p->tr.pull_free_s;
+        double base = target - p->A2 - b * p->off[a] - b * pending;
+        double margin = (2.0 * (double)p->G + 16) * DBL_EPSILON *
+                        (fabs(target) + fabs(t) + (isfinite(P) ? fabs(P) : 0) +
+                         2 * b * p->off[p->G] + p->tail[0] + p->A2);
+        size_t left = p->n_stk; /* stack entries not visited yet */
         for (size_t k = p->n_runs; k-- > 0;) {
             double lo = p->runs[k].lo, hi = p->runs[k].hi;
             size_t g = p->runs[k].g;
             for (; lo < hi; g++) {
                 double end = min2(hi, p->off[g + 1]), y, r1, r2, best;
+                if (cum >= bound && left > 0) {
+                    /* min over gradients g and above of z_j */
+                    double zmin = base - p->stk_max[left - 1];
+                    if (zmin - t >= b * bound + margin &&
+                        (p->constrained || zmin >= P + margin))
+                        return bound;
+                }
+                if (left > 0)
+                    left--;
                 cum += end - lo;
                 /* need F(q) <= y: q <= P_j gives max(t + b q, P) <= y - b P_j,
                  * q > P_j gives t + 2 b q <= y and P + b q <= y */
@@ -384,33 +458,170 @@ static double pending_cap(struct planner *p, double target, double t, size_t a,
     return bound;
 }
 
-/* Steps 1-2 for target T*; returns the period of the resulting plan. */
+/* memcpy that allows n == 0 with NULL pointers (arrays not grown yet) */
+static void copy_n(void *dst, const void *src, size_t n)
+{
+    if (n > 0)
+        memcpy(dst, src, n);
+}
+
+/* Copy the state of run_target (t, a and everything a block or an
+ * arrival changes) into p->snap, for target `target`. SLO_ERR_NOMEM only. */
+static int snap_save(struct planner *p, double target, double t, size_t a, slo_error_t *err)
+{
+    size_t G = p->G;
+    if (!p->snap.runs) {
+        p->snap.runs = malloc((G + 1) * sizeof *p->snap.runs);
+        p->snap.rsum = malloc((G + 1) * sizeof *p->snap.rsum);
+        p->snap.gdone = malloc((G + 1) * sizeof *p->snap.gdone);
+        p->snap.stk_g = malloc((G + 1) * sizeof *p->snap.stk_g);
+        p->snap.stk_above = malloc((G + 1) * sizeof *p->snap.stk_above);
+        p->snap.stk_max = malloc((G + 1) * sizeof *p->snap.stk_max);
+        if (!p->snap.runs || !p->snap.rsum || !p->snap.gdone || !p->snap.stk_g ||
+            !p->snap.stk_above || !p->snap.stk_max)
+            return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+    }
+    if (grow((void **)&p->snap.done_s, &p->snap.cap_done, p->tr.n + 1, sizeof(double)) ||
+        grow((void **)&p->snap.out, &p->snap.cap_out, p->n_out + 1, sizeof *p->out) ||
+        grow((void **)&p->snap.block_end, &p->snap.cap_blocks, p->n_blocks + 1,
+             sizeof(size_t)) ||
+        !(p->snap.block_lowest =
+              realloc(p->snap.block_lowest, p->snap.cap_blocks * sizeof(size_t))))
+        return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+    p->snap.target = target;
+    p->snap.t = t;
+    p->snap.a = a;
+    p->snap.link_free_s = p->tr.link_free_s;
+    p->snap.pull_free_s = p->tr.pull_free_s;
+    p->snap.tr_n = p->tr.n;
+    copy_n(p->snap.done_s, p->tr.done_s, p->tr.n * sizeof(double));
+    p->snap.n_runs = p->n_runs;
+    copy_n(p->snap.runs, p->runs, p->n_runs * sizeof *p->runs);
+    copy_n(p->snap.rsum, p->rsum, p->n_runs * sizeof *p->rsum);
+    p->snap.n_stk = p->n_stk;
+    copy_n(p->snap.stk_g, p->stk_g, p->n_stk * sizeof *p->stk_g);
+    copy_n(p->snap.stk_above, p->stk_above, p->n_stk * sizeof *p->stk_above);
+    copy_n(p->snap.stk_max, p->stk_max, p->n_stk * sizeof *p->stk_max);
+    copy_n(p->snap.gdone, p->gdone, G * sizeof *p->gdone);
+    p->snap.n_out = p->n_out;
+    copy_n(p->snap.out, p->out, p->n_out * sizeof *p->out);
+    p->snap.n_blocks = p->n_blocks;
+    copy_n(p->snap.block_end, p->block_end, p->n_blocks * sizeof(size_t));
+    copy_n(p->snap.block_lowest, p->block_lowest, p->n_blocks * sizeof(size_t));
+    p->snap.valid = 1;
+    return SLO_OK;
+}
+
+/* The state saved by snap_save back into p; *t and *a. The recorded
+ * blocks only when p->recording. SLO_ERR_NOMEM only. */
+static int snap_restore(struct planner *p, double *t, size_t *a, slo_error_t *err)
+{
+    *t = p->snap.t;
+    *a = p->snap.a;
+    while (p->tr.cap < p->snap.tr_n)
+        if (comm_transport_grow(&p->tr, err))
+            return SLO_ERR_NOMEM;
+    p->tr.link_free_s = p->snap.link_free_s;
+    p->tr.pull_free_s = p->snap.pull_free_s;
+    p->tr.n = p->snap.tr_n;
+    copy_n(p->tr.done_s, p->snap.done_s, p->snap.tr_n * sizeof(double));
+    p->n_runs = p->snap.n_runs;
+    copy_n(p->runs, p->snap.runs, p->n_runs * sizeof *p->runs);
+    copy_n(p->rsum, p->snap.rsum, p->n_runs * sizeof *p->rsum);
+    p->n_stk = p->snap.n_stk;
+    copy_n(p->stk_g, p->snap.stk_g, p->n_stk * sizeof *p->stk_g);
+    copy_n(p->stk_above, p->snap.stk_above, p->n_stk * sizeof *p->stk_above);
+    copy_n(p->stk_max, p->snap.stk_max, p->n_stk * sizeof *p->stk_max);
+    copy_n(p->gdone, p->snap.gdone, p->G * sizeof *p->gdone);
+    p->n_out = p->n_blocks = 0;
+    if (p->recording) {
+        if (grow((void **)&p->out, &p->cap_out, p->snap.n_out + 1, sizeof *p->out) ||
+            grow((void **)&p->block_end, &p->cap_blocks, p->snap.n_blocks + 1,
+                 sizeof(size_t)) ||
+            !(p->block_lowest = realloc(p->block_lowest, p->cap_blocks * sizeof(size_t))))
+            return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+        p->n_out = p->snap.n_out;
+        copy_n(p->out, p->snap.out, p->n_out * sizeof *p->out);
+        p->n_blocks = p->snap.n_blocks;
+        copy_n(p->block_end, p->snap.block_end, p->n_blocks * sizeof(size_t));
+        copy_n(p->block_lowest, p->snap.block_lowest, p->n_blocks * sizeof(size_t));
+    }
+    return SLO_OK;
+}
+
+/* Steps 1-2 for target T*; returns the period of the resulting plan.
+ *
+ * Pipelined PS: the first run with a finite target x saves its state
+ * just before its first decision that sets p->constrained (snap_save:
+ * after that iteration's arrivals, before it waits or sends), and a later
+ * run with target x' >= x starts from there (snap_restore). Exact: up to
+ * that point every decision of x left the flag unset, so it sent
+ * min(pending, piece) (the caps were at least that, and the waits and the
+ * ignored gradients set the flag); every cap is a non-decreasing function
+ * of the target in floating point too (sums, differences and quotients by
+ * positive constants, min and max: q_for(), the own-deadline cap,
+ * pending_cap() per gradient as shown at free_target in plan_blocks(), and
+ * the set of infeasible gradients there only shrinks), so at x' on the
+ * same state every decision was the same unconstrained one, and the steps
+ * without a target (arrivals, the drain's start, waits for an empty
+ * queue) are the same: the run of x' reaches the very same state there.
+ * Re-running that iteration's arrival steps on the restored state changes
+ * nothing (they were done). In the bench's PS cases the first such
+ * decision comes after about 95 % of the blocks. */
+
 static int run_target(struct planner *p, double target, double *period, slo_error_t *err)
 {
     size_t a = p->G; /* gradients >= a have arrived */
     double t = p->r[p->G - 1], T;
     double qmin = (p->A1 + p->A2) / p->bocc;
-    int rc;
+    int rc, take = 0; /* take: save the state at the first constrained decision */
 
     p->constrained = 0;
-    p->tr.n = 0;
-    p->tr.link_free_s = p->tr.pull_free_s = -INFINITY;
-    p->n_runs = 0;
-    p->n_out = 0;
-    p->n_blocks = 0;
-    for (size_t g = 0; g < p->G; g++)
-        p->gdone[g] = -INFINITY;
+    p->recording = p->record;
+    if (p->ps_pipelined && isfinite(target) && p->snap.valid && target >= p->snap.target) {
+        if ((rc = snap_restore(p, &t, &a, err)))
+            return rc;
+    } else {
+        take = p->ps_pipelined && isfinite(target) && !p->snap.valid;
+        p->recording = p->record || take;
+        p->tr.n = 0;
+        p->tr.link_free_s = p->tr.pull_free_s = -INFINITY;
+        p->n_runs = 0;
+        p->n_stk = 0;
+        p->n_out = 0;
+        p->n_blocks = 0;
+        for (size_t g = 0; g < p->G; g++)
+            p->gdone[g] = -INFINITY;
+    }
     for (;;) {
-        double av = comm_transport_avail(&p->tr), pending = 0, q, first_part, cap;
+        double av = comm_transport_avail(&p->tr), pending, q, first_part, cap;
         size_t g0;
+        int wait = 0;
         if (av > t)
             t = av;
         while (a > 0 && p->r[a - 1] <= t) {
             a--;
+            if (p->ps_pipelined) {
+                /* push gradient a: every pending byte is above it */
+                size_t i = p->n_stk;
+                double above = 0, key;
+                if (i > 0 && p->n_runs > 0)
+                    above = p->stk_above[i - 1] +
+                            (p->off[p->stk_g[i - 1] + 1] - p->runs[p->n_runs - 1].lo);
+                key = p->tail[a] - p->bocc * above;
+                p->stk_g[i] = a;
+                p->stk_above[i] = above;
+                p->stk_max[i] = i > 0 && p->stk_max[i - 1] > key ? p->stk_max[i - 1] : key;
+                p->n_stk = i + 1;
+            }
             if (p->n_runs > 0 && p->runs[p->n_runs - 1].lo == p->off[a + 1]) {
                 p->runs[p->n_runs - 1].lo = p->off[a];
                 p->runs[p->n_runs - 1].g = grad_from(p, a, p->off[a]);
             } else {
+                if (p->n_runs > 0) /* the top run stays as it is below the new one */
+                    p->rsum[p->n_runs - 1] =
+                        (p->n_runs > 1 ? p->rsum[p->n_runs - 2] : 0) +
+                        (p->runs[p->n_runs - 1].hi - p->runs[p->n_runs - 1].lo);
                 p->runs[p->n_runs].lo = p->off[a];
                 p->runs[p->n_runs].hi = p->off[a + 1];
                 p->runs[p->n_runs].g = grad_from(p, a, p->off[a]);
@@ -426,10 +637,10 @@ static int run_target(struct planner *p, double target, double *period, slo_erro
             t = p->r[a - 1];
             continue;
         }
-        for (size_t k = 0; k < p->n_runs; k++)
-            pending += p->runs[k].hi - p->runs[k].lo;
+        pending = (p->n_runs > 1 ? p->rsum[p->n_runs - 2] : 0) +
+                  (p->runs[p->n_runs - 1].hi - p->runs[p->n_runs - 1].lo);
         if (pending <= p->eps_bytes) {
-            p->n_runs = 0; /* rounding leftovers only */
+            p->n_runs = p->n_stk = 0; /* rounding leftovers only */
             t = p->r[a - 1];
             continue;
         }
@@ -438,34 +649,52 @@ static int run_target(struct planner *p, double target, double *period, slo_erro
                 ? q_for(p, t, target + p->pmin[a] - p->A1 - p->A2)
                 : INFINITY;
         if (q < pending && (q < qmin || q <= p->eps_bytes)) {
-            t = p->r[a - 1]; /* wait for the next arrival */
+            wait = 1; /* for the next arrival */
             p->constrained = 1;
-            continue;
-        }
-        if (q > pending)
-            q = pending;
-        g0 = p->runs[p->n_runs - 1].g;
-        first_part = min2(p->runs[p->n_runs - 1].hi, p->off[g0 + 1]) -
-                     p->runs[p->n_runs - 1].lo;
-        if (isfinite(target)) {
-            /* the lowest pending gradient meets its own deadline if it can */
-            cap = q_for(p, t, target - p->tail[g0] - p->A2);
-            if (cap < first_part)
-                cap = first_part;
-            if (q > cap)
-                q = cap;
-            /* pending gradient j left partly unsent waits for every byte
-             * of lower index: q may pass the pending bytes up to j (P_j)
-             * only if t + A1 + bocc (q + o_a) + A1 + A2 <= d_j */
-            q = pending_cap(p, target, t, a, q);
-            /* without a target the block is every pending byte, for
-             * pipelined PS cut to a piece */
-            if (q < (p->ps_pipelined && pending > p->piece_bytes ? p->piece_bytes : pending))
-                p->constrained = 1;
-            if ((q < first_part && q < qmin) || q <= p->eps_bytes) {
-                t = p->r[a - 1];
-                continue;
+        } else {
+            if (q > pending)
+                q = pending;
+            g0 = p->runs[p->n_runs - 1].g;
+            first_part = min2(p->runs[p->n_runs - 1].hi, p->off[g0 + 1]) -
+                         p->runs[p->n_runs - 1].lo;
+            if (isfinite(target)) {
+                /* the lowest pending gradient meets its own deadline if it can */
+                cap = q_for(p, t, target - p->tail[g0] - p->A2);
+                if (cap < first_part)
+                    cap = first_part;
+                if (q > cap)
+                    q = cap;
+                /* pending gradient j left partly unsent waits for every byte
+                 * of lower index: q may pass the pending bytes up to j (P_j)
+                 * only if t + A1 + bocc (q + o_a) + A1 + A2 <= d_j.
+                 * Pipelined PS: the block is cut to a piece below anyway, and
+                 * pending_cap(q0) = min(q0, c) for a c that does not depend on
+                 * q0, so capping q0 first gives min(q, piece) as before; the
+                 * tests below see only min(q, piece) as well (piece >= qmin =
+                 * A / beta > eps_bytes, and q <= pending <= piece when pending
+                 * is at most a piece). A smaller q0 lets pending_cap stop
+                 * sooner. */
+                if (p->ps_pipelined && q > p->piece_bytes)
+                    q = p->piece_bytes;
+                q = pending_cap(p, target, t, a, q, pending);
+                /* without a target the block is every pending byte, for
+                 * pipelined PS cut to a piece */
+                if (q < (p->ps_pipelined && pending > p->piece_bytes ? p->piece_bytes
+                                                                     : pending))
+                    p->constrained = 1;
+                if ((q < first_part && q < qmin) || q <= p->eps_bytes)
+                    wait = 1;
             }
+        }
+        if (take && p->constrained) {
+            /* the first decision the target shaped: nothing of it applied yet */
+            if ((rc = snap_save(p, target, t, a, err)))
+                return rc;
+            take = 0;
+        }
+        if (wait) {
+            t = p->r[a - 1];
+            continue;
         }
         if (p->ps_pipelined && q > p->piece_bytes)
             q = p->piece_bytes;
@@ -485,10 +714,12 @@ static void planner_free(struct planner *p)
     free(p->off);
     free(p->r);
     free(p->tail);
+    free(p->gbytes);
     free(p->pmin);
     free(p->gdone);
     free(p->grad_of);
     free(p->runs);
+    free(p->rsum);
     free(p->take);
     free(p->units);
     free(p->ugrad);
@@ -497,9 +728,22 @@ static void planner_free(struct planner *p)
     free(p->next);
     free(p->g);
     free(p->deque);
+    free(p->stk_g);
+    free(p->stk_above);
+    free(p->stk_max);
     free(p->out);
     free(p->block_end);
     free(p->block_lowest);
+    free(p->snap.done_s);
+    free(p->snap.rsum);
+    free(p->snap.gdone);
+    free(p->snap.stk_above);
+    free(p->snap.stk_max);
+    free(p->snap.runs);
+    free(p->snap.out);
+    free(p->snap.stk_g);
+    free(p->snap.block_end);
+    free(p->snap.block_lowest);
     comm_transport_free(&p->tr);
     memset(p, 0, sizeof *p);
 }
@@ -523,10 +767,12 @@ static int plan_blocks(const struct comm_sim *s, struct planner *p, slo_error_t 
     p->off = malloc((G + 1) * sizeof *p->off);
     p->r = malloc(G * sizeof *p->r);
     p->tail = malloc(G * sizeof *p->tail);
+    p->gbytes = malloc(G * sizeof *p->gbytes);
     p->pmin = malloc((G + 1) * sizeof *p->pmin);
     p->gdone = malloc(G * sizeof *p->gdone);
     p->grad_of = malloc(s->n * sizeof *p->grad_of);
     p->runs = malloc((G + 1) * sizeof *p->runs);
+    p->rsum = malloc((G + 1) * sizeof *p->rsum);
     p->take = malloc((G + 1) * sizeof *p->take);
     p->units = malloc((2 * G + 2) * sizeof *p->units);
     p->ugrad = malloc((2 * G + 2) * sizeof *p->ugrad);
@@ -535,10 +781,13 @@ static int plan_blocks(const struct comm_sim *s, struct planner *p, slo_error_t 
     p->next = malloc((2 * G + 3) * sizeof *p->next);
     p->g = malloc((2 * G + 3) * sizeof *p->g);
     p->deque = malloc((2 * G + 3) * sizeof *p->deque);
+    p->stk_g = malloc((G + 1) * sizeof *p->stk_g);
+    p->stk_above = malloc((G + 1) * sizeof *p->stk_above);
+    p->stk_max = malloc((G + 1) * sizeof *p->stk_max);
     comm_transport_init(&p->tr, s->link);
-    if (!p->off || !p->r || !p->tail || !p->pmin || !p->gdone || !p->grad_of || !p->runs ||
-        !p->take || !p->units || !p->ugrad || !p->ucum || !p->h || !p->next || !p->g ||
-        !p->deque)
+    if (!p->off || !p->r || !p->tail || !p->gbytes || !p->pmin || !p->gdone || !p->grad_of ||
+        !p->runs || !p->rsum || !p->take || !p->units || !p->ugrad || !p->ucum || !p->h ||
+        !p->next || !p->g || !p->deque || !p->stk_g || !p->stk_above || !p->stk_max)
         return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
     for (size_t j = 0, i = 0; j < s->n; j++) {
         p->grad_of[j] = comm_bytes(s, j) > 0 ? i : G;
@@ -546,6 +795,7 @@ static int plan_blocks(const struct comm_sim *s, struct planner *p, slo_error_t 
             p->off[i] = s->offset[j];
             p->r[i] = s->ready_s[j];
             p->tail[i] = s->tail_s[j];
+            p->gbytes[i] = comm_bytes(s, j);
             i++;
         }
     }
@@ -775,13 +1025,11 @@ static double schedule_bound(const struct comm_sim *s, const struct planner *p, 
 {
     double T = p->floor_s, N = 0, M = -INFINITY, X = INFINITY;
     int ready_order = pol == SLO_COMM_FIFO || pol == SLO_COMM_HOROVOD || pol == SLO_COMM_DDP;
-    for (size_t j = 0, k = 0; j < s->n; j++) {
+    for (size_t k = 0; k < p->G; k++) {
         double v;
-        if (!(comm_bytes(s, j) > 0))
-            continue; /* gradient k is layer j */
         if (pol >= 0) {
-            N += pieces_of(s, pol, comm_bytes(s, j));
-            X = min2(X, first_collective(s, pol, comm_bytes(s, j)));
+            N += pieces_of(s, pol, p->gbytes[k]);
+            X = min2(X, first_collective(s, pol, p->gbytes[k]));
         } else {
             X = 0;
         }
@@ -789,7 +1037,6 @@ static double schedule_bound(const struct comm_sim *s, const struct planner *p, 
             p->A2 + p->tail[k];
         if (v > T)
             T = v;
-        k++;
     }
     if (!ready_order)
         return T;

@@ -31,11 +31,51 @@ struct comm_transport {
 
 void comm_transport_init(struct comm_transport *t, const struct slo_comm_link *link);
 void comm_transport_free(struct comm_transport *t);
-/* Earliest start of a message posted now or later (queue and window). */
-double comm_transport_avail(const struct comm_transport *t);
+/* Room for one more done time in t->done_s. SLO_ERR_NOMEM only. */
+int comm_transport_grow(struct comm_transport *t, slo_error_t *err);
+
+/* Earliest start of a message posted now or later (queue and window).
+ * Inline (with comm_transport_post): the optimal planner posts thousands
+ * of trial messages per plan. */
+static inline double comm_transport_avail(const struct comm_transport *t)
+{
+    double a = t->link_free_s;
+    if (t->window > 0 && t->n >= (size_t)t->window) {
+        double d = t->done_s[t->n - (size_t)t->window];
+        if (d > a)
+            a = d;
+    }
+    return a;
+}
+
 /* Post one message; fills start/end/done. SLO_ERR_NOMEM only. */
-int comm_transport_post(struct comm_transport *t, double post_s, double bytes,
-                        double *start_s, double *end_s, double *done_s, slo_error_t *err);
+static inline int comm_transport_post(struct comm_transport *t, double post_s, double bytes,
+                                      double *start_s, double *end_s, double *done_s,
+                                      slo_error_t *err)
+{
+    double s = comm_transport_avail(t), e, d;
+    int rc;
+
+    if (t->n == t->cap && (rc = comm_transport_grow(t, err)))
+        return rc;
+    if (post_s > s)
+        s = post_s;
+    e = s + t->beta_s_per_byte * bytes;
+    if (t->ps) {
+        /* pull on the other direction, FIFO behind earlier pulls */
+        double p = e > t->pull_free_s ? e : t->pull_free_s;
+        t->pull_free_s = p + t->beta_s_per_byte * bytes;
+        d = t->pull_free_s + t->latency_s;
+    } else {
+        d = e + t->latency_s;
+    }
+    t->link_free_s = e;
+    t->done_s[t->n++] = d;
+    *start_s = s;
+    *end_s = e;
+    *done_s = d;
+    return SLO_OK;
+}
 
 /* Simulation state, visible to policies. */
 struct comm_sim {

@@ -85,46 +85,14 @@ void comm_transport_free(struct comm_transport *t)
     t->n = t->cap = 0;
 }
 
-double comm_transport_avail(const struct comm_transport *t)
+int comm_transport_grow(struct comm_transport *t, slo_error_t *err)
 {
-    double a = t->link_free_s;
-    if (t->window > 0 && t->n >= (size_t)t->window) {
-        double d = t->done_s[t->n - (size_t)t->window];
-        if (d > a)
-            a = d;
-    }
-    return a;
-}
-
-int comm_transport_post(struct comm_transport *t, double post_s, double bytes,
-                        double *start_s, double *end_s, double *done_s, slo_error_t *err)
-{
-    double s = comm_transport_avail(t), e, d;
-
-    if (t->n == t->cap) {
-        size_t ncap = t->cap ? 2 * t->cap : 64;
-        double *nd = realloc(t->done_s, ncap * sizeof *nd);
-        if (!nd)
-            return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory in the transport");
-        t->done_s = nd;
-        t->cap = ncap;
-    }
-    if (post_s > s)
-        s = post_s;
-    e = s + t->beta_s_per_byte * bytes;
-    if (t->ps) {
-        /* pull on the other direction, FIFO behind earlier pulls */
-        double p = e > t->pull_free_s ? e : t->pull_free_s;
-        t->pull_free_s = p + t->beta_s_per_byte * bytes;
-        d = t->pull_free_s + t->latency_s;
-    } else {
-        d = e + t->latency_s;
-    }
-    t->link_free_s = e;
-    t->done_s[t->n++] = d;
-    *start_s = s;
-    *end_s = e;
-    *done_s = d;
+    size_t ncap = t->cap ? 2 * t->cap : 64;
+    double *nd = realloc(t->done_s, ncap * sizeof *nd);
+    if (!nd)
+        return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory in the transport");
+    t->done_s = nd;
+    t->cap = ncap;
     return SLO_OK;
 }
 

@@ -784,6 +784,108 @@ static void test_property_never_below_bound(void **state)
     }
 }
 
+/* Prophet's setting, PS push + pull with every collective in flight
+ * (bench/bench_comm's second table), on larger seeded random models: up to
+ * 300 layers, in half of them staircases (whole groups of gradients ready
+ * at once, as in shared/data/prophet's MXNet profile), so that many
+ * gradients are pending together. kernel/comm_optimal.c plans this case in
+ * pieces, with a stack of the pending gradients and target runs resumed
+ * from a saved state; whatever it does inside, the plan must be physical
+ * and no worse than the published schedules: every byte is sent exactly
+ * once, no collective is posted before the backward pass has produced its
+ * lowest layer (ready time r_j = sum of the backward times of layers >= j,
+ * slo_comm.h), the forward of a layer waits for its gradient, T >= T_LB
+ * (slo_comm_lower_bound), T_optimal <= T of every policy (each policy's
+ * schedule replayed is one of its candidates), and planning again
+ * (slo_comm_plan_optimal) gives the same plan and period. Gradients are
+ * at least 4 bytes (one fp32) and models below 1.5e9 bytes. */
+static void test_ps_in_flight_plans_valid(void **state)
+{
+    uint64_t seed = 2026;
+    (void)state;
+    for (int trial = 0; trial < 24; trial++) {
+        size_t n = 20 + (size_t)(uniform(&seed) * 280);
+        int stair = uniform(&seed) < 0.5;
+        struct slo_comm_model m;
+        struct slo_comm_link link;
+        struct slo_comm_params params;
+        struct slo_comm_result opt, r;
+        struct slo_comm_plan plan;
+        slo_error_t err = {0};
+        double lb, *ready = malloc(n * sizeof *ready), *sent = calloc(n, sizeof *sent), acc = 0;
+        assert_non_null(ready);
+        assert_non_null(sent);
+        assert_int_equal(slo_comm_model_alloc(&m, n, &err), SLO_OK);
+        for (size_t j = 0; j < n; j++) {
+            m.layers[j].forward_s = uniform(&seed) * 3 * MS;
+            /* staircase: most layers take no backward time of their own, so
+             * their gradient is ready with the layer above */
+            m.layers[j].backward_s =
+                stair && uniform(&seed) < 0.8 ? 0 : uniform(&seed) * 6 * MS;
+            m.layers[j].grad_bytes =
+                uniform(&seed) < 0.2 ? 0 : floor(4 * exp(uniform(&seed) * 14)); /* 4 B..4.8 MB */
+        }
+        m.layers[n - 1].grad_bytes += 4;
+        for (size_t j = n; j-- > 0;) {
+            acc += m.layers[j].backward_s;
+            ready[j] = acc;
+        }
+        link.bandwidth_bytes_per_s = exp(log(1e8) + uniform(&seed) * log(1e3)); /* 0.1-100 GB/s */
+        link.latency_s = uniform(&seed) * 50e-6;
+        link.workers = 2 + (int)(uniform(&seed) * 15);
+        link.collective = SLO_COMM_PS;
+        link.max_in_flight = 0;
+        slo_comm_params_default(&params);
+        params.bs_partition_bytes = 1e5 + uniform(&seed) * 4e6;
+        params.prophet_partition_bytes = 1e5 + uniform(&seed) * 4e6;
+        assert_int_equal(slo_comm_lower_bound(&m, &link, &lb, NULL, NULL, &err), SLO_OK);
+        simulate(&m, &link, &params, SLO_COMM_OPTIMAL, &opt);
+        assert_true(opt.iteration_s >= lb * (1 - 1e-12));
+        for (size_t k = 0; k < opt.n_messages; k++) {
+            const struct slo_comm_message *msg = &opt.messages[k];
+            double lo = msg->offset_bytes, hi = lo + msg->bytes, off = 0;
+            if (msg->post_s < ready[msg->first_layer] - 1e-15)
+                fail_msg("trial %d: message %zu posted at %.9g s, layer %zu ready at %.9g s",
+                         trial, k, msg->post_s, msg->first_layer, ready[msg->first_layer]);
+            for (size_t j = 0; j < n; j++) {
+                double a = fmax(lo, off), b = fmin(hi, off + m.layers[j].grad_bytes);
+                if (b > a)
+                    sent[j] += b - a;
+                off += m.layers[j].grad_bytes;
+            }
+        }
+        for (size_t j = 0; j < n; j++) {
+            assert_float_equal(sent[j], m.layers[j].grad_bytes,
+                               1e-6 * (1 + m.layers[j].grad_bytes));
+            assert_true(opt.forward_start_s[j] >= opt.done_s[j] - 1e-15);
+        }
+        for (int p = 0; p < SLO_COMM_N_POLICIES; p++) {
+            simulate(&m, &link, &params, p, &r);
+            if (opt.iteration_s > r.iteration_s * (1 + 1e-12))
+                fail_msg("trial %d (%zu layers): optimal T = %.9g s above %s T = %.9g s", trial,
+                         n, opt.iteration_s, slo_comm_policy_name(p), r.iteration_s);
+            slo_comm_result_free(&r);
+        }
+        /* the plan does not depend on anything but the model and link */
+        simulate(&m, &link, NULL, SLO_COMM_OPTIMAL, &r);
+        assert_int_equal(slo_comm_plan_optimal(&m, &link, &plan, &err), SLO_OK);
+        assert_int_equal(plan.n_ranges, r.n_messages);
+        assert_int_equal(plan.n_blocks, r.n_blocks);
+        assert_true(plan.iteration_s == r.iteration_s);
+        for (size_t k = 0; k < plan.n_ranges; k++) {
+            assert_true(plan.ranges[k].offset_bytes == r.messages[k].offset_bytes);
+            assert_true(plan.ranges[k].bytes == r.messages[k].bytes);
+            assert_true(plan.ranges[k].post_s == r.messages[k].post_s);
+        }
+        slo_comm_plan_free(&plan);
+        slo_comm_result_free(&r);
+        slo_comm_result_free(&opt);
+        slo_comm_model_free(&m);
+        free(ready);
+        free(sent);
+    }
+}
+
 /* ------------------------------------------------------------------ */
 /* Lower bounds the optimal planner uses to skip work                  */
 /* ------------------------------------------------------------------ */
@@ -1951,6 +2053,7 @@ int main(void)
         cmocka_unit_test(test_optimal_dp_exhaustive),
         cmocka_unit_test(test_property_never_below_bound),
         cmocka_unit_test(test_schedule_bounds_hold),
+        cmocka_unit_test(test_ps_in_flight_plans_valid),
         cmocka_unit_test(test_csv_parse),
         cmocka_unit_test(test_csv_ready_times),
         cmocka_unit_test(test_csv_errors),
