@@ -107,7 +107,7 @@ struct planner {
     size_t *stk_g;
     double *stk_above, *stk_max;
     size_t n_stk;
-    double eps_bytes;   /* rounding: 1e-9 of all bytes */
+    double eps_bytes;   /* rounding: min(1e-9 of all bytes, half the least gradient) */
     /* tail DP over units */
     struct range *units;
     size_t *ugrad;
@@ -800,7 +800,13 @@ static int plan_blocks(const struct comm_sim *s, struct planner *p, slo_error_t 
         }
     }
     p->off[G] = s->offset[s->n];
+    /* rounding leftovers: 1e-9 of all bytes, but below half the smallest
+     * gradient, so that no gradient can pass for one (a 4-byte scalar in a
+     * 4 GB model was dropped as a leftover and the replay stalled) */
     p->eps_bytes = 1e-9 * p->off[G];
+    for (size_t g = 0; g < G; g++)
+        if (0.5 * p->gbytes[g] < p->eps_bytes)
+            p->eps_bytes = 0.5 * p->gbytes[g];
     p->floor_s = s->backward_s + s->forward_s;
     if (serialized) {
         p->A1 = A;
