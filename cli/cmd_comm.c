@@ -420,7 +420,9 @@ static int write_trace(FILE *out, const char *path, const struct slo_comm_model 
     /* a file that was opened but cannot be written (a full disk) is an
      * output failure: exit 1, as for stdout (doc/cli.md) */
     errno = 0;
-    if (json_dumpf(root, out, JSON_COMPACT | JSON_REAL_PRECISION(10)) || fflush(out) ||
+    /* 17 digits: timestamps are in us and reach 1e14 on the slowest links
+     * the CLI accepts (8 bit/s); 10 digits merged distinct events */
+    if (json_dumpf(root, out, JSON_COMPACT | JSON_REAL_PRECISION(17)) || fflush(out) ||
         ferror(out)) {
         json_decref(root);
         fprintf(stderr, "slo %s: --trace: cannot write \"%s\": %s\n", CMD, path,

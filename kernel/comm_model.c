@@ -731,7 +731,12 @@ int slo_comm_model_parse_gradients(const char *text, const char *source, const c
             const char *fi = rec_get(&rec, (size_t)col_iv);
             if (index_field(f, &g->step) ||
                 (n > 0 && g->step != rows[n - 1].step && g->step != rows[n - 1].step - 1)) {
-                if (n > 0)
+                if (n > 0 && rows[n - 1].step == 0)
+                    rc = slo_fail(err, SLO_ERR_INVALID, where,
+                                  "column prophet_step: expected 0 (the previous row is in "
+                                  "step 0, the last; steps are integers >= 0), found "
+                                  "\"%.40s\"", f);
+                else if (n > 0)
                     rc = slo_fail(err, SLO_ERR_INVALID, where,
                                   "column prophet_step: expected %ld or %ld (a step is a "
                                   "range of consecutive indices; arrival step 0 holds the "

@@ -1440,6 +1440,10 @@ static void test_gradients_errors(void **state)
          "expected 3 fields as in the header, found 2"},
         {"grad_index,bytes_fp32,prophet_step,step_interval_ms\n0,5,2,1\n1,5,0,1\n", "x.csv:3",
          "column prophet_step: expected 2 or 1"},
+        /* trial finding: after step 0 a negative step read "expected 0 or -1" */
+        {"grad_index,bytes_fp32,prophet_step,step_interval_ms\n0,5,1,5\n1,5,0,5\n2,5,-1,5\n",
+         "x.csv:4", "column prophet_step: expected 0 (the previous row is in step 0, the last; "
+                    "steps are integers >= 0), found \"-1\""},
         {"grad_index,bytes_fp32,prophet_step,step_interval_ms\n0,5,1.5,1\n", "x.csv:2",
          "column prophet_step: expected an integer >= 0, found \"1.5\""},
         {"grad_index,bytes_fp32,prophet_step,step_interval_ms\n0,5,1,1\n1,5,1,1\n", "x.csv:3",
