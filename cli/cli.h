@@ -41,7 +41,9 @@ struct cli_seen {
  * option, but a different value is a mistake. Call with each code that
  * getopt_long returns (codes first..first+CLI_MAX_OPTIONS-1 are tracked;
  * value NULL for flags). Prints "slo CMD: --NAME: given twice with different
- * values" and returns -1 on a conflict, else 0. */
+ * values" and returns -1 on a conflict, else 0. Also refuses a value that
+ * is another option ("--model --json": "slo CMD: --model: expected a value,
+ * found the option "--json""), returning -1. */
 int cli_repeated_option(const char *cmd, const struct option *longopts, int first, int code,
                         const char *value, struct cli_seen *seen);
 

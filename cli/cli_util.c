@@ -48,13 +48,20 @@ int cli_repeated_option(const char *cmd, const struct option *longopts, int firs
                         const char *value, struct cli_seen *seen)
 {
     const char *now = value ? value : "";
+    const struct option *lo = longopts;
     if (code < first || code - first >= CLI_MAX_OPTIONS)
         return 0;
+    while (lo->name && lo->val != code)
+        lo++;
+    /* "--model --json": getopt takes the next option as the value; no
+     * value of ours starts with "--" (a file of that name: ./--name) */
+    if (value && lo->name && lo->has_arg == required_argument && strncmp(value, "--", 2) == 0) {
+        cli_usage_error(cmd, "--%s: expected a value, found the option \"%s\"", lo->name,
+                        value);
+        return -1;
+    }
     const char *prev = seen->value[code - first];
     if (prev && strcmp(prev, now) != 0) {
-        const struct option *lo = longopts;
-        while (lo->name && lo->val != code)
-            lo++;
         cli_usage_error(cmd, "--%s: given twice with different values (\"%s\", \"%s\")",
                         lo->name ? lo->name : "?", prev, now);
         return -1;

@@ -139,6 +139,9 @@ expect "unknown model" '--model: expected a built-in model \(resnet50, vgg16\) o
     comm --model alexnet --bandwidth 10Gbit
 expect "missing model" '--model: expected resnet50, vgg16 or a per-layer CSV file, found it missing' \
     comm --bandwidth 10Gbit
+# trial finding: "--model --json" made "--json" the model name
+expect "an option as a value" '--model: expected a value, found the option "--json"' \
+    comm --model --json --bandwidth 3Gbit
 expect "missing bandwidth" '--bandwidth: expected a bandwidth such as 10Gbit' \
     comm --model resnet50
 expect "zero bandwidth" '--bandwidth: expected a bandwidth > 0, found "0Gbit"' \
