@@ -53,7 +53,9 @@
  *    skip replays which cannot win).
  * Cost: per target O(G + blocks) (step 2 stops early), O(G) per block for
  * pipelined PS at worst (pending_cap(); it stops once no later gradient
- * can lower the cap, one look-up in a stack of the pending gradients),
+ * can lower the cap, one look-up in a stack of the pending gradients, or
+ * when the pull is backed up finds the few gradients that can in a treap
+ * in O(log G) each, when the byte counts are exact),
  * plus the O(U) DP; at most 28 targets, for pipelined PS all but the
  * first finite one resumed from the state where it first depended on the
  * target (run_target()); plus one simulation of each published policy
@@ -63,6 +65,7 @@
  */
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,6 +102,14 @@ struct planner {
      * the top run, the very same floating-point sum as the loop over all
      * runs it replaces */
     double *rsum;
+    /* Exact byte sums (pending_cap()'s window query): Q = 2^(E-53) with
+     * o_G < 2^E, qscale = 1/Q; off_exact: every offset is a multiple of Q
+     * (pipelined PS only); rexact[k] (k < n_runs - 1, kept with rsum when
+     * off_exact): the lower ends of runs 0..k are (the upper end of a run
+     * is an offset: set when the run is made, only lo moves) */
+    double qscale;
+    int off_exact;
+    unsigned char *rexact;
     struct range *take; /* ranges of the block being sent */
     size_t n_take;
     /* PS pipelined: the pending gradients as a stack, the lowest on top
@@ -106,7 +117,13 @@ struct planner {
      * maximum of tail - bocc x above from the bottom up */
     size_t *stk_g;
     double *stk_above, *stk_max;
+    double *stk_key; /* tail - bocc x above of each entry, as pushed */
     size_t n_stk;
+    /* PS pipelined: stack entries 0 .. tp_built-1 (tp_built <= n_stk) in a
+     * treap ordered by (stk_key, position), children tp_l/tp_r (TP_NIL:
+     * none), for pending_cap()'s window query; filled lazily by it */
+    size_t *tp_l, *tp_r;
+    size_t tp_root, tp_built;
     double eps_bytes;   /* rounding: min(1e-9 of all bytes, half the least gradient) */
     /* tail DP over units */
     struct range *units;
@@ -124,10 +141,15 @@ struct planner {
         double target, t, link_free_s, pull_free_s;
         size_t a, tr_n, n_runs, n_stk, n_out, n_blocks;
         size_t cap_done, cap_out, cap_blocks;
-        double *done_s, *rsum, *gdone, *stk_above, *stk_max;
+        double *done_s, *rsum, *gdone, *stk_above, *stk_max, *stk_key;
+        unsigned char *rexact;
         struct range *runs, *out;
         size_t *stk_g, *block_end, *block_lowest;
     } snap;
+    /* environment SLO_COMM_TEST_FULL_SCAN set: pending_cap() visits every
+     * pending gradient (no early stop, no window query), for
+     * tests/test_comm.c to compare the plans with and without them */
+    int full_scan;
     /* set by run_target when the target shaped the plan (see there) */
     int constrained;
     struct range *out;       /* ranges */
@@ -168,6 +190,15 @@ static inline double min2(double a, double b)
     return a < b ? a : b < a ? b : a == a ? a : b;
 }
 
+/* x (0 <= x <= o_G) is a multiple of Q (see struct planner): x / Q, an
+ * exact scaling by a power of two below 2^53, is an integer (the
+ * conversion is exact for it; no libm call) */
+static int on_grid(const struct planner *p, double x)
+{
+    double y = x * p->qscale;
+    return y == (double)(int64_t)y;
+}
+
 static int grow(void **ptr, size_t *cap, size_t need, size_t size)
 {
     if (need <= *cap)
@@ -184,6 +215,95 @@ static int grow(void **ptr, size_t *cap, size_t need, size_t size)
         *cap = ncap;
     }
     return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Treap over the pending-gradient stack (pipelined PS, pending_cap())  */
+/* ------------------------------------------------------------------ */
+
+#define TP_NIL SIZE_MAX
+
+/* Heap priority of stack position i: a fixed bijective mix of i (SplitMix64's
+ * finalizer), so priorities are distinct and the treap is the same on every
+ * run; expected depth O(log n). */
+static uint64_t tp_prio(size_t i)
+{
+    uint64_t z = (uint64_t)i + 0x9E3779B97F4A7C15u;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
+    return z ^ (z >> 31);
+}
+
+/* order of the treap: by key, ties by position */
+static int tp_less(const struct planner *p, size_t i, size_t j)
+{
+    return p->stk_key[i] < p->stk_key[j] || (p->stk_key[i] == p->stk_key[j] && i < j);
+}
+
+/* split subtree t into the nodes before i (*l) and after it (*r) */
+static void tp_split(struct planner *p, size_t t, size_t i, size_t *l, size_t *r)
+{
+    if (t == TP_NIL) {
+        *l = *r = TP_NIL;
+    } else if (tp_less(p, t, i)) {
+        tp_split(p, p->tp_r[t], i, &p->tp_r[t], r);
+        *l = t;
+    } else {
+        tp_split(p, p->tp_l[t], i, l, &p->tp_l[t]);
+        *r = t;
+    }
+}
+
+/* join subtrees l and r, every node of l before every node of r */
+static size_t tp_merge(struct planner *p, size_t l, size_t r)
+{
+    if (l == TP_NIL)
+        return r;
+    if (r == TP_NIL)
+        return l;
+    if (tp_prio(l) > tp_prio(r)) {
+        p->tp_r[l] = tp_merge(p, p->tp_r[l], r);
+        return l;
+    }
+    p->tp_l[r] = tp_merge(p, l, p->tp_l[r]);
+    return r;
+}
+
+static size_t tp_insert(struct planner *p, size_t t, size_t i)
+{
+    if (t == TP_NIL || tp_prio(i) > tp_prio(t)) {
+        tp_split(p, t, i, &p->tp_l[i], &p->tp_r[i]);
+        return i;
+    }
+    if (tp_less(p, i, t))
+        p->tp_l[t] = tp_insert(p, p->tp_l[t], i);
+    else
+        p->tp_r[t] = tp_insert(p, p->tp_r[t], i);
+    return t;
+}
+
+static size_t tp_erase(struct planner *p, size_t t, size_t i)
+{
+    if (t == i)
+        return tp_merge(p, p->tp_l[i], p->tp_r[i]);
+    if (tp_less(p, i, t))
+        p->tp_l[t] = tp_erase(p, p->tp_l[t], i);
+    else
+        p->tp_r[t] = tp_erase(p, p->tp_r[t], i);
+    return t;
+}
+
+/* the stack shrank to n_stk entries: drop the treap's entries above it */
+static void tp_truncate(struct planner *p)
+{
+    if (p->n_stk == 0) {
+        p->tp_root = TP_NIL;
+        p->tp_built = 0;
+    }
+    while (p->tp_built > p->n_stk) {
+        p->tp_built--;
+        p->tp_root = tp_erase(p, p->tp_root, p->tp_built);
+    }
 }
 
 /* Post one block of bytes taken from the bottom of the pending runs (the
@@ -221,6 +341,8 @@ static int send_lowest(struct planner *p, double t, double q, slo_error_t *err)
         size_t low = p->n_runs > 0 ? p->runs[p->n_runs - 1].g : p->G;
         while (p->n_stk > 0 && p->stk_g[p->n_stk - 1] < low)
             p->n_stk--;
+        if (p->tp_built > p->n_stk)
+            tp_truncate(p);
     }
     if ((rc = comm_transport_post(&p->tr, t, sum, &S, &E, &D, err)))
         return rc;
@@ -360,6 +482,58 @@ static double q_for(const struct planner *p, double t, double y)
     return (y - t - p->A1) / p->bocc;
 }
 
+/* Pipelined PS, pending_cap(): the bound after pending gradient g, whose
+ * pending bytes and those of every lower gradient are cum (P_g): returns
+ * min(bound, best_g) for g's largest feasible block best_g, or bound and
+ * sets p->constrained when no block lets g meet its deadline. One function
+ * for the scan and the window query in pending_cap(), so that both
+ * evaluate a gradient with the very same floating-point operations. */
+static inline double ps_gradient_cap(struct planner *p, double target, double t, size_t a,
+                                     double b, double P, size_t g, double cum, double bound)
+{
+    double y, r1, r2, best; /* b = bocc, P = pull_free_s */
+    /* need F(q) <= y: q <= P_j gives max(t + b q, P) <= y - b P_j,
+     * q > P_j gives t + 2 b q <= y and P + b q <= y */
+    y = target - p->tail[g] - p->A2 - b * p->off[a];
+    if (P + b * cum > y) {
+        /* infeasible whatever q is: ignore */
+        p->constrained = 1; /* a higher target may make it count */
+        return bound;
+    }
+    r1 = (y - b * cum - t) / b;
+    /* best = min(r1, cum), or r2 when r2 > cum: with cum and r1
+     * both >= bound it cannot lower the bound (skips r2) */
+    if (cum >= bound && r1 >= bound)
+        return bound;
+    r2 = min2((y - t) / (2 * b), (y - P) / b);
+    best = min2(r1, cum);
+    if (r2 > cum && r2 > best)
+        best = r2;
+    return best < bound ? best : bound;
+}
+
+/* pending_cap()'s window query: every treap node with lo < stk_key <= hi,
+ * lo rising as the bound falls (see there) */
+struct ps_window {
+    double target, t, base, margin2, hi, pending, bound;
+    size_t a;
+};
+
+static void ps_window_visit(struct planner *p, struct ps_window *w, size_t n)
+{
+    while (n != TP_NIL) {
+        double key = p->stk_key[n];
+        if (key <= w->hi) /* keys after n are >= key */
+            ps_window_visit(p, w, p->tp_r[n]);
+        if (key <= w->hi && key > w->base - w->t - p->bocc * w->bound - w->margin2)
+            w->bound = ps_gradient_cap(p, w->target, w->t, w->a, p->bocc, p->tr.pull_free_s,
+                                       p->stk_g[n], w->pending - p->stk_above[n], w->bound);
+        if (!(key > w->base - w->t - p->bocc * w->bound - w->margin2))
+            return; /* keys before n are <= key */
+        n = p->tp_l[n];
+    }
+}
+
 /* Largest q <= q0 with, for every pending gradient j (ascending), q <= P_j
  * or the link frees by d_j - A1 - A2 - bocc o_a (q_for), P_j = pending bytes of
  * gradients <= j. Stops once P_j passes the bound: later j cannot lower it.
@@ -395,7 +569,39 @@ static double pending_cap(struct planner *p, double target, double t, size_t a,
          * (P_j here, above_j there, pending in run_target) of terms of
          * size <= bocc o_G; the margin of (2 G + 16) DBL_EPSILON S, S the
          * sum of the magnitudes involved, covers their rounding, so
-         * the stop never skips a j that the loop would have used. */
+         * the stop never skips a j that the loop would have used.
+         *
+         * Window query (the same result and flag). The stop fails when the
+         * pull is backed up (pull_free about t + bocc bound or later): the
+         * later j that block it are infeasible ones, which change nothing
+         * once the flag is set, or a few deep in the stack, and the loop
+         * walked the whole stack per block (50,000 layers: 7.8 s). By the above, a later j can change the
+         * bound only if z_j < t + bocc bound, and only if it is feasible,
+         * z_j >= pull_free; in keys k_j = Fs_j - bocc above_j, z_j =
+         * base - k_j: lo < k_j <= hi with lo = base - t - bocc bound - 2 m
+         * and hi = base - pull_free + 2 m (m the margin; twice it covers
+         * the rounding of base, k_j, lo and hi besides that of the loop's
+         * own test, each a few DBL_EPSILON S). A treap of the stack
+         * entries ordered by key yields exactly these j (and maybe some
+         * visited already, which the minimum takes twice, harmlessly),
+         * each evaluated by ps_gradient_cap() as the loop would; the
+         * bound only falls, so lo only rises while the query runs. The
+         * flag: set already, or some later j has k_j > hi (zmin <
+         * pull_free - 2 m), which the loop finds infeasible. The loop's
+         * P_j is a running sum from the top, this one pending - above_j:
+         * they are the same double when every byte count involved is
+         * exact, checked as: every offset and the lower end of every
+         * pending run (its upper end is an offset) are multiples of
+         * Q = 2^(E-53), o_G < 2^E (on_grid(), rexact[]). Then every difference and every sum of such counts
+         * (at most o_G) is a multiple of Q below 2^53 Q, representable,
+         * so no operation rounds: the loop's P_j, pending (rsum) and
+         * above_j (built at arrivals from ends that are still ends of
+         * pending runs or offsets: a gradient's pending bytes only lose
+         * their lowest part once every lower gradient is sent) are the
+         * exact byte counts. Otherwise, or with few entries left, the
+         * loop goes on as before. Cost O((1 + window) log G) per block,
+         * plus O(log G) per stack entry entered into or dropped from the
+         * treap. */
         double b = p->bocc, P = p->tr.pull_free_s;
         double base = target - p->A2 - b * p->off[a] - b * pending;
         double margin = (2.0 * (double)p->G + 16) * DBL_EPSILON *
@@ -406,37 +612,41 @@ static double pending_cap(struct planner *p, double target, double t, size_t a,
             double lo = p->runs[k].lo, hi = p->runs[k].hi;
             size_t g = p->runs[k].g;
             for (; lo < hi; g++) {
-                double end = min2(hi, p->off[g + 1]), y, r1, r2, best;
-                if (cum >= bound && left > 0) {
+                double end = min2(hi, p->off[g + 1]);
+                if (cum >= bound && left > 0 && !p->full_scan) {
                     /* min over gradients g and above of z_j */
                     double zmin = base - p->stk_max[left - 1];
                     if (zmin - t >= b * bound + margin &&
                         (p->constrained || zmin >= P + margin))
                         return bound;
+                    if (left >= 32 && (p->constrained || zmin < P - 2 * margin) &&
+                        p->off_exact && (p->n_runs < 2 || p->rexact[p->n_runs - 2]) &&
+                        on_grid(p, p->runs[p->n_runs - 1].lo)) {
+                        /* window query (see above): some later j infeasible
+                         * (the loop sets the flag), or the flag is set */
+                        struct ps_window w;
+                        p->constrained = 1;
+                        while (p->tp_built < left) {
+                            p->tp_root = tp_insert(p, p->tp_root, p->tp_built);
+                            p->tp_built++;
+                        }
+                        w.target = target;
+                        w.t = t;
+                        w.a = a;
+                        w.base = base;
+                        w.margin2 = 2 * margin;
+                        w.hi = base - P + 2 * margin;
+                        w.pending = pending;
+                        w.bound = bound;
+                        ps_window_visit(p, &w, p->tp_root);
+                        return w.bound;
+                    }
                 }
                 if (left > 0)
                     left--;
                 cum += end - lo;
-                /* need F(q) <= y: q <= P_j gives max(t + b q, P) <= y - b P_j,
-                 * q > P_j gives t + 2 b q <= y and P + b q <= y */
-                y = target - p->tail[g] - p->A2 - b * p->off[a];
                 lo = end;
-                if (P + b * cum > y) {
-                    /* infeasible whatever q is: ignore */
-                    p->constrained = 1; /* a higher target may make it count */
-                    continue;
-                }
-                r1 = (y - b * cum - t) / b;
-                /* best = min(r1, cum), or r2 when r2 > cum: with cum and r1
-                 * both >= bound it cannot lower the bound (skips r2) */
-                if (cum >= bound && r1 >= bound)
-                    continue;
-                r2 = min2((y - t) / (2 * b), (y - P) / b);
-                best = min2(r1, cum);
-                if (r2 > cum && r2 > best)
-                    best = r2;
-                if (best < bound)
-                    bound = best;
+                bound = ps_gradient_cap(p, target, t, a, b, P, g, cum, bound);
             }
         }
         return bound;
@@ -473,12 +683,14 @@ static int snap_save(struct planner *p, double target, double t, size_t a, slo_e
     if (!p->snap.runs) {
         p->snap.runs = malloc((G + 1) * sizeof *p->snap.runs);
         p->snap.rsum = malloc((G + 1) * sizeof *p->snap.rsum);
+        p->snap.rexact = malloc(G + 1);
         p->snap.gdone = malloc((G + 1) * sizeof *p->snap.gdone);
         p->snap.stk_g = malloc((G + 1) * sizeof *p->snap.stk_g);
         p->snap.stk_above = malloc((G + 1) * sizeof *p->snap.stk_above);
         p->snap.stk_max = malloc((G + 1) * sizeof *p->snap.stk_max);
-        if (!p->snap.runs || !p->snap.rsum || !p->snap.gdone || !p->snap.stk_g ||
-            !p->snap.stk_above || !p->snap.stk_max)
+        p->snap.stk_key = malloc((G + 1) * sizeof *p->snap.stk_key);
+        if (!p->snap.runs || !p->snap.rsum || !p->snap.rexact || !p->snap.gdone || !p->snap.stk_g ||
+            !p->snap.stk_above || !p->snap.stk_max || !p->snap.stk_key)
             return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
     }
     if (grow((void **)&p->snap.done_s, &p->snap.cap_done, p->tr.n + 1, sizeof(double)) ||
@@ -498,10 +710,12 @@ static int snap_save(struct planner *p, double target, double t, size_t a, slo_e
     p->snap.n_runs = p->n_runs;
     copy_n(p->snap.runs, p->runs, p->n_runs * sizeof *p->runs);
     copy_n(p->snap.rsum, p->rsum, p->n_runs * sizeof *p->rsum);
+    copy_n(p->snap.rexact, p->rexact, p->n_runs);
     p->snap.n_stk = p->n_stk;
     copy_n(p->snap.stk_g, p->stk_g, p->n_stk * sizeof *p->stk_g);
     copy_n(p->snap.stk_above, p->stk_above, p->n_stk * sizeof *p->stk_above);
     copy_n(p->snap.stk_max, p->stk_max, p->n_stk * sizeof *p->stk_max);
+    copy_n(p->snap.stk_key, p->stk_key, p->n_stk * sizeof *p->stk_key);
     copy_n(p->snap.gdone, p->gdone, G * sizeof *p->gdone);
     p->snap.n_out = p->n_out;
     copy_n(p->snap.out, p->out, p->n_out * sizeof *p->out);
@@ -528,10 +742,14 @@ static int snap_restore(struct planner *p, double *t, size_t *a, slo_error_t *er
     p->n_runs = p->snap.n_runs;
     copy_n(p->runs, p->snap.runs, p->n_runs * sizeof *p->runs);
     copy_n(p->rsum, p->snap.rsum, p->n_runs * sizeof *p->rsum);
+    copy_n(p->rexact, p->snap.rexact, p->n_runs);
     p->n_stk = p->snap.n_stk;
     copy_n(p->stk_g, p->snap.stk_g, p->n_stk * sizeof *p->stk_g);
     copy_n(p->stk_above, p->snap.stk_above, p->n_stk * sizeof *p->stk_above);
     copy_n(p->stk_max, p->snap.stk_max, p->n_stk * sizeof *p->stk_max);
+    copy_n(p->stk_key, p->snap.stk_key, p->n_stk * sizeof *p->stk_key);
+    p->tp_root = TP_NIL; /* the treap is rebuilt from the stack as needed */
+    p->tp_built = 0;
     copy_n(p->gdone, p->snap.gdone, p->G * sizeof *p->gdone);
     p->n_out = p->n_blocks = 0;
     if (p->recording) {
@@ -588,6 +806,7 @@ static int run_target(struct planner *p, double target, double *period, slo_erro
         p->tr.link_free_s = p->tr.pull_free_s = -INFINITY;
         p->n_runs = 0;
         p->n_stk = 0;
+        tp_truncate(p);
         p->n_out = 0;
         p->n_blocks = 0;
         for (size_t g = 0; g < p->G; g++)
@@ -611,6 +830,7 @@ static int run_target(struct planner *p, double target, double *period, slo_erro
                 key = p->tail[a] - p->bocc * above;
                 p->stk_g[i] = a;
                 p->stk_above[i] = above;
+                p->stk_key[i] = key;
                 p->stk_max[i] = i > 0 && p->stk_max[i - 1] > key ? p->stk_max[i - 1] : key;
                 p->n_stk = i + 1;
             }
@@ -622,6 +842,10 @@ static int run_target(struct planner *p, double target, double *period, slo_erro
                     p->rsum[p->n_runs - 1] =
                         (p->n_runs > 1 ? p->rsum[p->n_runs - 2] : 0) +
                         (p->runs[p->n_runs - 1].hi - p->runs[p->n_runs - 1].lo);
+                if (p->n_runs > 0 && p->off_exact)
+                    p->rexact[p->n_runs - 1] =
+                        (p->n_runs > 1 ? p->rexact[p->n_runs - 2] : 1) &&
+                        on_grid(p, p->runs[p->n_runs - 1].lo);
                 p->runs[p->n_runs].lo = p->off[a];
                 p->runs[p->n_runs].hi = p->off[a + 1];
                 p->runs[p->n_runs].g = grad_from(p, a, p->off[a]);
@@ -641,6 +865,7 @@ static int run_target(struct planner *p, double target, double *period, slo_erro
                   (p->runs[p->n_runs - 1].hi - p->runs[p->n_runs - 1].lo);
         if (pending <= p->eps_bytes) {
             p->n_runs = p->n_stk = 0; /* rounding leftovers only */
+            tp_truncate(p);
             t = p->r[a - 1];
             continue;
         }
@@ -720,6 +945,7 @@ static void planner_free(struct planner *p)
     free(p->grad_of);
     free(p->runs);
     free(p->rsum);
+    free(p->rexact);
     free(p->take);
     free(p->units);
     free(p->ugrad);
@@ -731,14 +957,19 @@ static void planner_free(struct planner *p)
     free(p->stk_g);
     free(p->stk_above);
     free(p->stk_max);
+    free(p->stk_key);
+    free(p->tp_l);
+    free(p->tp_r);
     free(p->out);
     free(p->block_end);
     free(p->block_lowest);
     free(p->snap.done_s);
     free(p->snap.rsum);
+    free(p->snap.rexact);
     free(p->snap.gdone);
     free(p->snap.stk_above);
     free(p->snap.stk_max);
+    free(p->snap.stk_key);
     free(p->snap.runs);
     free(p->snap.out);
     free(p->snap.stk_g);
@@ -789,6 +1020,16 @@ static int plan_blocks(const struct comm_sim *s, struct planner *p, slo_error_t 
         !p->runs || !p->rsum || !p->take || !p->units || !p->ugrad || !p->ucum || !p->h ||
         !p->next || !p->g || !p->deque || !p->stk_g || !p->stk_above || !p->stk_max)
         return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+    p->tp_root = TP_NIL;
+    if (ps && !serialized) { /* pipelined PS: pending_cap()'s stack and treap */
+        p->stk_key = malloc((G + 1) * sizeof *p->stk_key);
+        p->tp_l = malloc((G + 1) * sizeof *p->tp_l);
+        p->tp_r = malloc((G + 1) * sizeof *p->tp_r);
+        p->rexact = malloc(G + 1);
+        p->full_scan = getenv("SLO_COMM_TEST_FULL_SCAN") != NULL;
+        if (!p->stk_key || !p->tp_l || !p->tp_r || !p->rexact)
+            return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+    }
     for (size_t j = 0, i = 0; j < s->n; j++) {
         p->grad_of[j] = comm_bytes(s, j) > 0 ? i : G;
         if (comm_bytes(s, j) > 0) {
@@ -800,6 +1041,13 @@ static int plan_blocks(const struct comm_sim *s, struct planner *p, slo_error_t 
         }
     }
     p->off[G] = s->offset[s->n];
+    /* 1/Q = 2^(53 - E), E = ilogb(o_G) + 1; only for pipelined PS (the
+     * window query) and 0 < o_G < 2^53, so that 1/Q >= 1 and x / Q
+     * (x <= o_G) neither overflows nor underflows */
+    p->off_exact = ps && !serialized && p->off[G] > 0 && p->off[G] < 0x1p53;
+    p->qscale = p->off_exact ? ldexp(1.0, 52 - ilogb(p->off[G])) : 1;
+    for (size_t g = 0; g <= G && p->off_exact; g++)
+        p->off_exact = on_grid(p, p->off[g]);
     /* rounding leftovers: 1e-9 of all bytes, but below half the smallest
      * gradient, so that no gradient can pass for one (a 4-byte scalar in a
      * 4 GB model was dropped as a leftover and the replay stalled) */

@@ -880,6 +880,74 @@ static void test_ps_in_flight_plans_valid(void **state)
 }
 
 /*
+ * The optimal planner's shortcuts for PS with several collectives in flight
+ * (kernel/comm_optimal.c, pending_cap(): the early stop and the window
+ * query over a treap of the pending gradients, used when the pull is
+ * backed up) must give the very plan of the plain scan over every pending
+ * gradient; SLO_COMM_TEST_FULL_SCAN switches them off. Seeded random
+ * models (layer times scaled per layer by 0-5, 4 B-2 MB gradients, a fifth
+ * of them 30 times larger) on links slower than the compute (all bytes
+ * take 1.5-6 backward passes to push), where the pull backs up and many
+ * gradients stay pending (the case that took 7.8 s at 50,000 layers): 48
+ * with integer byte counts (the window query needs exact byte sums, as in
+ * the new-user trial's CSV models) and 16 with fractional ones (the query
+ * falls back to the scan), windows 2 and 0 (unlimited). Every plan: the
+ * same blocks, bytes, post and done times and iteration time, bit for bit.
+ * (Checked to fail with the query's right subtrees skipped, or with the
+ * exactness check dropped.)
+ */
+static void test_ps_shortcuts_match_full_scan(void **state)
+{
+    uint64_t seed = 50000;
+    (void)state;
+    for (int trial = 0; trial < 64; trial++) {
+        size_t n = 100 + (size_t)(uniform(&seed) * 250);
+        int fractional = trial >= 48;
+        double compute = 0, bytes = 0;
+        struct slo_comm_model m;
+        struct slo_comm_link link;
+        struct slo_comm_result full, fast;
+        slo_error_t err = {0};
+        assert_int_equal(slo_comm_model_alloc(&m, n, &err), SLO_OK);
+        for (size_t j = 0; j < n; j++) {
+            m.layers[j].forward_s = (0.01 + uniform(&seed)) * MS * 5 * uniform(&seed);
+            m.layers[j].backward_s = (0.01 + 2 * uniform(&seed)) * MS * 5 * uniform(&seed);
+            m.layers[j].grad_bytes =
+                uniform(&seed) < 0.1 ? 0 : 4 * (1 + floor(uniform(&seed) * 500000));
+            if (uniform(&seed) < 0.2)
+                m.layers[j].grad_bytes *= 30;
+            if (fractional)
+                m.layers[j].grad_bytes *= 1 + 0.1 * uniform(&seed);
+            compute += m.layers[j].backward_s;
+            bytes += m.layers[j].grad_bytes;
+        }
+        m.layers[n - 1].grad_bytes += 4;
+        link.workers = 2 + (int)(uniform(&seed) * 14);
+        link.latency_s = (1 + 2 * uniform(&seed)) * 1e-5;
+        link.collective = SLO_COMM_PS;
+        link.max_in_flight = trial % 4 == 3 ? 0 : 2;
+        link.bandwidth_bytes_per_s = bytes / (compute * (1.5 + 4.5 * uniform(&seed)));
+        assert_int_equal(setenv("SLO_COMM_TEST_FULL_SCAN", "1", 1), 0);
+        simulate(&m, &link, NULL, SLO_COMM_OPTIMAL, &full);
+        assert_int_equal(unsetenv("SLO_COMM_TEST_FULL_SCAN"), 0);
+        simulate(&m, &link, NULL, SLO_COMM_OPTIMAL, &fast);
+        assert_true(full.iteration_s == fast.iteration_s);
+        assert_int_equal(full.n_messages, fast.n_messages);
+        assert_int_equal(full.n_blocks, fast.n_blocks);
+        for (size_t k = 0; k < full.n_messages; k++) {
+            assert_int_equal(full.messages[k].block, fast.messages[k].block);
+            assert_true(full.messages[k].offset_bytes == fast.messages[k].offset_bytes);
+            assert_true(full.messages[k].bytes == fast.messages[k].bytes);
+            assert_true(full.messages[k].post_s == fast.messages[k].post_s);
+            assert_true(full.messages[k].done_s == fast.messages[k].done_s);
+        }
+        slo_comm_result_free(&full);
+        slo_comm_result_free(&fast);
+        slo_comm_model_free(&m);
+    }
+}
+
+/*
  * Tiny gradients in huge models: the optimal planner treated pending bytes
  * below 1e-9 of the model as rounding leftovers and dropped them, so a
  * 4-byte scalar ready first in a 4 GB model was never sent and the replay
@@ -2102,6 +2170,7 @@ int main(void)
         cmocka_unit_test(test_tiny_gradients_huge_model),
         cmocka_unit_test(test_schedule_bounds_hold),
         cmocka_unit_test(test_ps_in_flight_plans_valid),
+        cmocka_unit_test(test_ps_shortcuts_match_full_scan),
         cmocka_unit_test(test_csv_parse),
         cmocka_unit_test(test_csv_ready_times),
         cmocka_unit_test(test_csv_errors),
