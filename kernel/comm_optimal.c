@@ -146,9 +146,9 @@ struct planner {
         struct range *runs, *out;
         size_t *stk_g, *block_end, *block_lowest;
     } snap;
-    /* environment SLO_COMM_TEST_FULL_SCAN set: pending_cap() visits every
-     * pending gradient (no early stop, no window query), for
-     * tests/test_comm.c to compare the plans with and without them */
+    /* params->optimal_full_scan: pending_cap() visits every pending
+     * gradient (no early stop, no window query), for tests/test_comm.c to
+     * compare the plans with and without them */
     int full_scan;
     /* set by run_target when the target shaped the plan (see there) */
     int constrained;
@@ -1026,7 +1026,7 @@ static int plan_blocks(const struct comm_sim *s, struct planner *p, slo_error_t 
         p->tp_l = malloc((G + 1) * sizeof *p->tp_l);
         p->tp_r = malloc((G + 1) * sizeof *p->tp_r);
         p->rexact = malloc(G + 1);
-        p->full_scan = getenv("SLO_COMM_TEST_FULL_SCAN") != NULL;
+        p->full_scan = s->params->optimal_full_scan;
         if (!p->stk_key || !p->tp_l || !p->tp_r || !p->rexact)
             return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
     }

@@ -213,6 +213,7 @@ void slo_comm_params_default(struct slo_comm_params *p)
     p->prophet_partition_bytes = 4096000.0;
     p->prophet_credit_bytes = 16384000.0;
     p->prophet_slack_s = 0.001;
+    p->optimal_full_scan = 0;
 }
 
 int slo_comm_params_check(const struct slo_comm_params *p, slo_error_t *err)
@@ -233,6 +234,9 @@ int slo_comm_params_check(const struct slo_comm_params *p, slo_error_t *err)
         if (!isfinite(f[i].v) || f[i].v < 0 || (!f[i].zero_ok && f[i].v == 0))
             return slo_fail(err, SLO_ERR_INVALID, f[i].name, "expected a number %s 0, found %g",
                             f[i].zero_ok ? ">=" : ">", f[i].v);
+    if (p->optimal_full_scan != 0 && p->optimal_full_scan != 1)
+        return slo_fail(err, SLO_ERR_INVALID, "optimal_full_scan", "expected 0 or 1, found %d",
+                        p->optimal_full_scan);
     return SLO_OK;
 }
 

@@ -308,9 +308,15 @@ struct slo_comm_params {
     double prophet_credit_bytes;    /* 16,384,000 (4 partitions; Z_CREDIT has no
                                        default in the code, notes 1.7) */
     double prophet_slack_s;         /* 0.001: Q_k = B (Delta_k + 1 ms), notes 1.5 */
+    int optimal_full_scan;          /* 0 (default): the optimal planner's exact
+                                       shortcuts for PS with several collectives
+                                       in flight are on; 1: off, every pending
+                                       gradient is checked (the same plans,
+                                       slower; for verification) */
 };
 void slo_comm_params_default(struct slo_comm_params *params);
-/* Check every field is finite and > 0 (slack >= 0); err->source names it. */
+/* Check every field is finite and > 0 (slack >= 0), optimal_full_scan 0 or
+ * 1; err->source names the field. */
 int slo_comm_params_check(const struct slo_comm_params *params, slo_error_t *err);
 
 /* ------------------------------------------------------------------ */

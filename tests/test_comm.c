@@ -884,7 +884,7 @@ static void test_ps_in_flight_plans_valid(void **state)
  * (kernel/comm_optimal.c, pending_cap(): the early stop and the window
  * query over a treap of the pending gradients, used when the pull is
  * backed up) must give the very plan of the plain scan over every pending
- * gradient; SLO_COMM_TEST_FULL_SCAN switches them off. Seeded random
+ * gradient; params.optimal_full_scan switches them off. Seeded random
  * models (layer times scaled per layer by 0-5, 4 B-2 MB gradients, a fifth
  * of them 30 times larger) on links slower than the compute (all bytes
  * take 1.5-6 backward passes to push), where the pull backs up and many
@@ -907,6 +907,7 @@ static void test_ps_shortcuts_match_full_scan(void **state)
         struct slo_comm_model m;
         struct slo_comm_link link;
         struct slo_comm_result full, fast;
+        struct slo_comm_params params;
         slo_error_t err = {0};
         assert_int_equal(slo_comm_model_alloc(&m, n, &err), SLO_OK);
         for (size_t j = 0; j < n; j++) {
@@ -927,9 +928,9 @@ static void test_ps_shortcuts_match_full_scan(void **state)
         link.collective = SLO_COMM_PS;
         link.max_in_flight = trial % 4 == 3 ? 0 : 2;
         link.bandwidth_bytes_per_s = bytes / (compute * (1.5 + 4.5 * uniform(&seed)));
-        assert_int_equal(setenv("SLO_COMM_TEST_FULL_SCAN", "1", 1), 0);
-        simulate(&m, &link, NULL, SLO_COMM_OPTIMAL, &full);
-        assert_int_equal(unsetenv("SLO_COMM_TEST_FULL_SCAN"), 0);
+        slo_comm_params_default(&params);
+        params.optimal_full_scan = 1;
+        simulate(&m, &link, &params, SLO_COMM_OPTIMAL, &full);
         simulate(&m, &link, NULL, SLO_COMM_OPTIMAL, &fast);
         assert_true(full.iteration_s == fast.iteration_s);
         assert_int_equal(full.n_messages, fast.n_messages);
@@ -1704,6 +1705,11 @@ static void test_limits_simulate(void **state)
     assert_int_equal(slo_comm_simulate(&m, &link, &params, SLO_COMM_PROPHET, &r, &err),
                      SLO_ERR_INVALID);
     assert_string_equal(err.source, "prophet_partition_bytes");
+    slo_comm_params_default(&params);
+    params.optimal_full_scan = 2;
+    assert_int_equal(slo_comm_simulate(&m, &link, &params, SLO_COMM_OPTIMAL, &r, &err),
+                     SLO_ERR_INVALID);
+    assert_string_equal(err.source, "optimal_full_scan");
     slo_comm_params_default(&params);
     params.p3_slice_bytes = 1000;
     assert_int_equal(slo_comm_simulate(&m, &link, &params, SLO_COMM_P3, &r, &err),
