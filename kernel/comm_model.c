@@ -215,7 +215,9 @@ static int number_field(const char *text, double *out)
     v = slo_strtod(text, &end);
     while (isspace((unsigned char)*end))
         end++;
-    if (*end || errno == ERANGE || !isfinite(v))
+    /* ERANGE with a finite value is underflow (1e-320): a valid, tiny
+     * number; overflow gives inf and is refused */
+    if (*end || !isfinite(v))
         return -1;
     *out = v;
     return 0;

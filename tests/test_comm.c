@@ -1242,6 +1242,17 @@ static void test_csv_parse(void **state)
     assert_float_equal(m.layers[1].grad_bytes, 0, 0);
     assert_string_equal(m.name, "t");
     slo_comm_model_free(&m);
+    /* trial finding: a subnormal time (strtod's ERANGE underflow) was
+     * refused as "expected a number >= 0"; it is a number >= 0 */
+    assert_int_equal(slo_comm_model_parse_csv("forward_ms,backward_ms,param_bytes\n1e-320,1,4\n",
+                                              "u.csv", NULL, &m, &err),
+                     SLO_OK);
+    assert_true(m.layers[0].forward_s > 0 && m.layers[0].forward_s < 1e-300);
+    slo_comm_model_free(&m);
+    /* overflow still is not */
+    assert_int_equal(slo_comm_model_parse_csv("forward_ms,backward_ms,param_bytes\n1e999,1,4\n",
+                                              "o.csv", NULL, &m, &err),
+                     SLO_ERR_INVALID);
 }
 
 static void test_csv_ready_times(void **state)
