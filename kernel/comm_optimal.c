@@ -124,7 +124,10 @@ struct planner {
      * none), for pending_cap()'s window query; filled lazily by it */
     size_t *tp_l, *tp_r;
     size_t tp_root, tp_built;
-    double eps_bytes;   /* rounding: min(1e-9 of all bytes, half the least gradient) */
+    double eps_bytes;   /* block sizes this small are rounding: 1e-9 of all bytes */
+    double eps_left;    /* pending bytes this small are dropped as rounding
+                         * leftovers: eps_bytes, but below half the least
+                         * gradient */
     /* tail DP over units */
     struct range *units;
     size_t *ugrad;
@@ -864,8 +867,16 @@ static int run_target(struct planner *p, double target, double *period, slo_erro
         pending = (p->n_runs > 1 ? p->rsum[p->n_runs - 2] : 0) +
                   (p->runs[p->n_runs - 1].hi - p->runs[p->n_runs - 1].lo);
         if (pending <= p->eps_bytes) {
-            p->n_runs = p->n_stk = 0; /* rounding leftovers only */
-            tp_truncate(p);
+            /* at most eps_bytes pending: remainders that small went with
+             * their block (send_lowest()), so these are whole gradients.
+             * Below eps_left they are rounding leftovers and dropped; else
+             * a tiny gradient (a 4-byte scalar in a 4 GB model, which was
+             * dropped and stalled the replay) waits for the next arrival
+             * and goes with later bytes, or with the tail (drain()) */
+            if (pending <= p->eps_left) {
+                p->n_runs = p->n_stk = 0;
+                tp_truncate(p);
+            }
             t = p->r[a - 1];
             continue;
         }
@@ -1048,13 +1059,16 @@ static int plan_blocks(const struct comm_sim *s, struct planner *p, slo_error_t 
     p->qscale = p->off_exact ? ldexp(1.0, 52 - ilogb(p->off[G])) : 1;
     for (size_t g = 0; g <= G && p->off_exact; g++)
         p->off_exact = on_grid(p, p->off[g]);
-    /* rounding leftovers: 1e-9 of all bytes, but below half the smallest
-     * gradient, so that no gradient can pass for one (a 4-byte scalar in a
-     * 4 GB model was dropped as a leftover and the replay stalled) */
+    /* rounding: 1e-9 of all bytes for block sizes and remainders; pending
+     * bytes are dropped as leftovers only below half the smallest gradient
+     * too, so that no gradient can pass for one (run_target(); keeping a
+     * tiny gradient changes only plans that dropped it, whose replay
+     * stalled). */
     p->eps_bytes = 1e-9 * p->off[G];
+    p->eps_left = p->eps_bytes;
     for (size_t g = 0; g < G; g++)
-        if (0.5 * p->gbytes[g] < p->eps_bytes)
-            p->eps_bytes = 0.5 * p->gbytes[g];
+        if (0.5 * p->gbytes[g] < p->eps_left)
+            p->eps_left = 0.5 * p->gbytes[g];
     p->floor_s = s->backward_s + s->forward_s;
     if (serialized) {
         p->A1 = A;
@@ -1199,8 +1213,9 @@ static int replay_period(const struct comm_sim *s, const struct planner *p, size
  * fifo_step, chunk_step with chunk = infinity); P3 and ByteScheduler post
  * pieces of at most their chunk of one gradient each (chunk_step), Prophet
  * with PS ceil(s_i / partition) equal pieces of one gradient each
- * (comm_prophet.c: push_gradient, release_flush; with ring allreduce it
- * merges adjacent partitions into one collective, so it counts as a fusion
+ * (comm_prophet.c: push_gradient, release_flush; with ring allreduce it may
+ * merge adjacent partitions into one collective (serialized, latency > 0),
+ * so it counts as a fusion
  * policy here); so gradient i needs at least s_i / chunk of them, and a
  * count is an integer: ceil, shaved by 1e-12 so that a ratio rounded up
  * across an integer cannot claim one piece too many. The fusion policies
