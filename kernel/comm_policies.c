@@ -181,7 +181,7 @@ static int hvd_step(struct comm_sim *s, void *state, slo_error_t *err)
 {
     struct fifo_state *st = state;
     double cycle = s->params->hvd_cycle_s, thr = s->params->hvd_fusion_bytes;
-    double k, boundary, buf = 0, top;
+    double k, boundary, lo, top;
     size_t a = lowest_ready(s, st->next);
     int rc;
 
@@ -193,20 +193,23 @@ static int hvd_step(struct comm_sim *s, void *state, slo_error_t *err)
         comm_wake_at(s, boundary);
         return SLO_OK;
     }
-    top = s->offset[st->next];
+    /* the buffer is the byte range [lo, top) of the layers packed so far,
+     * taken from the offsets: a running sum of the sizes, posted at
+     * top - sum, came out below 0 or below the lowest layer's first byte
+     * with fractional sizes (the same with whole bytes < 2^53) */
+    top = lo = s->offset[st->next];
     for (size_t j = st->next; j-- > a;) {
         double b = comm_bytes(s, j);
         if (b == 0)
             continue;
-        if (buf > 0 && buf + b > thr) {
-            if ((rc = comm_post(s, top - buf, buf, err)))
+        if (lo < top && (top - lo) + b > thr) {
+            if ((rc = comm_post(s, lo, top - lo, err)))
                 return rc;
-            top -= buf;
-            buf = 0;
+            top = lo;
         }
-        buf += b;
+        lo = s->offset[j];
     }
-    if (buf > 0 && (rc = comm_post(s, top - buf, buf, err)))
+    if (lo < top && (rc = comm_post(s, lo, top - lo, err)))
         return rc;
     st->next = a;
     return SLO_OK;

@@ -21,12 +21,13 @@
  * Partitions: each gradient is cut into ceil(s / P) equal parts, which
  * approximates BytePS's partitioning (notes 1.5, worked example). With PS
  * each partition is its own message, as BytePS pushes them to its servers.
- * With ring allreduce there are no servers, and the partitions released at
- * one instant go out as one collective per contiguous byte range, the MPI
- * mapping of notes 6.1: a 4 MB partition per collective paid one latency
- * each (VGG-16's fc6 alone is 101 partitions) and made Prophet lose VGG-16
- * at 1 Gbit/s to FIFO by 0.04 %; merged, it wins there by 0.3 % (doc/comm.md,
- * "Prophet deviations and choices" and "Prophet vs FIFO").
+ * With ring allreduce, serialized collectives and a latency > 0, the
+ * partitions released at one instant go out as one collective per
+ * contiguous byte range, the MPI mapping of notes 6.1: a 4 MB partition per
+ * collective paid one latency each (VGG-16's fc6 alone is 101 partitions)
+ * and made Prophet lose VGG-16 at 1 Gbit/s to FIFO by 0.04 %; merged, it
+ * wins there by 0.3 % (doc/comm.md, "Prophet deviations and choices" and
+ * "Prophet vs FIFO"). Otherwise every partition is its own collective.
  * Which partitions are released, and when, is unchanged.
  */
 #include <math.h>
@@ -107,7 +108,7 @@ struct prophet_state {
     size_t n_completed;      /* completions seen (they arrive in post order) */
     size_t credit_in_flight;
     double rate_bytes_per_s; /* B of the notes: payload bytes per second */
-    int fuse;                /* ring: merge adjacent released partitions (notes 6.1) */
+    int fuse;                /* merge adjacent released partitions (release_flush()) */
     double *rel_off, *rel_len; /* [parts] ranges released at this instant */
     size_t n_rel;
 };
@@ -176,7 +177,10 @@ static int prophet_init(struct comm_sim *s, void **state, slo_error_t *err)
     /* B: the nominal link rate, as the hand-tuned version's Z_NET_B
      * (Mbit/s x 125 = bytes/ms, notes 1.4) that the experiments used */
     st->rate_bytes_per_s = s->link->bandwidth_bytes_per_s;
-    st->fuse = s->link->collective == SLO_COMM_RING;
+    /* merge only where every collective's latency is on the critical path:
+     * ring, one collective at a time, latency > 0 (release_flush()) */
+    st->fuse = s->link->collective == SLO_COMM_RING && s->link->max_in_flight == 1 &&
+               slo_comm_message_latency_s(s->link) > 0;
     *state = st;
     return SLO_OK;
 }
@@ -210,11 +214,15 @@ static void release(struct prophet_state *st, struct part p)
 /* Hand the partitions released at this instant to the transport. With PS
  * each partition is its own push, as BytePS sends them to its servers
  * (notes 1.1). With ring allreduce there are no servers to spread the
- * partitions over, and the MPI mapping of notes 6.1 issues one collective
- * per contiguous byte range of what is released together (adjacent
- * partitions merged by release()), which pays one latency per range
- * instead of one per 4 MB partition (notes 6.2 item 8). Ranges go out in
- * ascending offset (priority) order. *n_msgs: messages posted. */
+ * partitions over; when collectives are serialized and pay a latency, the
+ * MPI mapping of notes 6.1 issues one collective per contiguous byte range
+ * of what is released together (adjacent partitions merged by release()),
+ * which pays one latency per range instead of one per 4 MB partition
+ * (notes 6.2 item 8). With several collectives in flight the latency
+ * overlaps and with none there is nothing to save, while a merged range
+ * completes its lowest partition only with the last one: there each
+ * partition stays its own collective. Ranges go out in ascending offset
+ * (priority) order. *n_msgs: messages posted. */
 static int release_flush(struct comm_sim *s, struct prophet_state *st, size_t *n_msgs,
                          slo_error_t *err)
 {
