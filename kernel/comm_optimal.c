@@ -220,6 +220,17 @@ static int grow(void **ptr, size_t *cap, size_t need, size_t size)
     return 0;
 }
 
+/* block_lowest sized as block_end (cap_blocks); on failure the old array
+ * stays (planner_free() frees it) */
+static int resize_lowest(struct planner *p)
+{
+    size_t *np = realloc(p->block_lowest, p->cap_blocks * sizeof *np);
+    if (!np)
+        return -1;
+    p->block_lowest = np;
+    return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* Treap over the pending-gradient stack (pipelined PS, pending_cap())  */
 /* ------------------------------------------------------------------ */
@@ -366,7 +377,7 @@ static int send_lowest(struct planner *p, double t, double q, slo_error_t *err)
     }
     if (p->recording) {
         if (grow((void **)&p->block_end, &p->cap_blocks, p->n_blocks + 1, sizeof(size_t)) ||
-            !(p->block_lowest = realloc(p->block_lowest, p->cap_blocks * sizeof(size_t))))
+            resize_lowest(p))
             return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
         p->block_end[p->n_blocks] = p->n_out;
         p->block_lowest[p->n_blocks] = lowest;
@@ -759,7 +770,7 @@ static int snap_restore(struct planner *p, double *t, size_t *a, slo_error_t *er
         if (grow((void **)&p->out, &p->cap_out, p->snap.n_out + 1, sizeof *p->out) ||
             grow((void **)&p->block_end, &p->cap_blocks, p->snap.n_blocks + 1,
                  sizeof(size_t)) ||
-            !(p->block_lowest = realloc(p->block_lowest, p->cap_blocks * sizeof(size_t))))
+            resize_lowest(p))
             return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
         p->n_out = p->snap.n_out;
         copy_n(p->out, p->snap.out, p->n_out * sizeof *p->out);
