@@ -24,10 +24,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef NSIG
-#define NSIG 65 /* Linux: signals 1..64 */
-#endif
-
 static void sleep_s(double s)
 {
     if (s <= 0)
@@ -250,12 +246,7 @@ static void last_line(const char *path, char *out, size_t len)
 static void exec_slurmd(const char *slurmd, const char *node, int fd)
 {
     setsid();
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
-    for (int s = 1; s < NSIG; s++)
-        if (s != SIGKILL && s != SIGSTOP)
-            signal(s, SIG_DFL);
+    power_child_default_signals();
     /* Above 2 first, so no dup2 below overwrites the other source. */
     int o = fcntl(fd, F_DUPFD, 3);
     int in = open("/dev/null", O_RDONLY);

@@ -258,6 +258,11 @@ struct power_run_limits {
 int power_run(char *const argv[], const struct power_run_limits *lim, char **out,
               char *errline, size_t errlen);
 
+/* In a child after fork, before exec: an empty signal mask and the default
+ * disposition of every signal, so the command does not inherit what the
+ * parent (slurmctld's resume/suspend program) blocked or ignored. */
+void power_child_default_signals(void);
+
 /* ------------------------------------------------------------------ */
 /* Providers.                                                          */
 /* ------------------------------------------------------------------ */

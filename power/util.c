@@ -117,16 +117,21 @@ static void close_from(int lowfd)
         close(i);
 }
 
-/* The child after fork: never returns. */
-static void run_child(char *const argv[], int in, int outw, int errw)
+void power_child_default_signals(void)
 {
-    setpgid(0, 0);
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     for (int s = 1; s < NSIG; s++)
         if (s != SIGKILL && s != SIGSTOP)
             signal(s, SIG_DFL);
+}
+
+/* The child after fork: never returns. */
+static void run_child(char *const argv[], int in, int outw, int errw)
+{
+    setpgid(0, 0);
+    power_child_default_signals();
     /* Move the three ends above 2 first, so dup2 never meets an end that
      * already sits on 0..2 (dup2 onto a different fd clears close-on-exec). */
     int a = fcntl(in, F_DUPFD_CLOEXEC, 3), b = fcntl(outw, F_DUPFD_CLOEXEC, 3),
