@@ -19,6 +19,19 @@ export OMPI_MCA_mca_base_component_disable_dlclose=1
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
 export LSAN_OPTIONS="suppressions=${SLO_SRCDIR:-.}/tests/lsan-openmpi.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 
+# asan_built PROG: true when PROG, or the program behind its libtool wrapper
+# script in the build tree (.libs/PROG, .libs/lt-PROG), is built with
+# AddressSanitizer.
+asan_built() {
+    for _f in "$1" "${1%/*}/.libs/${1##*/}" "${1%/*}/.libs/lt-${1##*/}"; do
+        if [ -f "$_f" ] && { nm "$_f" 2>/dev/null | grep -q __asan_init ||
+                             ldd "$_f" 2>/dev/null | grep -q libasan; }; then
+            return 0
+        fi
+    done
+    return 1
+}
+
 mpi_require() {
     if [ "${SLO_MPIRUN:-no}" = no ] || [ ! -x "${SLO_MPIRUN:-}" ]; then
         echo "SKIP: Open MPI not found by configure (Debian: openmpi-bin libopenmpi-dev); $1 not run"

@@ -55,12 +55,9 @@ bw_ceiling() {
 }
 # An ASan build intercepts memcpy (slower), so the ceiling is not physical.
 asan=no
-for x in "$PROF" "${PROF%/*}/.libs/slo-mpiprof" "${PROF%/*}/.libs/lt-slo-mpiprof"; do
-    if [ -f "$x" ] && { nm "$x" 2>/dev/null | grep -q __asan_init ||
-                        ldd "$x" 2>/dev/null | grep -q libasan; }; then
-        asan=yes
-    fi
-done
+if asan_built "$PROF"; then
+    asan=yes
+fi
 
 for np in 2 4; do
     f=$tmp/p$np.json

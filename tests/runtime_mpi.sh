@@ -31,17 +31,9 @@ fi
 # pointers, so LeakSanitizer's fast unwinder stops at their first frame (shown
 # as "<unknown module>" once MPI_Finalize has dlclose'd them) and the
 # suppressions of tests/lsan-openmpi.supp (leak:libmpi.so, ...) cannot match.
-# The slow unwinder sees the whole stack. If it still cannot run, skip here.
-# (The demo is a libtool wrapper script in the build tree: look at .libs too.)
-asan=no
-for f in "$DEMO" "${DEMO%/*}/.libs/slo-train-demo" "${DEMO%/*}/.libs/lt-slo-train-demo"; do
-    if [ -f "$f" ] && { nm "$f" 2>/dev/null | grep -q __asan_init ||
-                        ldd "$f" 2>/dev/null | grep -q libasan; }; then
-        asan=yes
-    fi
-done
-if [ "$asan" = yes ]; then
-    export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
+# The slow unwinder sees the whole stack (tests/mpi_env.sh sets it). If it
+# still cannot run, skip here.
+if asan_built "$DEMO"; then
     if ! timeout 60 "$SLO_MPIRUN" -np 2 "$DEMO" --quick --iterations 1 --policy fifo \
         >"$tmp/asan.out" 2>"$tmp/asan.err"; then
         echo "SKIP: ASan build: slo-train-demo does not run cleanly under mpirun with ASan here:"
@@ -354,19 +346,24 @@ fault "MPI error draining on rank 2 only" drain:2 \
 # (rank 0's), matching PATTERN. (Open MPI's MPI_Abort banner is not required:
 # mpirun sometimes loses it, "ORTE_ERROR_LOG: Data unpack would read past end
 # of buffer in file orte/util/show_help.c", when the ranks die first.)
+# refused NAME PATTERN RC: the run ($tmp/out, $tmp/err) exited RC; passes
+# when that is 2 with exactly one message from rank 0 matching PATTERN and
+# nothing verified (124: the timeout killed a hang).
+refused() {
+    n=$(grep -c '^slo-train-demo: ' "$tmp/err")
+    if [ "$3" = 124 ]; then
+        notok "$1: hang (killed by timeout)"
+    elif [ "$3" = 2 ] && [ "$n" = 1 ] && grep -Eq -- "^slo-train-demo: $2" "$tmp/err" &&
+         ! grep -q '^verified' "$tmp/out"; then
+        ok "$1"
+    else
+        notok "$1 (exit $3, $n messages)"
+    fi
+}
 bad() {
     name=$1; pattern=$2; np=$3; shift 3
     run "$np" "$@"
-    rc=$?
-    n=$(grep -c '^slo-train-demo: ' "$tmp/err")
-    if [ "$rc" = 124 ]; then
-        notok "$name: hang (killed by timeout)"
-    elif [ "$rc" = 2 ] && [ "$n" = 1 ] && grep -Eq -- "^slo-train-demo: $pattern" "$tmp/err" &&
-         ! grep -q '^verified' "$tmp/out"; then
-        ok "$name"
-    else
-        notok "$name (exit $rc, $n messages)"
-    fi
+    refused "$name" "$pattern" $?
 }
 # --profile: the link for the prediction from a slo-mpiprof document (the
 # real -np 4 profile in tests/mpiprof/, measured on this kind of VM) instead
@@ -450,16 +447,7 @@ colon() { # NAME PATTERN ARGS-RANK0 -- ARGS-OTHERS: np 1 + np NP_OTHERS under ti
     shift
     # shellcheck disable=SC2086 # word splitting of the plain option lists is meant
     timeout 120 "$SLO_MPIRUN" -np 1 "$DEMO" $a0 : -np 1 "$DEMO" "$@" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-    n=$(grep -c '^slo-train-demo: ' "$tmp/err")
-    if [ "$rc" = 124 ]; then
-        notok "$name: hang (killed by timeout)"
-    elif [ "$rc" = 2 ] && [ "$n" = 1 ] && grep -Eq -- "^slo-train-demo: $pattern" "$tmp/err" &&
-         ! grep -q '^verified' "$tmp/out"; then
-        ok "$name"
-    else
-        notok "$name (exit $rc, $n messages)"
-    fi
+    refused "$name" "$pattern" $?
 }
 colon "other --iterations on rank 1 (colon syntax)" \
     'rank 1 was started with other arguments than rank 0' \
