@@ -202,32 +202,27 @@ static int on_grid(const struct planner *p, double x)
     return y == (double)(int64_t)y;
 }
 
-static int grow(void **ptr, size_t *cap, size_t need, size_t size)
+/* *ptr resized to n elements of size bytes (n > 0); on failure -1 and
+ * the old array stays (planner_free() frees it) */
+static int resize(void **ptr, size_t n, size_t size)
 {
-    if (need <= *cap)
-        return 0;
-    {
-        size_t ncap = *cap ? *cap : 64;
-        void *np;
-        while (ncap < need)
-            ncap *= 2;
-        np = realloc(*ptr, ncap * size);
-        if (!np)
-            return -1;
-        *ptr = np;
-        *cap = ncap;
-    }
+    void *np = realloc(*ptr, n * size);
+    if (!np)
+        return -1;
+    *ptr = np;
     return 0;
 }
 
-/* block_lowest sized as block_end (cap_blocks); on failure the old array
- * stays (planner_free() frees it) */
-static int resize_lowest(struct planner *p)
+static int grow(void **ptr, size_t *cap, size_t need, size_t size)
 {
-    size_t *np = realloc(p->block_lowest, p->cap_blocks * sizeof *np);
-    if (!np)
+    size_t ncap = *cap ? *cap : 64;
+    if (need <= *cap)
+        return 0;
+    while (ncap < need)
+        ncap *= 2;
+    if (resize(ptr, ncap, size))
         return -1;
-    p->block_lowest = np;
+    *cap = ncap;
     return 0;
 }
 
@@ -377,7 +372,7 @@ static int send_lowest(struct planner *p, double t, double q, slo_error_t *err)
     }
     if (p->recording) {
         if (grow((void **)&p->block_end, &p->cap_blocks, p->n_blocks + 1, sizeof(size_t)) ||
-            resize_lowest(p))
+            resize((void **)&p->block_lowest, p->cap_blocks, sizeof(size_t)))
             return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
         p->block_end[p->n_blocks] = p->n_out;
         p->block_lowest[p->n_blocks] = lowest;
@@ -711,8 +706,7 @@ static int snap_save(struct planner *p, double target, double t, size_t a, slo_e
         grow((void **)&p->snap.out, &p->snap.cap_out, p->n_out + 1, sizeof *p->out) ||
         grow((void **)&p->snap.block_end, &p->snap.cap_blocks, p->n_blocks + 1,
              sizeof(size_t)) ||
-        !(p->snap.block_lowest =
-              realloc(p->snap.block_lowest, p->snap.cap_blocks * sizeof(size_t))))
+        resize((void **)&p->snap.block_lowest, p->snap.cap_blocks, sizeof(size_t)))
         return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
     p->snap.target = target;
     p->snap.t = t;
@@ -770,7 +764,7 @@ static int snap_restore(struct planner *p, double *t, size_t *a, slo_error_t *er
         if (grow((void **)&p->out, &p->cap_out, p->snap.n_out + 1, sizeof *p->out) ||
             grow((void **)&p->block_end, &p->cap_blocks, p->snap.n_blocks + 1,
                  sizeof(size_t)) ||
-            resize_lowest(p))
+            resize((void **)&p->block_lowest, p->cap_blocks, sizeof(size_t)))
             return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
         p->n_out = p->snap.n_out;
         copy_n(p->out, p->snap.out, p->n_out * sizeof *p->out);
