@@ -20,7 +20,7 @@
 #include <time.h>
 
 #include "slo.h"
-#include "slo_igniter.h"
+#include "slo_infer.h"
 
 static double now_s(void)
 {

@@ -1,6 +1,6 @@
 /*
  * cmd_infer.c - `slo infer`: place inference workloads on shared GPUs with
- * MPS shares and batch sizes after iGniter (libslo's slo_igniter.h), and
+ * MPS shares and batch sizes after iGniter (libslo's slo_infer.h), and
  * `slo infer --predict` / `slo fit infer` (slo_cmd_fit_infer).
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "slo_igniter.h"
+#include "slo_infer.h"
 
 #define CMD "infer"
 #define MAX_PROFILES 16

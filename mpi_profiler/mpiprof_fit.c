@@ -2,7 +2,7 @@
  * mpiprof_fit.c - alpha-beta fit of allreduce times with LAPACKE.
  * Model: Hockney's t(s) = alpha + beta s (per-message latency plus bytes
  * over bandwidth); the ring reading of alpha and beta is in doc/mpiprof.md
- * and kernel/slo_comm.h.
+ * and kernel/comm/slo_comm.h.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <lapacke.h>

@@ -12,7 +12,7 @@
  * shared/research/anchors.md A.4 and C.2 (window 64, warm-up iterations
  * skipped, 100 + 10 iterations up to 8 KiB and 20 + 2 above, 64-byte aligned
  * buffers); alpha-beta (Hockney) model and its ring allreduce reading as in
- * kernel/slo_comm.h.
+ * kernel/comm/slo_comm.h.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #define _XOPEN_SOURCE 700 /* realpath, S_IFREG (--output, M1) */
@@ -1198,7 +1198,7 @@ int main(int argc, char **argv)
                              "max_relative_residual", num(fit.max_relative_residual), "points",
                              (json_int_t)p->n_allreduce_sizes);
             ring = json_pack("{s:s,s:i,s:o,s:o}", "model",
-                             "t = 2(p-1) alpha_step + 2(p-1)/p * bytes / B (kernel/slo_comm.h)",
+                             "t = 2(p-1) alpha_step + 2(p-1)/p * bytes / B (kernel/comm/slo_comm.h)",
                              "workers", np, "alpha_s", num(ra), "link_bandwidth_bytes_per_s",
                              num(rb));
             flag(ring, rb, ceil_all, "ring link bandwidth",

@@ -21,7 +21,7 @@
 
 static int nomem(slo_error_t *err)
 {
-    return slo_fail(err, SLO_ERR_NOMEM, "plan", "out of memory");
+    return slo__fail(err, SLO_ERR_NOMEM, "plan", "out of memory");
 }
 
 void slo_prophet_plan_free(struct slo_prophet_plan *plan)
@@ -58,31 +58,31 @@ int slo_prophet_plan_check(const struct slo_prophet_plan *plan, slo_error_t *err
     const size_t G = plan->n_grads;
 
     if (plan->elem_bytes < 1)
-        return slo_fail(err, SLO_ERR_INVALID, "plan", "elem_bytes: expected >= 1, found 0");
+        return slo__fail(err, SLO_ERR_INVALID, "plan", "elem_bytes: expected >= 1, found 0");
     for (g = 0; g < G; g++)
         if (plan->grad_bytes[g] % plan->elem_bytes)
-            return slo_fail(err, SLO_ERR_INVALID, "plan",
+            return slo__fail(err, SLO_ERR_INVALID, "plan",
                         "gradient %zu: expected a size that is a multiple of %zu bytes, "
                         "found %zu", g, plan->elem_bytes, plan->grad_bytes[g]);
     if (plan->n_blocks && (!plan->block_start || plan->block_start[0] != 0 ||
                            plan->block_start[plan->n_blocks] != plan->n_pieces))
-        return slo_fail(err, SLO_ERR_INVALID, "plan",
+        return slo__fail(err, SLO_ERR_INVALID, "plan",
                     "block_start: expected 0 .. %zu (the pieces), found another range",
                     plan->n_pieces);
     if (!plan->n_blocks && plan->n_pieces)
-        return slo_fail(err, SLO_ERR_INVALID, "plan", "expected pieces only inside blocks, "
+        return slo__fail(err, SLO_ERR_INVALID, "plan", "expected pieces only inside blocks, "
                     "found %zu pieces and no block", plan->n_pieces);
     for (size_t b = 0; b < plan->n_blocks; b++) {
         size_t sum = 0;
         if (plan->block_start[b + 1] <= plan->block_start[b])
-            return slo_fail(err, SLO_ERR_INVALID, "plan", "block %zu: expected at least one "
+            return slo__fail(err, SLO_ERR_INVALID, "plan", "block %zu: expected at least one "
                         "byte range, found none", b);
         for (k = plan->block_start[b]; k < plan->block_start[b + 1]; k++) {
             const struct slo_prophet_piece *p = &plan->pieces[k];
             if (p->grad >= G || p->bytes == 0 || p->offset_bytes > plan->grad_bytes[p->grad] ||
                 p->bytes > plan->grad_bytes[p->grad] - p->offset_bytes ||
                 p->bytes % plan->elem_bytes || p->offset_bytes % plan->elem_bytes)
-                return slo_fail(err, SLO_ERR_INVALID, "plan",
+                return slo__fail(err, SLO_ERR_INVALID, "plan",
                             "block %zu: expected ranges of whole %zu-byte elements inside "
                             "a gradient, found gradient %zu bytes %zu..%zu%s", b,
                             plan->elem_bytes, p->grad, p->offset_bytes,
@@ -91,10 +91,10 @@ int slo_prophet_plan_check(const struct slo_prophet_plan *plan, slo_error_t *err
             sum += p->bytes;
         }
         if (sum != plan->block_bytes[b])
-            return slo_fail(err, SLO_ERR_INVALID, "plan", "block %zu: expected %zu bytes (its "
+            return slo__fail(err, SLO_ERR_INVALID, "plan", "block %zu: expected %zu bytes (its "
                         "ranges), found %zu", b, sum, plan->block_bytes[b]);
         if (plan->block_hold[b] > G)
-            return slo_fail(err, SLO_ERR_INVALID, "plan", "block %zu: expected a hold <= %zu, "
+            return slo__fail(err, SLO_ERR_INVALID, "plan", "block %zu: expected a hold <= %zu, "
                         "found %zu", b, G, plan->block_hold[b]);
     }
     /* tiling: sort the pieces by (gradient, offset) and walk */
@@ -109,7 +109,7 @@ int slo_prophet_plan_check(const struct slo_prophet_plan *plan, slo_error_t *err
         for (; k < plan->n_pieces && idx[k].grad == g; k++) {
             const struct slo_prophet_piece *p = &idx[k];
             if (p->offset_bytes != covered) {
-                int code = slo_fail(err, SLO_ERR_INVALID, "plan",
+                int code = slo__fail(err, SLO_ERR_INVALID, "plan",
                                 p->offset_bytes > covered
                                     ? "gradient %zu: bytes %zu..%zu of %zu are in no block"
                                     : "gradient %zu: bytes %zu..%zu of %zu are in two blocks",
@@ -123,7 +123,7 @@ int slo_prophet_plan_check(const struct slo_prophet_plan *plan, slo_error_t *err
         }
         if (covered != plan->grad_bytes[g]) {
             free(idx);
-            return slo_fail(err, SLO_ERR_INVALID, "plan",
+            return slo__fail(err, SLO_ERR_INVALID, "plan",
                         "gradient %zu: bytes %zu..%zu of %zu are in no block", g, covered,
                         plan->grad_bytes[g], plan->grad_bytes[g]);
         }
@@ -227,9 +227,9 @@ int slo_prophet_plan_from_messages(const struct slo_comm_message *msgs, size_t n
     memset(plan, 0, sizeof *plan);
     memset(&sp, 0, sizeof sp);
     if (!model || model->n_layers == 0)
-        return slo_fail(err, SLO_ERR_INVALID, "plan", "expected a model with layers, found none");
+        return slo__fail(err, SLO_ERR_INVALID, "plan", "expected a model with layers, found none");
     if (elem < 1)
-        return slo_fail(err, SLO_ERR_INVALID, "plan", "elem_bytes: expected >= 1, found 0");
+        return slo__fail(err, SLO_ERR_INVALID, "plan", "elem_bytes: expected >= 1, found 0");
     n = model->n_layers;
     sp.n = n;
     sp.model = model;
@@ -248,13 +248,13 @@ int slo_prophet_plan_from_messages(const struct slo_comm_message *msgs, size_t n
     for (size_t j = 0; j < n; j++) {
         double s = model->layers[j].grad_bytes;
         if (!isfinite(s) || s < 0) {
-            rc = slo_fail(err, SLO_ERR_INVALID, "plan", "layer %zu: expected gradient bytes >= 0, "
+            rc = slo__fail(err, SLO_ERR_INVALID, "plan", "layer %zu: expected gradient bytes >= 0, "
                       "found %g", j, s);
             goto out;
         }
         if (!grad_bytes) {
             if (s != floor(s) || fmod(s, (double)elem) != 0 || s > 1e15) {
-                rc = slo_fail(err, SLO_ERR_INVALID, "plan", "layer %zu: expected a whole number "
+                rc = slo__fail(err, SLO_ERR_INVALID, "plan", "layer %zu: expected a whole number "
                           "of %zu-byte elements, found %.17g bytes", j, elem, s);
                 goto out;
             }
@@ -266,7 +266,7 @@ int slo_prophet_plan_from_messages(const struct slo_comm_message *msgs, size_t n
     sp.O[0] = 0;
     for (size_t j = 0; j < n; j++) {
         if (sp.S[j] % elem) {
-            rc = slo_fail(err, SLO_ERR_INVALID, "plan", "gradient %zu: expected a size that is a "
+            rc = slo__fail(err, SLO_ERR_INVALID, "plan", "gradient %zu: expected a size that is a "
                       "multiple of %zu bytes, found %zu", j, elem, sp.S[j]);
             goto out;
         }
@@ -285,7 +285,7 @@ int slo_prophet_plan_from_messages(const struct slo_comm_message *msgs, size_t n
 
     /* plan space: numbering, finiteness, claimed layers */
     if (nm == 0) {
-        rc = slo_fail(err, SLO_ERR_INVALID, "plan", "expected byte ranges covering the %.17g "
+        rc = slo__fail(err, SLO_ERR_INVALID, "plan", "expected byte ranges covering the %.17g "
                   "gradient bytes, found no block", sp.total);
         goto out;
     }
@@ -295,20 +295,20 @@ int slo_prophet_plan_from_messages(const struct slo_comm_message *msgs, size_t n
         size_t lo, hi;
         if ((k == 0 && m->block != 0) ||
             (k > 0 && m->block != msgs[k - 1].block && m->block != msgs[k - 1].block + 1)) {
-            rc = slo_fail(err, SLO_ERR_INVALID, "plan", "range %zu: expected block %zu or %zu "
+            rc = slo__fail(err, SLO_ERR_INVALID, "plan", "range %zu: expected block %zu or %zu "
                       "(blocks numbered from 0 in post order), found block %zu", k,
                       k ? msgs[k - 1].block : 0, k ? msgs[k - 1].block + 1 : 0, m->block);
             goto out;
         }
         if (!isfinite(x0) || !isfinite(m->bytes) || m->bytes <= 0 || x0 < -sp.tol ||
             x1 > sp.total + sp.tol) {
-            rc = slo_fail(err, SLO_ERR_INVALID, "plan", "block %zu: expected a byte range of "
+            rc = slo__fail(err, SLO_ERR_INVALID, "plan", "block %zu: expected a byte range of "
                       "more than 0 bytes inside the %.17g gradient bytes, found offset "
                       "%.17g, %.17g bytes", m->block, sp.total, x0, m->bytes);
             goto out;
         }
         if (m->first_layer > m->last_layer || m->last_layer >= n) {
-            rc = slo_fail(err, SLO_ERR_INVALID, "plan", "block %zu: expected layers "
+            rc = slo__fail(err, SLO_ERR_INVALID, "plan", "block %zu: expected layers "
                       "first <= last < %zu, found %zu..%zu", m->block, n, m->first_layer,
                       m->last_layer);
             goto out;
@@ -319,7 +319,7 @@ int slo_prophet_plan_from_messages(const struct slo_comm_message *msgs, size_t n
         if (x0 + t >= sp.total)
             lo = hi;
         if (lo < m->first_layer || hi > m->last_layer) {
-            rc = slo_fail(err, SLO_ERR_INVALID, "plan", "block %zu: expected its bytes in layers "
+            rc = slo__fail(err, SLO_ERR_INVALID, "plan", "block %zu: expected its bytes in layers "
                       "%zu..%zu, found bytes %.17g..%.17g in layers %zu..%zu: a plan for "
                       "another gradient list", m->block, m->first_layer, m->last_layer, x0,
                       x1, lo, hi);
@@ -336,7 +336,7 @@ int slo_prophet_plan_from_messages(const struct slo_comm_message *msgs, size_t n
         for (k = 0; k < nm; k++) {
             const struct slo_comm_message *m = &msgs[order[k]];
             if (fabs(m->offset_bytes - at) > sp.tol) {
-                rc = slo_fail(err, SLO_ERR_INVALID, "plan",
+                rc = slo__fail(err, SLO_ERR_INVALID, "plan",
                           m->offset_bytes > at
                               ? "expected byte ranges that cover every gradient byte once, "
                                 "found bytes %.17g..%.17g in no block"
@@ -348,7 +348,7 @@ int slo_prophet_plan_from_messages(const struct slo_comm_message *msgs, size_t n
             at = m->offset_bytes + m->bytes;
         }
         if (fabs(at - sp.total) > sp.tol) {
-            rc = slo_fail(err, SLO_ERR_INVALID, "plan", "expected byte ranges covering the "
+            rc = slo__fail(err, SLO_ERR_INVALID, "plan", "expected byte ranges covering the "
                       "%.17g gradient bytes, found %.17g bytes covered: a plan for another "
                       "gradient list", sp.total, at);
             goto out;
@@ -459,7 +459,7 @@ int slo_prophet_plan_policy(const struct slo_comm_model *model, const struct slo
     const char *name = slo_comm_policy_name(policy);
     memset(plan, 0, sizeof *plan);
     if (!name)
-        return slo_fail(err, SLO_ERR_INVALID, "policy", "expected a policy 0..%d, found %d",
+        return slo__fail(err, SLO_ERR_INVALID, "policy", "expected a policy 0..%d, found %d",
                     SLO_COMM_N_POLICIES - 1, policy);
     if (policy == SLO_COMM_OPTIMAL) {
         struct slo_comm_plan kp = {0};
@@ -516,7 +516,7 @@ static int num_field(const json_t *obj, const char *key, double min, int strict,
     char buf[96];
     if (!json_is_number(v) || !isfinite(json_number_value(v)) ||
         (strict ? json_number_value(v) <= min : json_number_value(v) < min))
-        return slo_fail(err, SLO_ERR_INVALID, source, "%s.%s: expected a number %s %g, found %s",
+        return slo__fail(err, SLO_ERR_INVALID, source, "%s.%s: expected a number %s %g, found %s",
                     path, key, strict ? ">" : ">=", min, describe(v, buf, sizeof buf));
     *out = json_number_value(v);
     return SLO_OK;
@@ -529,14 +529,14 @@ static int parse_doc(const char *text, const char *source, json_t **root, json_t
     char buf[96];
     *root = json_loads(text, 0, &je);
     if (!*root)
-        return slo_fail(err, SLO_ERR_INVALID, source, "line %d column %d: expected `slo comm "
+        return slo__fail(err, SLO_ERR_INVALID, source, "line %d column %d: expected `slo comm "
                     "--json` output, found no JSON: %s", je.line, je.column, je.text);
     *pols = json_object_get(*root, "policies");
     if (!json_is_object(*root) || !json_is_array(*pols)) {
         int rc = json_is_object(*root)
-                     ? slo_fail(err, SLO_ERR_INVALID, source, "policies: expected a list (`slo "
+                     ? slo__fail(err, SLO_ERR_INVALID, source, "policies: expected a list (`slo "
                             "comm --json` output), found %s", describe(*pols, buf, sizeof buf))
-                     : slo_fail(err, SLO_ERR_INVALID, source, "expected an object (`slo comm "
+                     : slo__fail(err, SLO_ERR_INVALID, source, "expected an object (`slo comm "
                             "--json` output), found %s", describe(*root, buf, sizeof buf));
         json_decref(*root);
         *root = NULL;
@@ -558,7 +558,7 @@ int slo_prophet_plan_json_policies(const char *text, const char *source,
     for (size_t i = 0; i < json_array_size(pols); i++) {
         const json_t *name = json_object_get(json_array_get(pols, i), "name");
         if (!json_is_string(name)) {
-            rc = slo_fail(err, SLO_ERR_INVALID, source, "policies[%zu].name: expected a string, "
+            rc = slo__fail(err, SLO_ERR_INVALID, source, "policies[%zu].name: expected a string, "
                       "found %s", i, describe(name, buf, sizeof buf));
             break;
         }
@@ -566,7 +566,7 @@ int slo_prophet_plan_json_policies(const char *text, const char *source,
         for (size_t k = 0; k < i; k++)
             if (strcmp(json_string_value(json_object_get(json_array_get(pols, k), "name")),
                        json_string_value(name)) == 0) {
-                rc = slo_fail(err, SLO_ERR_INVALID, source, "policies[%zu].name: expected each "
+                rc = slo__fail(err, SLO_ERR_INVALID, source, "policies[%zu].name: expected each "
                           "policy once, found \"%s\" again (policies[%zu] is \"%s\" too)", i,
                           json_string_value(name), k, json_string_value(name));
                 break;
@@ -594,7 +594,7 @@ int slo_prophet_plan_parse_json(const char *text, const char *source, const char
 
     memset(plan, 0, sizeof *plan);
     if (!model || model->n_layers == 0)
-        return slo_fail(err, SLO_ERR_INVALID, source, "expected a model with layers, found none");
+        return slo__fail(err, SLO_ERR_INVALID, source, "expected a model with layers, found none");
     if ((rc = parse_doc(text, source, &root, &pols, err)))
         return rc;
     for (size_t j = 0; j < model->n_layers; j++)
@@ -604,14 +604,14 @@ int slo_prophet_plan_parse_json(const char *text, const char *source, const char
     {
         const json_t *jl = json_object_get(jm, "layers");
         if (!json_is_object(jm) || !json_is_integer(jl)) {
-            rc = slo_fail(err, SLO_ERR_INVALID, source, "model.layers: expected the number of "
+            rc = slo__fail(err, SLO_ERR_INVALID, source, "model.layers: expected the number of "
                       "layers (`slo comm --json` output), found %s",
                       describe(json_is_object(jm) ? jl : jm, buf, sizeof buf));
             goto out;
         }
         if ((size_t)json_integer_value(jl) != model->n_layers || json_integer_value(jl) < 0) {
             const json_t *nm_ = json_object_get(jm, "name");
-            rc = slo_fail(err, SLO_ERR_INVALID, source, "model.layers: expected %zu (the "
+            rc = slo__fail(err, SLO_ERR_INVALID, source, "model.layers: expected %zu (the "
                       "registered gradient list, model \"%s\"), found %lld: a plan for "
                       "another gradient list (model \"%s\")", model->n_layers, model->name,
                       (long long)json_integer_value(jl),
@@ -621,7 +621,7 @@ int slo_prophet_plan_parse_json(const char *text, const char *source, const char
         if ((rc = num_field(jm, "bytes", 0, 1, source, "model", &v, err)))
             goto out;
         if (fabs(v - total) > fmax(1e-3, 1e-9 * total)) {
-            rc = slo_fail(err, SLO_ERR_INVALID, source, "model.bytes: expected %.17g (the "
+            rc = slo__fail(err, SLO_ERR_INVALID, source, "model.bytes: expected %.17g (the "
                       "registered gradient list, model \"%s\"), found %.17g: a plan for "
                       "another gradient list", total, model->name, v);
             goto out;
@@ -631,7 +631,7 @@ int slo_prophet_plan_parse_json(const char *text, const char *source, const char
     for (size_t i = 0; i < json_array_size(pols); i++) {
         const json_t *p = json_array_get(pols, i), *name = json_object_get(p, "name");
         if (!json_is_string(name)) {
-            rc = slo_fail(err, SLO_ERR_INVALID, source, "policies[%zu].name: expected a string, "
+            rc = slo__fail(err, SLO_ERR_INVALID, source, "policies[%zu].name: expected a string, "
                       "found %s", i, describe(name, buf, sizeof buf));
             goto out;
         }
@@ -645,7 +645,7 @@ int slo_prophet_plan_parse_json(const char *text, const char *source, const char
         }
     }
     if (!pol || (!policy && json_array_size(pols) != 1)) {
-        rc = slo_fail(err, SLO_ERR_INVALID, source,
+        rc = slo__fail(err, SLO_ERR_INVALID, source,
                   policy ? "policies: expected a policy named \"%s\", found %s%s"
                          : "policies: expected exactly one policy%s, found %s%s",
                   policy ? policy : "", *names ? "" : "none", names);
@@ -655,7 +655,7 @@ int slo_prophet_plan_parse_json(const char *text, const char *source, const char
              json_string_value(json_object_get(pol, "name")));
     blocks = json_object_get(pol, "blocks");
     if (!json_is_array(blocks)) {
-        rc = slo_fail(err, SLO_ERR_INVALID, source, "policies[%zu].blocks: expected a list, "
+        rc = slo__fail(err, SLO_ERR_INVALID, source, "policies[%zu].blocks: expected a list, "
                   "found %s", pi, describe(blocks, buf, sizeof buf));
         goto out;
     }
@@ -664,7 +664,7 @@ int slo_prophet_plan_parse_json(const char *text, const char *source, const char
         double first, last, post = NAN, bbytes, rsum;
         snprintf(path, sizeof path, "policies[%zu].blocks[%zu]", pi, b);
         if (!json_is_object(blk)) {
-            rc = slo_fail(err, SLO_ERR_INVALID, source, "%s: expected an object, found %s", path,
+            rc = slo__fail(err, SLO_ERR_INVALID, source, "%s: expected an object, found %s", path,
                       describe(blk, buf, sizeof buf));
             goto out;
         }
@@ -672,7 +672,7 @@ int slo_prophet_plan_parse_json(const char *text, const char *source, const char
             (rc = num_field(blk, "last_layer", 0, 0, source, path, &last, err)))
             goto out;
         if (first != floor(first) || last != floor(last) || first > 1e9 || last > 1e9) {
-            rc = slo_fail(err, SLO_ERR_INVALID, source, "%s: expected whole layer numbers, found "
+            rc = slo__fail(err, SLO_ERR_INVALID, source, "%s: expected whole layer numbers, found "
                       "%g..%g", path, first, last);
             goto out;
         }
@@ -683,7 +683,7 @@ int slo_prophet_plan_parse_json(const char *text, const char *source, const char
             goto out;
         ranges = json_object_get(blk, "ranges");
         if (!json_is_array(ranges) || json_array_size(ranges) == 0) {
-            rc = slo_fail(err, SLO_ERR_INVALID, source, "%s.ranges: expected a non-empty list, "
+            rc = slo__fail(err, SLO_ERR_INVALID, source, "%s.ranges: expected a non-empty list, "
                       "found %s", path, describe(ranges, buf, sizeof buf));
             goto out;
         }
@@ -712,7 +712,7 @@ int slo_prophet_plan_parse_json(const char *text, const char *source, const char
             rsum += bytes;
         }
         if (fabs(rsum - bbytes) > fmax(1e-3, 1e-9 * total)) {
-            rc = slo_fail(err, SLO_ERR_INVALID, source, "%s.bytes: expected %.17g (the sum of its "
+            rc = slo__fail(err, SLO_ERR_INVALID, source, "%s.bytes: expected %.17g (the sum of its "
                       "ranges), found %.17g", path, rsum, bbytes);
             goto out;
         }
@@ -737,7 +737,7 @@ int slo_prophet_read_file(const char *path, char **out, slo_error_t *err)
     *out = NULL;
     errno = 0;
     if (!(f = fopen(path, "rb")))
-        return slo_fail(err, SLO_ERR_IO, path, "cannot read: %s", strerror(errno));
+        return slo__fail(err, SLO_ERR_IO, path, "cannot read: %s", strerror(errno));
     for (;;) {
         if (cap - len < 65536) {
             size_t nc = cap ? 2 * cap : 65536 + 1;
@@ -757,7 +757,7 @@ int slo_prophet_read_file(const char *path, char **out, slo_error_t *err)
         if (len > MAX_FILE_BYTES) {
             free(buf);
             fclose(f);
-            return slo_fail(err, SLO_ERR_INVALID, path, "expected at most %u bytes, found more",
+            return slo__fail(err, SLO_ERR_INVALID, path, "expected at most %u bytes, found more",
                         MAX_FILE_BYTES);
         }
         if (got == 0)
@@ -767,13 +767,13 @@ int slo_prophet_read_file(const char *path, char **out, slo_error_t *err)
         int e = errno;
         free(buf);
         fclose(f);
-        return slo_fail(err, SLO_ERR_IO, path, "cannot read: %s", e ? strerror(e) : "read error");
+        return slo__fail(err, SLO_ERR_IO, path, "cannot read: %s", e ? strerror(e) : "read error");
     }
     fclose(f);
     buf[len] = 0;
     if (memchr(buf, 0, len)) {
         free(buf);
-        return slo_fail(err, SLO_ERR_INVALID, path, "expected text, found a NUL byte");
+        return slo__fail(err, SLO_ERR_INVALID, path, "expected text, found a NUL byte");
     }
     *out = buf;
     return SLO_OK;
@@ -911,12 +911,12 @@ int slo_prophet_sched_mark(struct slo_prophet_sched *s, size_t g, slo_error_t *e
 {
     const struct slo_prophet_plan *p = s->plan;
     if (g >= p->n_grads)
-        return slo_fail(err, SLO_ERR_INVALID, "mark_ready", "gradient %zu: expected an index "
+        return slo__fail(err, SLO_ERR_INVALID, "mark_ready", "gradient %zu: expected an index "
                     "below %zu (the registered gradients)", g, p->n_grads);
     if (p->grad_bytes[g] == 0)
         return SLO_OK;
     if (s->ready[g])
-        return slo_fail(err, SLO_ERR_INVALID, "mark_ready", "gradient %zu: expected it once per "
+        return slo__fail(err, SLO_ERR_INVALID, "mark_ready", "gradient %zu: expected it once per "
                     "backward pass, found it marked ready twice", g);
     s->ready[g] = 1;
     s->n_ready++;

@@ -12,7 +12,7 @@
  * Sources. "notes N" = section N of shared/research/prophet.md. The
  * mapping onto MPI (flat buffer in forward order, one collective per block,
  * identical order on every rank, duplicated communicator, polling progress)
- * is notes 6.1-6.2; the plans are libslo's (kernel/slo_comm.h,
+ * is notes 6.1-6.2; the plans are libslo's (kernel/comm/slo_comm.h,
  * doc/comm.md).
  *
  * Terms. Gradients are numbered g = 0..G-1 in forward order (= the layers

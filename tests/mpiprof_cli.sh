@@ -3,7 +3,7 @@
 # of tests/mpiprof/ (README there), and `slo-mpiprof --check FILE` run as a
 # plain command (no mpirun) when the profiler was built.
 # Hand-worked link of reader-good.json: fit alpha = 3e-5 s, beta = 1e-9 s/byte,
-# p = 4; ring model (kernel/slo_comm.h) alpha_step = alpha / (2(p-1)) = 5 us,
+# p = 4; ring model (kernel/comm/slo_comm.h) alpha_step = alpha / (2(p-1)) = 5 us,
 # 6 steps = 30 us per collective; B = 2(p-1) / (p beta) = 1.5e9 B/s = 12 Gbit/s.
 . "${SLO_SRCDIR:?make check sets SLO_SRCDIR}/tests/testlib.sh"
 MAX_ERR_LINES=1

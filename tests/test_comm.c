@@ -1,5 +1,5 @@
 /*
- * test_comm.c - gradient communication scheduling (kernel/slo_comm.h):
+ * test_comm.c - gradient communication scheduling (kernel/comm/slo_comm.h):
  * units, the lower bound, every policy on hand-worked two- to four-layer
  * timelines, the optimal planner's dynamic program against exhaustive
  * search, a seeded property test (no policy ever beats T_LB, every byte is
@@ -735,7 +735,7 @@ static void test_optimal_dp_exhaustive(void **state)
  * was posted or done before it left the link; no forward before its
  * gradient is done; and the optimal planner no worse than any published
  * schedule, within relative tol (each one, replayed as a static plan, is
- * among its candidates: kernel/comm_optimal.c, step 4). params NULL: the
+ * among its candidates: kernel/comm/comm_optimal.c, step 4). params NULL: the
  * defaults. */
 static void check_policies(const struct slo_comm_model *m, const struct slo_comm_link *link,
                            const struct slo_comm_params *params, double tol, const char *what)
@@ -838,7 +838,7 @@ static void test_property_never_below_bound(void **state)
  * (bench/bench_comm's second table), on larger seeded random models: up to
  * 300 layers, in half of them staircases (whole groups of gradients ready
  * at once, as in shared/data/prophet's MXNet profile), so that many
- * gradients are pending together. kernel/comm_optimal.c plans this case in
+ * gradients are pending together. kernel/comm/comm_optimal.c plans this case in
  * pieces, with a stack of the pending gradients and target runs resumed
  * from a saved state; whatever it does inside, the plan must be physical
  * and no worse than the published schedules: every byte is sent exactly
@@ -903,7 +903,7 @@ static void test_ps_in_flight_plans_valid(void **state)
 
 /*
  * The optimal planner's shortcuts for PS with several collectives in flight
- * (kernel/comm_optimal.c, pending_cap(): the early stop and the window
+ * (kernel/comm/comm_optimal.c, pending_cap(): the early stop and the window
  * query over a treap of the pending gradients, used when the pull is
  * backed up) must give the very plan of the plain scan over every pending
  * gradient; params.optimal_full_scan switches them off. Seeded random
@@ -1059,7 +1059,7 @@ static void test_fractional_bytes(void **state)
 /* Lower bounds the optimal planner uses to skip work                  */
 /* ------------------------------------------------------------------ */
 
-/* kernel/comm_optimal.c (schedule_bound) skips simulating and replaying a
+/* kernel/comm/comm_optimal.c (schedule_bound) skips simulating and replaying a
  * policy, and stops scanning targets, on lower bounds derived there from
  * (i) what each policy posts: FIFO and PRIO one collective per gradient,
  * P3, ByteScheduler and Prophet (PS) at least s / chunk collectives per

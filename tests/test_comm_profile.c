@@ -1,6 +1,6 @@
 /*
- * test_comm_profile.c - slo_comm_profile_parse / _load (kernel/comm_profile.c):
- * the link (alpha, B, p) of kernel/slo_comm.h read from a slo-mpiprof
+ * test_comm_profile.c - slo_comm_profile_parse / _load (kernel/comm/comm_profile.c):
+ * the link (alpha, B, p) of kernel/comm/slo_comm.h read from a slo-mpiprof
  * profile (doc/mpiprof.md), with fixtures in tests/mpiprof/:
  *   reader-good.json        hand-made: fit alpha = 3e-5 s, beta = 1e-9 s/byte,
  *                           p = 4; ring model: alpha_step = alpha / (2(p-1))

@@ -22,7 +22,7 @@
 #include <jansson.h>
 
 #include "slo.h"
-#include "slo_igniter.h"
+#include "slo_infer.h"
 
 #define PROFILE "igniter/upstream-HEAD/i-Gniter/Algorithm/config"
 #define GOLDEN "igniter/derived/golden_vectors.json"

@@ -45,23 +45,23 @@ int slo_comm_link_check(const struct slo_comm_link *link, slo_error_t *err)
 {
     if (!(link->bandwidth_bytes_per_s >= SLO_COMM_MIN_BANDWIDTH_BYTES_PER_S &&
           link->bandwidth_bytes_per_s <= SLO_COMM_MAX_BANDWIDTH_BYTES_PER_S))
-        return slo_fail(err, SLO_ERR_INVALID, "bandwidth",
+        return slo__fail(err, SLO_ERR_INVALID, "bandwidth",
                         "expected a bandwidth > 0 bytes/s in %g..%g, found %g",
                         SLO_COMM_MIN_BANDWIDTH_BYTES_PER_S, SLO_COMM_MAX_BANDWIDTH_BYTES_PER_S,
                         link->bandwidth_bytes_per_s);
     if (!(link->latency_s >= 0 && link->latency_s <= SLO_COMM_MAX_LATENCY_S))
-        return slo_fail(err, SLO_ERR_INVALID, "latency",
+        return slo__fail(err, SLO_ERR_INVALID, "latency",
                         "expected a latency >= 0 s, at most %g s, found %g",
                         SLO_COMM_MAX_LATENCY_S, link->latency_s);
     if (link->workers < 2 || link->workers > SLO_COMM_MAX_WORKERS)
-        return slo_fail(err, SLO_ERR_INVALID, "workers",
+        return slo__fail(err, SLO_ERR_INVALID, "workers",
                         "expected at least 2 workers, at most %d, found %d",
                         SLO_COMM_MAX_WORKERS, link->workers);
     if (link->collective != SLO_COMM_RING && link->collective != SLO_COMM_PS)
-        return slo_fail(err, SLO_ERR_INVALID, "collective",
+        return slo__fail(err, SLO_ERR_INVALID, "collective",
                         "expected ring (0) or ps (1), found %d", (int)link->collective);
     if (link->max_in_flight < 0 || link->max_in_flight > SLO_COMM_MAX_IN_FLIGHT)
-        return slo_fail(err, SLO_ERR_INVALID, "max_in_flight",
+        return slo__fail(err, SLO_ERR_INVALID, "max_in_flight",
                         "expected an integer >= 0 (0 = unlimited), at most %d, found %d",
                         SLO_COMM_MAX_IN_FLIGHT, link->max_in_flight);
     return SLO_OK;
@@ -90,7 +90,7 @@ int comm_transport_grow(struct comm_transport *t, slo_error_t *err)
     size_t ncap = t->cap ? 2 * t->cap : 64;
     double *nd = realloc(t->done_s, ncap * sizeof *nd);
     if (!nd)
-        return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory in the transport");
+        return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory in the transport");
     t->done_s = nd;
     t->cap = ncap;
     return SLO_OK;
@@ -107,26 +107,26 @@ int slo_comm_model_check(const struct slo_comm_model *model, slo_error_t *err)
     double F = 0, Bw = 0, total = 0;
 
     if (model->n_layers == 0 || !model->layers)
-        return slo_fail(err, SLO_ERR_INVALID, src, "expected at least one layer, found none");
+        return slo__fail(err, SLO_ERR_INVALID, src, "expected at least one layer, found none");
     if (model->n_layers > SLO_COMM_MAX_LAYERS)
-        return slo_fail(err, SLO_ERR_INVALID, src, "expected at most %d layers, found %zu",
+        return slo__fail(err, SLO_ERR_INVALID, src, "expected at most %d layers, found %zu",
                         SLO_COMM_MAX_LAYERS, model->n_layers);
     for (size_t j = 0; j < model->n_layers; j++) {
         const struct slo_comm_layer *l = &model->layers[j];
         if (!(isfinite(l->forward_s) && l->forward_s >= 0))
-            return slo_fail(err, SLO_ERR_INVALID, src,
+            return slo__fail(err, SLO_ERR_INVALID, src,
                             "layers[%zu].forward_s: expected a number >= 0, found %g", j,
                             l->forward_s);
         if (!(isfinite(l->backward_s) && l->backward_s >= 0))
-            return slo_fail(err, SLO_ERR_INVALID, src,
+            return slo__fail(err, SLO_ERR_INVALID, src,
                             "layers[%zu].backward_s: expected a number >= 0, found %g", j,
                             l->backward_s);
         if (!(isfinite(l->grad_bytes) && l->grad_bytes >= 0))
-            return slo_fail(err, SLO_ERR_INVALID, src,
+            return slo__fail(err, SLO_ERR_INVALID, src,
                             "layers[%zu].grad_bytes: expected a number >= 0, found %g", j,
                             l->grad_bytes);
         if (l->grad_bytes > SLO_COMM_MAX_LAYER_BYTES)
-            return slo_fail(err, SLO_ERR_INVALID, src,
+            return slo__fail(err, SLO_ERR_INVALID, src,
                             "layers[%zu].grad_bytes: expected at most %g bytes, found %g", j,
                             SLO_COMM_MAX_LAYER_BYTES, l->grad_bytes);
         F += l->forward_s;
@@ -140,16 +140,16 @@ int slo_comm_model_check(const struct slo_comm_model *model, slo_error_t *err)
      * per-layer shares (slo_comm_model_parse_gradients) may sum a few ulps
      * above it */
     if (F > SLO_COMM_MAX_TIME_S * (1 + 1e-12) || Bw > SLO_COMM_MAX_TIME_S * (1 + 1e-12))
-        return slo_fail(err, SLO_ERR_INVALID, src,
+        return slo__fail(err, SLO_ERR_INVALID, src,
                         "expected forward and backward times adding up to at most %g s each, "
                         "found %g s forward and %g s backward",
                         SLO_COMM_MAX_TIME_S, F, Bw);
     if (total > SLO_COMM_MAX_TOTAL_BYTES)
-        return slo_fail(err, SLO_ERR_INVALID, src,
+        return slo__fail(err, SLO_ERR_INVALID, src,
                         "expected at most %g gradient bytes in all, found %.17g",
                         SLO_COMM_MAX_TOTAL_BYTES, total);
     if (!any)
-        return slo_fail(err, SLO_ERR_INVALID, src,
+        return slo__fail(err, SLO_ERR_INVALID, src,
                         "expected at least one layer with gradient bytes > 0, found none");
     return SLO_OK;
 }
@@ -168,7 +168,7 @@ int slo_comm_lower_bound(const struct slo_comm_model *model, const struct slo_co
     beta = slo_comm_bytes_factor(link) / link->bandwidth_bytes_per_s;
     suf = malloc(n * sizeof *suf);
     if (!suf)
-        return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+        return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
     /* suf[k] = sum_{m>=k} (f_m + b_m) */
     for (size_t k = n; k-- > 0;) {
         suffix += model->layers[k].forward_s + model->layers[k].backward_s;
@@ -232,10 +232,10 @@ int slo_comm_params_check(const struct slo_comm_params *p, slo_error_t *err)
     };
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
         if (!isfinite(f[i].v) || f[i].v < 0 || (!f[i].zero_ok && f[i].v == 0))
-            return slo_fail(err, SLO_ERR_INVALID, f[i].name, "expected a number %s 0, found %g",
+            return slo__fail(err, SLO_ERR_INVALID, f[i].name, "expected a number %s 0, found %g",
                             f[i].zero_ok ? ">=" : ">", f[i].v);
     if (p->optimal_full_scan != 0 && p->optimal_full_scan != 1)
-        return slo_fail(err, SLO_ERR_INVALID, "optimal_full_scan", "expected 0 or 1, found %d",
+        return slo__fail(err, SLO_ERR_INVALID, "optimal_full_scan", "expected 0 or 1, found %d",
                         p->optimal_full_scan);
     return SLO_OK;
 }
@@ -333,7 +333,7 @@ int comm_post_block(struct comm_sim *s, size_t n, const double *offset, const do
     for (size_t k = 0; k < n; k++) {
         if (!(bytes[k] > 0) || offset[k] < 0 ||
             offset[k] + bytes[k] > total * (1 + 1e-12) + 1e-6)
-            return slo_fail(err, SLO_ERR_NUMERIC, NULL,
+            return slo__fail(err, SLO_ERR_NUMERIC, NULL,
                             "internal: range [%g, %g) outside the %g-byte buffer", offset[k],
                             offset[k] + bytes[k], total);
         sum += bytes[k];
@@ -344,7 +344,7 @@ int comm_post_block(struct comm_sim *s, size_t n, const double *offset, const do
         size_t ncap = s->cap_msg ? 2 * s->cap_msg : 64;
         struct slo_comm_message *nm = realloc(s->msg, ncap * sizeof *nm);
         if (!nm)
-            return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory posting a message");
+            return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory posting a message");
         s->msg = nm;
         s->cap_msg = ncap;
     }
@@ -459,7 +459,7 @@ static int check_message_count(const struct slo_comm_model *model,
         if (model->layers[j].grad_bytes > 0)
             count += ceil(model->layers[j].grad_bytes / chunk);
     if (!(count <= SLO_COMM_MAX_MESSAGES))
-        return slo_fail(err, SLO_ERR_INVALID, name,
+        return slo__fail(err, SLO_ERR_INVALID, name,
                         "expected a size that cuts the model into at most %g pieces, found %g "
                         "bytes (%.3g pieces)",
                         SLO_COMM_MAX_MESSAGES, chunk, count);
@@ -495,7 +495,7 @@ int slo_comm_simulate(const struct slo_comm_model *model, const struct slo_comm_
     memset(result, 0, sizeof *result);
     memset(&s, 0, sizeof s);
     if (!ops)
-        return slo_fail(err, SLO_ERR_INVALID, "policy", "expected a policy in 0..%d, found %d",
+        return slo__fail(err, SLO_ERR_INVALID, "policy", "expected a policy in 0..%d, found %d",
                         SLO_COMM_N_POLICIES - 1, policy);
     if (!params) {
         slo_comm_params_default(&defaults);
@@ -519,7 +519,7 @@ int slo_comm_simulate(const struct slo_comm_model *model, const struct slo_comm_
     result->forward_start_s = malloc(n * sizeof *result->forward_start_s);
     if (!s.offset || !s.ready_s || !s.tail_s || !s.remaining || !result->done_s ||
         !result->forward_start_s) {
-        rc = slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+        rc = slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
         goto out;
     }
     s.done_s = result->done_s;
@@ -574,7 +574,7 @@ int slo_comm_simulate(const struct slo_comm_model *model, const struct slo_comm_
             if (s.wake_s < t)
                 t = s.wake_s;
             if (!(t < INFINITY) || ++steps > max_steps) {
-                rc = slo_fail(err, SLO_ERR_NUMERIC, ops->name,
+                rc = slo__fail(err, SLO_ERR_NUMERIC, ops->name,
                               "internal: policy stalled at t = %g s with %zu layers open", s.now,
                               s.n_open);
                 goto out;

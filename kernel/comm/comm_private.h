@@ -129,10 +129,5 @@ const struct comm_policy_ops *comm_baseline_ops(int policy); /* comm_policies.c 
 const struct comm_policy_ops *comm_prophet_ops(void);        /* comm_prophet.c */
 const struct comm_policy_ops *comm_optimal_ops(void);        /* comm_optimal.c */
 
-/* Embedded built-in model CSVs (generated comm_models.c). */
-/* Built-in per-layer tables (etc/slo/models/, compiled in by
- * build-aux/embed-files.sh): CSV text by name, and the NULL-terminated names. */
-const char *slo_embedded_comm_model(const char *name);
-const char *const *slo_embedded_comm_model_names(void);
 
 #endif

@@ -43,12 +43,12 @@ static int missing_field(const json_t *obj, const char *key, const char *want,
     if (json_is_object(obj) && slen < klen)
         json_object_foreach((json_t *)obj, k, v) {
             if (strncmp(k, stem, strlen(stem)) == 0 && strcmp(k, key) != 0)
-                return slo_fail(err, SLO_ERR_INVALID, source,
+                return slo__fail(err, SLO_ERR_INVALID, source,
                                 "%s.%s: expected %s, found \"%s\" instead (another unit: "
                                 "units are in the field names, this reader takes %s)",
                                 path, key, want, k, key + slen + 1);
         }
-    return slo_fail(err, SLO_ERR_INVALID, source, "%s.%s: expected %s, found it missing",
+    return slo__fail(err, SLO_ERR_INVALID, source, "%s.%s: expected %s, found it missing",
                     path, key, want);
 }
 
@@ -59,11 +59,11 @@ static int get_object(const json_t *obj, const char *key, const char *source, co
     json_t *v = json_object_get(obj, key);
     char found[96];
     if (!v)
-        return slo_fail(err, SLO_ERR_INVALID, source, "%s%s%s: expected an object, found it "
+        return slo__fail(err, SLO_ERR_INVALID, source, "%s%s%s: expected an object, found it "
                         "missing", path, *path ? "." : "", key);
     if (!json_is_object(v))
-        return slo_fail(err, SLO_ERR_INVALID, source, "%s%s%s: expected an object, found %s",
-                        path, *path ? "." : "", key, slo_json_describe(v, found, sizeof found));
+        return slo__fail(err, SLO_ERR_INVALID, source, "%s%s%s: expected an object, found %s",
+                        path, *path ? "." : "", key, slo__json_describe(v, found, sizeof found));
     *out = v;
     return SLO_OK;
 }
@@ -79,8 +79,8 @@ static int get_number(const json_t *obj, const char *key, double min, double max
         return missing_field(obj, key, want, source, path, err);
     if (!json_is_number(v) || !isfinite(json_number_value(v)) || json_number_value(v) < min ||
         json_number_value(v) > max)
-        return slo_fail(err, SLO_ERR_INVALID, source, "%s.%s: expected %s, found %s", path, key,
-                        want, slo_json_describe(v, found, sizeof found));
+        return slo__fail(err, SLO_ERR_INVALID, source, "%s.%s: expected %s, found %s", path, key,
+                        want, slo__json_describe(v, found, sizeof found));
     *out = json_number_value(v);
     return SLO_OK;
 }
@@ -95,15 +95,15 @@ static int open_profile(const char *text, const char **source, json_t **root,
     int rc;
     if (!*source)
         *source = "profile";
-    if ((rc = slo_json_parse_text(text, *source, root, err)))
+    if ((rc = slo__json_parse_text(text, *source, root, err)))
         return rc;
     v = json_object_get(*root, "schema_version");
     if (v && json_is_integer(v) && json_integer_value(v) == SLO_COMM_PROFILE_SCHEMA_VERSION)
         return SLO_OK;
-    rc = slo_fail(err, SLO_ERR_INVALID, *source,
+    rc = slo__fail(err, SLO_ERR_INVALID, *source,
                   "schema_version: expected %d (a slo-mpiprof profile), found %s%s",
                   SLO_COMM_PROFILE_SCHEMA_VERSION,
-                  v ? slo_json_describe(v, found, sizeof found) : "it missing",
+                  v ? slo__json_describe(v, found, sizeof found) : "it missing",
                   v && json_is_integer(v) ? " (a newer or older profiler: re-run this "
                                             "slo-mpiprof)" : "");
     json_decref(*root);
@@ -131,11 +131,11 @@ int slo_comm_profile_parse(const char *text, const char *source, struct slo_comm
     if ((rc = open_profile(text, &source, &root, err)))
         return rc;
     if ((rc = get_object(root, "mpi", source, "", &mpi, err)) ||
-        (rc = slo_json_int(mpi, "world_size", 1, 1, SLO_COMM_MAX_WORKERS, source, "mpi",
+        (rc = slo__json_int(mpi, "world_size", 1, 1, SLO_COMM_MAX_WORKERS, source, "mpi",
                            &in.world_size, err)))
         goto out;
     if (in.world_size < 2) {
-        rc = slo_fail(err, SLO_ERR_INVALID, source,
+        rc = slo__fail(err, SLO_ERR_INVALID, source,
                       "mpi.world_size: expected at least 2 ranks (a link needs two ends), "
                       "found %d", in.world_size);
         goto out;
@@ -160,17 +160,17 @@ int slo_comm_profile_parse(const char *text, const char *source, struct slo_comm
 
     v = json_object_get(allreduce, "ring_model");
     if (v && json_is_null(v)) {
-        rc = slo_fail(err, SLO_ERR_INVALID, source,
+        rc = slo__fail(err, SLO_ERR_INVALID, source,
                       "allreduce.ring_model: expected an object, found null (the profiler "
                       "could not derive a ring link from this run)");
         goto out;
     }
     if ((rc = get_object(allreduce, "ring_model", source, "allreduce", &ring, err)) ||
-        (rc = slo_json_int(ring, "workers", 1, 2, SLO_COMM_MAX_WORKERS, source,
+        (rc = slo__json_int(ring, "workers", 1, 2, SLO_COMM_MAX_WORKERS, source,
                            "allreduce.ring_model", &workers, err)))
         goto out;
     if (workers != in.world_size) {
-        rc = slo_fail(err, SLO_ERR_INVALID, source,
+        rc = slo__fail(err, SLO_ERR_INVALID, source,
                       "allreduce.ring_model.workers: expected mpi.world_size = %d, found %d",
                       in.world_size, workers);
         goto out;
@@ -182,26 +182,26 @@ int slo_comm_profile_parse(const char *text, const char *source, struct slo_comm
         goto out;
     v = json_object_get(ring, "suspect");
     if (!v || !json_is_boolean(v)) {
-        rc = slo_fail(err, SLO_ERR_INVALID, source,
+        rc = slo__fail(err, SLO_ERR_INVALID, source,
                       "allreduce.ring_model.suspect: expected true or false, found %s",
-                      v ? slo_json_describe(v, found, sizeof found) : "it missing");
+                      v ? slo__json_describe(v, found, sizeof found) : "it missing");
         goto out;
     }
     in.bandwidth_suspect = json_is_true(v);
     if (in.bandwidth_suspect) {
         json_t *r = json_object_get(ring, "suspect_reason");
         if (!json_is_string(r) || !json_string_length(r)) {
-            rc = slo_fail(err, SLO_ERR_INVALID, source,
+            rc = slo__fail(err, SLO_ERR_INVALID, source,
                           "allreduce.ring_model.suspect_reason: expected a non-empty string "
                           "(suspect is true), found %s",
-                          r ? slo_json_describe(r, found, sizeof found) : "it missing");
+                          r ? slo__json_describe(r, found, sizeof found) : "it missing");
             goto out;
         }
         snprintf(in.suspect_reason, sizeof in.suspect_reason, "%s", json_string_value(r));
     }
     v = json_object_get(ring, "link_bandwidth_bytes_per_s");
     if (v && json_is_null(v) && beta == 0) {
-        rc = slo_fail(err, SLO_ERR_INVALID, source,
+        rc = slo__fail(err, SLO_ERR_INVALID, source,
                       "allreduce.ring_model.link_bandwidth_bytes_per_s: expected a number, "
                       "found null (the fit's beta is 0: the sizes measured do not determine a "
                       "bandwidth; re-run slo-mpiprof with larger --sizes)");
@@ -215,14 +215,14 @@ int slo_comm_profile_parse(const char *text, const char *source, struct slo_comm
         goto out;
     /* the ring figures must follow from the fit (header comment) */
     if (!agrees(ring_alpha, alpha / (2.0 * (workers - 1)))) {
-        rc = slo_fail(err, SLO_ERR_INVALID, source,
+        rc = slo__fail(err, SLO_ERR_INVALID, source,
                       "allreduce.ring_model.alpha_s: expected allreduce.fit.alpha_s / "
                       "(2(p-1)) = %.10g, found %.10g", alpha / (2.0 * (workers - 1)),
                       ring_alpha);
         goto out;
     }
     if (beta <= 0 || !agrees(ring_bw, 2.0 * (workers - 1) / (workers * beta))) {
-        rc = slo_fail(err, SLO_ERR_INVALID, source,
+        rc = slo__fail(err, SLO_ERR_INVALID, source,
                       "allreduce.ring_model.link_bandwidth_bytes_per_s: expected 2(p-1) / (p "
                       "allreduce.fit.beta_s_per_byte) = %.10g, found %.10g",
                       beta > 0 ? 2.0 * (workers - 1) / (workers * beta) : INFINITY, ring_bw);
@@ -236,7 +236,7 @@ int slo_comm_profile_parse(const char *text, const char *source, struct slo_comm
     {
         slo_error_t e = {0};
         if ((rc = slo_comm_link_check(&out, &e))) {
-            slo_fail(err, rc, source, "link from allreduce.ring_model: %s: %s", e.source,
+            slo__fail(err, rc, source, "link from allreduce.ring_model: %s: %s", e.source,
                      e.text);
             goto out;
         }
@@ -254,7 +254,7 @@ int slo_comm_profile_load(const char *path, struct slo_comm_link *link,
                           struct slo_comm_profile_info *info, slo_error_t *err)
 {
     char *text;
-    int rc = slo_read_file(path, &text, err);
+    int rc = slo__read_file(path, &text, err);
     if (rc)
         return rc;
     rc = slo_comm_profile_parse(text, path, link, info, err);
@@ -277,9 +277,9 @@ int slo_profile_ps_bandwidth(const char *text, const char *source, double *b_ps_
         goto out;
     pairs = json_object_get(p2p, "pairs");
     if (!pairs || !json_is_array(pairs)) {
-        rc = slo_fail(err, SLO_ERR_INVALID, source,
+        rc = slo__fail(err, SLO_ERR_INVALID, source,
                       "point_to_point.pairs: expected an array, found %s",
-                      pairs ? slo_json_describe(pairs, found, sizeof found) : "it missing");
+                      pairs ? slo__json_describe(pairs, found, sizeof found) : "it missing");
         goto out;
     }
     json_array_foreach(pairs, i, v) {
@@ -291,10 +291,10 @@ int slo_profile_ps_bandwidth(const char *text, const char *source, double *b_ps_
         snprintf(path, sizeof path, "point_to_point.pairs[%zu]", i);
         if (!json_is_object(v) || !json_is_integer(a) || !json_is_integer(b) ||
             !json_is_boolean(same)) {
-            rc = slo_fail(err, SLO_ERR_INVALID, source,
+            rc = slo__fail(err, SLO_ERR_INVALID, source,
                           "%s: expected an object with integers rank_a, rank_b and a boolean "
                           "same_node, found %s",
-                          path, slo_json_describe(v, found, sizeof found));
+                          path, slo__json_describe(v, found, sizeof found));
             goto out;
         }
         if (json_is_true(same) || (json_integer_value(a) != 0 && json_integer_value(b) != 0))
@@ -305,7 +305,7 @@ int slo_profile_ps_bandwidth(const char *text, const char *source, double *b_ps_
         /* the largest size's entry carries the profiler's verdict */
         last = json_is_array(bw) ? json_array_get(bw, json_array_size(bw) - 1) : NULL;
         if (last && json_is_true(json_object_get(last, "suspect"))) {
-            rc = slo_fail(err, SLO_ERR_INVALID, source,
+            rc = slo__fail(err, SLO_ERR_INVALID, source,
                           "%s: expected a bandwidth the profiler stands by, found it flagged "
                           "suspect (above its memcpy ceiling)", path);
             goto out;
@@ -315,7 +315,7 @@ int slo_profile_ps_bandwidth(const char *text, const char *source, double *b_ps_
             best = x;
     }
     if (n_cross == 0) {
-        rc = slo_fail(err, SLO_ERR_INVALID, source,
+        rc = slo__fail(err, SLO_ERR_INVALID, source,
                       "point_to_point.pairs: expected a pair of rank 0 (the PS) with a rank on "
                       "another node, found every pair sharing a node: its bandwidth is a memory "
                       "copy, not a NIC (run slo-mpiprof with ranks on two nodes)");
@@ -331,7 +331,7 @@ out:
 int slo_profile_ps_bandwidth_load(const char *path, double *b_ps_mbps, slo_error_t *err)
 {
     char *text;
-    int rc = slo_read_file(path, &text, err);
+    int rc = slo__read_file(path, &text, err);
     if (rc)
         return rc;
     rc = slo_profile_ps_bandwidth(text, path, b_ps_mbps, err);

@@ -25,13 +25,13 @@ static int parse_type(const json_t *o, size_t i, const char *src, struct slo_ins
 
     snprintf(path, sizeof path, "types[%zu]", i);
     if (!json_is_object(o))
-        return slo_fail(err, SLO_ERR_INVALID, src, "%s: expected an object, found %s", path,
-                        slo_json_describe(o, found, sizeof found));
-    if ((rv = slo_json_known_keys(o, type_keys, src, path, err)) ||
-        (rv = slo_json_string(o, "name", 1, src, path, t->name, sizeof t->name, err)))
+        return slo__fail(err, SLO_ERR_INVALID, src, "%s: expected an object, found %s", path,
+                        slo__json_describe(o, found, sizeof found));
+    if ((rv = slo__json_known_keys(o, type_keys, src, path, err)) ||
+        (rv = slo__json_string(o, "name", 1, src, path, t->name, sizeof t->name, err)))
         return rv;
     if (strpbrk(t->name, "=, \t"))
-        return slo_fail(err, SLO_ERR_INVALID, src,
+        return slo__fail(err, SLO_ERR_INVALID, src,
                         "%s.name: expected an instance type name without '=', ',' or spaces "
                         "(they separate TYPE=N lists), found \"%s\"",
                         path, t->name);
@@ -39,42 +39,42 @@ static int parse_type(const json_t *o, size_t i, const char *src, struct slo_ins
     snprintf(path, sizeof path, "types[%zu] (%s)", i, t->name);
     t->gpus = 0;
     t->quota = 0;
-    if ((rv = slo_json_string(o, "gpu_model", 1, src, path, t->gpu_model, sizeof t->gpu_model,
+    if ((rv = slo__json_string(o, "gpu_model", 1, src, path, t->gpu_model, sizeof t->gpu_model,
                               err)) ||
-        (rv = slo_json_int(o, "gpus", 1, 1, 1024, src, path, &t->gpus, err)) ||
-        (rv = slo_json_number(o, "gpu_memory_gb", 0, 0, 1e6, src, path, &t->gpu_memory_gb,
+        (rv = slo__json_int(o, "gpus", 1, 1, 1024, src, path, &t->gpus, err)) ||
+        (rv = slo__json_number(o, "gpu_memory_gb", 0, 0, 1e6, src, path, &t->gpu_memory_gb,
                               err)) ||
-        (rv = slo_json_string(o, "site", 0, src, path, site, sizeof site, err)) ||
-        (rv = slo_json_int(o, "quota", 1, 0, 100000, src, path, &t->quota, err)) ||
-        (rv = slo_json_number(o, "network_mbps", 0, 1e-6, 1e9, src, path, &t->network_mbps,
+        (rv = slo__json_string(o, "site", 0, src, path, site, sizeof site, err)) ||
+        (rv = slo__json_int(o, "quota", 1, 0, 100000, src, path, &t->quota, err)) ||
+        (rv = slo__json_number(o, "network_mbps", 0, 1e-6, 1e9, src, path, &t->network_mbps,
                               err)) ||
-        (rv = slo_json_number(o, "pcie_mbps", 0, 1e-6, 1e9, src, path, &t->pcie_mbps, err)))
+        (rv = slo__json_number(o, "pcie_mbps", 0, 1e-6, 1e9, src, path, &t->pcie_mbps, err)))
         return rv;
     if (strcmp(site, "cloud") == 0) {
         t->site = SLO_SITE_CLOUD;
         if (json_object_get(o, "usd_per_h"))
-            return slo_fail(err, SLO_ERR_INVALID, src,
+            return slo__fail(err, SLO_ERR_INVALID, src,
                             "%s.usd_per_h: only on-prem types have one rate; a cloud type "
                             "takes spot_usd_per_h and on_demand_usd_per_h",
                             path);
-        if ((rv = slo_json_number(o, "spot_usd_per_h", 1, 0, SLO_MAX_USD_PER_H, src, path,
+        if ((rv = slo__json_number(o, "spot_usd_per_h", 1, 0, SLO_MAX_USD_PER_H, src, path,
                                   &t->spot_usd_per_h, err)) ||
-            (rv = slo_json_number(o, "on_demand_usd_per_h", 1, 0, SLO_MAX_USD_PER_H, src, path,
+            (rv = slo__json_number(o, "on_demand_usd_per_h", 1, 0, SLO_MAX_USD_PER_H, src, path,
                                   &t->on_demand_usd_per_h, err)))
             return rv;
     } else if (strcmp(site, "onprem") == 0) {
         t->site = SLO_SITE_ONPREM;
         if (json_object_get(o, "spot_usd_per_h") || json_object_get(o, "on_demand_usd_per_h"))
-            return slo_fail(err, SLO_ERR_INVALID, src,
+            return slo__fail(err, SLO_ERR_INVALID, src,
                             "%s: an on-prem type has one rate, usd_per_h (amortized, may be 0), "
                             "not spot or on-demand prices",
                             path);
-        if ((rv = slo_json_number(o, "usd_per_h", 1, 0, SLO_MAX_USD_PER_H, src, path,
+        if ((rv = slo__json_number(o, "usd_per_h", 1, 0, SLO_MAX_USD_PER_H, src, path,
                                   &t->on_demand_usd_per_h, err)))
             return rv;
         t->spot_usd_per_h = t->on_demand_usd_per_h;
     } else {
-        return slo_fail(err, SLO_ERR_INVALID, src,
+        return slo__fail(err, SLO_ERR_INVALID, src,
                         "%s.site: expected \"cloud\" or \"onprem\", found \"%s\"", path, site);
     }
     return SLO_OK;
@@ -88,22 +88,22 @@ int slo_catalog_parse(const char *text, const char *source, struct slo_catalog *
     int rv, any_quota = 0;
 
     memset(cat, 0, sizeof *cat);
-    if ((rv = slo_json_parse_text(text, source, &root, err)))
+    if ((rv = slo__json_parse_text(text, source, &root, err)))
         return rv;
-    if ((rv = slo_json_known_keys(root, catalog_keys, source, "", err)) ||
-        (rv = slo_json_string(root, "name", 1, source, "", cat->name, sizeof cat->name, err)))
+    if ((rv = slo__json_known_keys(root, catalog_keys, source, "", err)) ||
+        (rv = slo__json_string(root, "name", 1, source, "", cat->name, sizeof cat->name, err)))
         goto fail;
     types = json_object_get(root, "types");
     if (!json_is_array(types) || json_array_size(types) == 0) {
-        rv = slo_fail(err, SLO_ERR_INVALID, source,
+        rv = slo__fail(err, SLO_ERR_INVALID, source,
                       "types: expected a non-empty array of instance types, found %s",
-                      slo_json_describe(types, found, sizeof found));
+                      slo__json_describe(types, found, sizeof found));
         goto fail;
     }
     cat->n_types = json_array_size(types);
     cat->types = calloc(cat->n_types, sizeof *cat->types);
     if (!cat->types) {
-        rv = slo_fail(err, SLO_ERR_NOMEM, source, "out of memory");
+        rv = slo__fail(err, SLO_ERR_NOMEM, source, "out of memory");
         goto fail;
     }
     for (size_t i = 0; i < cat->n_types; i++) {
@@ -111,7 +111,7 @@ int slo_catalog_parse(const char *text, const char *source, struct slo_catalog *
             goto fail;
         for (size_t k = 0; k < i; k++)
             if (strcmp(cat->types[k].name, cat->types[i].name) == 0) {
-                rv = slo_fail(err, SLO_ERR_INVALID, source,
+                rv = slo__fail(err, SLO_ERR_INVALID, source,
                               "types[%zu].name: expected a unique instance type, found \"%s\" "
                               "again (first at types[%zu])",
                               i, cat->types[i].name, k);
@@ -120,7 +120,7 @@ int slo_catalog_parse(const char *text, const char *source, struct slo_catalog *
         any_quota |= cat->types[i].quota > 0;
     }
     if (!any_quota) {
-        rv = slo_fail(err, SLO_ERR_INVALID, source,
+        rv = slo__fail(err, SLO_ERR_INVALID, source,
                       "types[].quota: expected at least one instance type with quota > 0, "
                       "found every quota 0");
         goto fail;
@@ -139,7 +139,7 @@ int slo_catalog_load(const char *path, struct slo_catalog *cat, slo_error_t *err
     int rv;
 
     memset(cat, 0, sizeof *cat);
-    if ((rv = slo_read_file(path, &text, err)))
+    if ((rv = slo__read_file(path, &text, err)))
         return rv;
     rv = slo_catalog_parse(text, path, cat, err);
     free(text);

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "slo_private.h"
-#include "slo_igniter.h"
+#include "slo_infer.h"
 
 /* notes 1.2.2: solo active time at clock F, ms. */
 double slo_ig_active_solo_ms(const struct slo_ig_model *m, int batch, double share_pct)
@@ -30,31 +30,31 @@ int slo_ig_predict(const struct slo_ig_profile *p, const struct slo_ig_tenant *t
     double total_power_w, total_l2_pct = 0.0, clock_mhz, delta_sch;
 
     if (n == 0)
-        return slo_fail(err, SLO_ERR_INVALID, p->source,
+        return slo__fail(err, SLO_ERR_INVALID, p->source,
                         "predict: expected at least one workload on the GPU, found none");
     total_power_w = p->idle_power_w; /* 1.2.4: P_j = P_idle + sum P_i */
     for (size_t i = 0; i < n; i++) {
         const struct slo_ig_model *m;
         struct slo_ig_prediction *o = &out[i];
         if (t[i].model < 0 || (size_t)t[i].model >= p->n_models)
-            return slo_fail(err, SLO_ERR_INVALID, p->source,
+            return slo__fail(err, SLO_ERR_INVALID, p->source,
                             "predict: workload %zu: expected a model index in [0, %zu), found %d",
                             i, p->n_models, t[i].model);
         m = &p->models[t[i].model];
         if (t[i].batch < 1 || t[i].batch > SLO_IG_MAX_BATCH)
-            return slo_fail(err, SLO_ERR_INVALID, p->source,
+            return slo__fail(err, SLO_ERR_INVALID, p->source,
                             "predict: workload %zu (%s): expected a batch in [1, %d] (the "
                             "profiled range), found %d",
                             i, m->name, SLO_IG_MAX_BATCH, t[i].batch);
         if (!(t[i].share_pct > 0.0 && t[i].share_pct <= 100.0))
-            return slo_fail(err, SLO_ERR_INVALID, p->source,
+            return slo__fail(err, SLO_ERR_INVALID, p->source,
                             "predict: workload %zu (%s): expected a share in (0, 100] %%, "
                             "found %g",
                             i, m->name, t[i].share_pct);
         memset(o, 0, sizeof *o);
         o->t_act_solo_ms = slo_ig_active_solo_ms(m, t[i].batch, t[i].share_pct);
         if (!(o->t_act_solo_ms > 0.0) || !isfinite(o->t_act_solo_ms))
-            return slo_fail(err, SLO_ERR_INVALID, p->source,
+            return slo__fail(err, SLO_ERR_INVALID, p->source,
                             "predict: workload %zu (%s): the fitted solo active time at batch "
                             "%d, share %g %% is %g ms; expected > 0 (outside the fitted range)",
                             i, m->name, t[i].batch, t[i].share_pct, o->t_act_solo_ms);
@@ -70,7 +70,7 @@ int slo_ig_predict(const struct slo_ig_profile *p, const struct slo_ig_tenant *t
     if (total_power_w > p->power_cap_w)
         clock_mhz = p->clock_slope_mhz_per_w * (total_power_w - p->power_cap_w) + p->max_clock_mhz;
     if (!(clock_mhz > 0.0))
-        return slo_fail(err, SLO_ERR_INVALID, p->source,
+        return slo__fail(err, SLO_ERR_INVALID, p->source,
                         "predict: total power %g W drives the modelled clock to %g MHz; "
                         "expected > 0 (far outside the profiled range)",
                         total_power_w, clock_mhz);
@@ -167,11 +167,11 @@ int slo_ig_workload_bounds(const struct slo_ig_profile *p, const struct slo_ig_w
 {
     int mi = slo_ig_find_model(p, w->model);
     if (mi < 0)
-        return slo_fail(err, SLO_ERR_NOT_FOUND, p->source,
+        return slo__fail(err, SLO_ERR_NOT_FOUND, p->source,
                         "model \"%s\": not in this profile", w->model);
     if (!(w->rate_rps > 0.0) || !isfinite(w->rate_rps) || !(w->slo_ms > 0.0) ||
         !isfinite(w->slo_ms))
-        return slo_fail(err, SLO_ERR_INVALID, p->source,
+        return slo__fail(err, SLO_ERR_INVALID, p->source,
                         "workload %s: expected rate > 0 req/s and SLO > 0 ms, found %g, %g",
                         w->model, w->rate_rps, w->slo_ms);
     slo_ig_choose_batch(p, &p->models[mi], w->rate_rps, w->slo_ms / 2.0, out);

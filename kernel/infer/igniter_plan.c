@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "slo_private.h"
-#include "slo_igniter.h"
+#include "slo_infer.h"
 
 #define SHARE_EPS 1e-9 /* shares are multiples of u; sums of 2.5 are exact */
 
@@ -364,7 +364,7 @@ static int prepare_workload(struct ctx *c, const struct slo_ig_workload *wl, siz
             if (b_star < 0) {
                 double base = m->t_sch_solo_ms + (m->input_bytes + m->output_bytes) /
                                                      p->bandwidth_bytes_per_ms;
-                return slo_fail(NULL, SLO_ERR_INFEASIBLE, NULL, "%g", base);
+                return slo__fail(NULL, SLO_ERR_INFEASIBLE, NULL, "%g", base);
             }
             if (pass == 1) {
                 /* the residual still needs more than one GPU's worth of share */
@@ -376,7 +376,7 @@ static int prepare_workload(struct ctx *c, const struct slo_ig_workload *wl, siz
             if (hcap < 1.0)
                 hcap = h;
             if (rate / hcap > 1e6)
-                return slo_fail(NULL, SLO_ERR_INFEASIBLE, NULL, "too many GPUs");
+                return slo__fail(NULL, SLO_ERR_INFEASIBLE, NULL, "too many GPUs");
             while (rate > hcap) {
                 if ((rv = push_dedicated(c, w, model, b_star, hcap)))
                     return rv;
@@ -841,7 +841,7 @@ static int evaluate_plan(const struct slo_ig_profile *profiles,
             t = malloc(cap * sizeof *t);
             o = malloc(cap * sizeof *o);
             if (!t || !o) {
-                rv = slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+                rv = slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
                 goto out;
             }
         }
@@ -918,19 +918,19 @@ static int infeasible_error(const struct slo_ig_profile *profiles, size_t n_type
         const struct slo_ig_model *m = &p->models[mi];
         double transfer = (m->input_bytes + m->output_bytes) / p->bandwidth_bytes_per_ms;
         if (solo_predict(p, mi, 1, 100.0, &o) == SLO_OK && o.latency_ms < w->slo_ms / 2.0)
-            return slo_fail(err, SLO_ERR_INFEASIBLE, NULL,
+            return slo__fail(err, SLO_ERR_INFEASIBLE, NULL,
                             "workload %zu (%s, %g req/s, SLO %g ms): expected a rate that at "
                             "most a million dedicated GPUs can serve, found %g req/s",
                             wi + 1, w->model, w->rate_rps, w->slo_ms, w->rate_rps);
         if (w->slo_ms / 2.0 <= transfer)
-            return slo_fail(err, SLO_ERR_INFEASIBLE, NULL,
+            return slo__fail(err, SLO_ERR_INFEASIBLE, NULL,
                             "workload %zu (%s, %g req/s, SLO %g ms): no GPU type can serve it: "
                             "iGniter checks SLO/2 = %g ms, shorter than moving one request "
                             "over PCIe on a %s (%g ms in + out, delta <= 0)",
                             wi + 1, w->model, w->rate_rps, w->slo_ms, w->slo_ms / 2.0,
                             p->gpu_model[0] ? p->gpu_model : "GPU", transfer);
         if (solo_predict(p, mi, 1, 100.0, &o) == SLO_OK)
-            return slo_fail(err, SLO_ERR_INFEASIBLE, NULL,
+            return slo__fail(err, SLO_ERR_INFEASIBLE, NULL,
                             "workload %zu (%s, %g req/s, SLO %g ms): no GPU type can serve it: "
                             "iGniter checks SLO/2 = %g ms, but batch 1 alone on a whole %s "
                             "takes %g ms (transfer %g ms + scheduling %g ms + kernels %g ms)",
@@ -938,7 +938,7 @@ static int infeasible_error(const struct slo_ig_profile *profiles, size_t n_type
                             p->gpu_model[0] ? p->gpu_model : "GPU", o.latency_ms, transfer,
                             o.t_sch_ms, o.t_act_ms);
     }
-    return slo_fail(err, SLO_ERR_INFEASIBLE, NULL,
+    return slo__fail(err, SLO_ERR_INFEASIBLE, NULL,
                     "workload %zu (%s, SLO %g ms): no GPU type can serve it", wi + 1, w->model,
                     w->slo_ms);
 }
@@ -947,23 +947,23 @@ static int check_request(const struct slo_ig_profile *profiles, size_t n_types,
                          const struct slo_ig_workload *wl, size_t n, slo_error_t *err)
 {
     if (n_types == 0)
-        return slo_fail(err, SLO_ERR_INVALID, NULL, "expected at least one GPU profile, found none");
+        return slo__fail(err, SLO_ERR_INVALID, NULL, "expected at least one GPU profile, found none");
     if (n == 0)
-        return slo_fail(err, SLO_ERR_INVALID, NULL, "expected at least one workload, found none");
+        return slo__fail(err, SLO_ERR_INVALID, NULL, "expected at least one workload, found none");
     for (size_t t = 0; t < n_types; t++)
         if (!(profiles[t].usd_per_h >= 0.0))
-            return slo_fail(err, SLO_ERR_INVALID, profiles[t].source,
+            return slo__fail(err, SLO_ERR_INVALID, profiles[t].source,
                             "expected a price (usd_per_h >= 0) for GPU type %zu, found none "
                             "(give gpu.usd_per_h or price it from a catalog)",
                             t);
     for (size_t i = 0; i < n; i++) {
         int known = 0;
         if (!(wl[i].rate_rps > 0.0) || !isfinite(wl[i].rate_rps))
-            return slo_fail(err, SLO_ERR_INVALID, NULL,
+            return slo__fail(err, SLO_ERR_INVALID, NULL,
                             "workload %zu (%s): expected a rate > 0 req/s, found %g", i + 1,
                             wl[i].model, wl[i].rate_rps);
         if (!(wl[i].slo_ms > 0.0) || !isfinite(wl[i].slo_ms))
-            return slo_fail(err, SLO_ERR_INVALID, NULL,
+            return slo__fail(err, SLO_ERR_INVALID, NULL,
                             "workload %zu (%s): expected an SLO > 0 ms, found %g", i + 1,
                             wl[i].model, wl[i].slo_ms);
         for (size_t t = 0; t < n_types; t++)
@@ -975,7 +975,7 @@ static int check_request(const struct slo_ig_profile *profiles, size_t n_types,
                 snprintf(names + used, sizeof names - used, "%s%s", m ? ", " : "",
                          profiles[0].models[m].name);
             }
-            return slo_fail(err, SLO_ERR_NOT_FOUND, NULL,
+            return slo__fail(err, SLO_ERR_NOT_FOUND, NULL,
                             "workload %zu: expected a profiled model (%s), found \"%s\"", i + 1,
                             names, wl[i].model);
         }
@@ -1024,14 +1024,14 @@ int slo_ig_plan(const struct slo_ig_profile *profiles, size_t n_types,
 
     memset(plan, 0, sizeof *plan);
     if (policy < SLO_IG_POLICY_IGNITER || policy > SLO_IG_POLICY_GPULETS)
-        return slo_fail(err, SLO_ERR_INVALID, NULL,
+        return slo__fail(err, SLO_ERR_INVALID, NULL,
                         "policy: expected igniter, ffd, gslice or gpulets, found %d", policy);
     if ((rv = check_request(profiles, n_types, wl, n, err)))
         return rv;
     type_of = malloc(n * sizeof *type_of);
     best_cost = malloc(n * sizeof *best_cost);
     if (!type_of || !best_cost) {
-        rv = slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+        rv = slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
         goto out;
     }
     /* Mixed assignment: each workload to the type where serving it alone
@@ -1047,13 +1047,13 @@ int slo_ig_plan(const struct slo_ig_profile *profiles, size_t n_types,
                 continue;
             if ((rv = ctx_init(&c, &profiles[t], t))) {
                 ctx_free(&c);
-                rv = slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+                rv = slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
                 goto out;
             }
             rv = prepare_workload(&c, &wl[i], i, model, 0);
             if (rv == SLO_ERR_NOMEM) {
                 ctx_free(&c);
-                rv = slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+                rv = slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
                 goto out;
             }
             if (rv == SLO_OK) {
@@ -1074,7 +1074,7 @@ int slo_ig_plan(const struct slo_ig_profile *profiles, size_t n_types,
     }
     rv = plan_assignment(profiles, n_types, wl, n, type_of, policy, plan, &bad);
     if (rv == SLO_ERR_NOMEM) {
-        rv = slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+        rv = slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
         goto out;
     }
     if (rv) {
@@ -1089,7 +1089,7 @@ int slo_ig_plan(const struct slo_ig_profile *profiles, size_t n_types,
             type_of[i] = t;
         rv = plan_assignment(profiles, n_types, wl, n, type_of, policy, &alt, &bad);
         if (rv == SLO_ERR_NOMEM) {
-            rv = slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+            rv = slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
             goto out;
         }
         if (rv)
@@ -1109,7 +1109,7 @@ int slo_ig_plan(const struct slo_ig_profile *profiles, size_t n_types,
          * an iGniter plan that the model says misses an SLO is never returned. */
         rv = slo_ig_plan_verify(profiles, n_types, wl, n, plan, err);
         if (rv == SLO_OK)
-            rv = slo_fail(err, SLO_ERR_INFEASIBLE, NULL,
+            rv = slo__fail(err, SLO_ERR_INFEASIBLE, NULL,
                           "the plan misses SLO/2 or a rate in %zu placements",
                           plan->n_violations);
     }
@@ -1135,20 +1135,20 @@ int slo_ig_plan_verify(const struct slo_ig_profile *profiles, size_t n_types,
         free(served);
         free(t);
         free(o);
-        return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+        return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
     }
     for (size_t j = 0; j < plan->n_gpus && rv == SLO_OK; j++) {
         const struct slo_ig_plan_gpu *g = &plan->gpus[j];
         double total = 0.0;
         if (g->type >= n_types || g->count == 0 || g->first > plan->n_placements ||
             g->count > plan->n_placements - g->first) {
-            rv = slo_fail(err, SLO_ERR_INFEASIBLE, NULL, "GPU %zu: malformed entry", j + 1);
+            rv = slo__fail(err, SLO_ERR_INFEASIBLE, NULL, "GPU %zu: malformed entry", j + 1);
             break;
         }
         for (size_t i = 0; i < g->count; i++) {
             const struct slo_ig_placement *pl = &plan->placements[g->first + i];
             if (pl->workload >= n) {
-                rv = slo_fail(err, SLO_ERR_INFEASIBLE, NULL, "GPU %zu: unknown workload", j + 1);
+                rv = slo__fail(err, SLO_ERR_INFEASIBLE, NULL, "GPU %zu: unknown workload", j + 1);
                 break;
             }
             t[i].model = slo_ig_find_model(&profiles[g->type], wl[pl->workload].model);
@@ -1160,7 +1160,7 @@ int slo_ig_plan_verify(const struct slo_ig_profile *profiles, size_t n_types,
         if (rv)
             break;
         if (total > 100.0 + 1e-9) {
-            rv = slo_fail(err, SLO_ERR_INFEASIBLE, NULL,
+            rv = slo__fail(err, SLO_ERR_INFEASIBLE, NULL,
                           "GPU %zu: shares sum to %g %%, expected at most 100", j + 1, total);
             break;
         }
@@ -1170,7 +1170,7 @@ int slo_ig_plan_verify(const struct slo_ig_profile *profiles, size_t n_types,
             const struct slo_ig_placement *pl = &plan->placements[g->first + i];
             const struct slo_ig_workload *w = &wl[pl->workload];
             if (o[i].latency_ms > w->slo_ms / 2.0 * (1 + 1e-12)) {
-                rv = slo_fail(err, SLO_ERR_INFEASIBLE, NULL,
+                rv = slo__fail(err, SLO_ERR_INFEASIBLE, NULL,
                               "GPU %zu: workload %zu (%s): predicted latency %g ms, expected "
                               "at most SLO/2 = %g ms",
                               j + 1, pl->workload + 1, w->model, o[i].latency_ms,
@@ -1178,7 +1178,7 @@ int slo_ig_plan_verify(const struct slo_ig_profile *profiles, size_t n_types,
                 break;
             }
             if (o[i].throughput_rps < pl->rate_rps * (1 - 1e-12)) {
-                rv = slo_fail(err, SLO_ERR_INFEASIBLE, NULL,
+                rv = slo__fail(err, SLO_ERR_INFEASIBLE, NULL,
                               "GPU %zu: workload %zu (%s): predicted throughput %g req/s, "
                               "expected at least its rate %g",
                               j + 1, pl->workload + 1, w->model, o[i].throughput_rps,
@@ -1189,7 +1189,7 @@ int slo_ig_plan_verify(const struct slo_ig_profile *profiles, size_t n_types,
     }
     for (size_t i = 0; i < n && rv == SLO_OK; i++)
         if (fabs(served[i] - wl[i].rate_rps) > 1e-6 * wl[i].rate_rps)
-            rv = slo_fail(err, SLO_ERR_INFEASIBLE, NULL,
+            rv = slo__fail(err, SLO_ERR_INFEASIBLE, NULL,
                           "workload %zu (%s): placements serve %g req/s, expected its rate %g",
                           i + 1, wl[i].model, served[i], wl[i].rate_rps);
     free(served);

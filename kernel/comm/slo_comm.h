@@ -56,7 +56,7 @@
 
 #include <stddef.h>
 
-#include "slo.h"
+#include "slo_core.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -216,6 +216,11 @@ int slo_comm_model_builtin(const char *name, struct slo_comm_model *model,
                            slo_error_t *err);
 /* NULL-terminated list of built-in model names. */
 const char *const *slo_comm_model_names(void);
+/* CSV text of a built-in per-layer table by name (etc/slo/models/, compiled in
+ * by build-aux/embed-files.sh), or NULL when unknown; the NULL-terminated
+ * list of their names (the same as slo_comm_model_names). */
+const char *slo_embedded_comm_model(const char *name);
+const char *const *slo_embedded_comm_model_names(void);
 /* Allocate n zeroed layers (for callers building a model in memory). */
 int slo_comm_model_alloc(struct slo_comm_model *model, size_t n, slo_error_t *err);
 /* Release a model's layers and empty it (NULL and empty models are fine). */
@@ -266,6 +271,46 @@ double slo_comm_bytes_factor(const struct slo_comm_link *link);
 double slo_comm_message_latency_s(const struct slo_comm_link *link);
 /* "ring" or "ps". */
 const char *slo_comm_collective_name(enum slo_comm_collective c);
+
+/*
+ * Measured link: the alpha-beta (Hockney) fit t(s) = alpha + beta s of
+ * collective times and its ring reading, the one implementation that
+ * slo-mpiprof, the profile reader and slo-train-demo share
+ * (kernel/comm/comm_link_fit.c; doc/mpiprof.md).
+ */
+struct slo_comm_alpha_beta {
+    double alpha_s;                       /* >= 0, seconds per collective */
+    double beta_s_per_byte;               /* >= 0, seconds per byte */
+    double unconstrained_alpha_s;         /* the free least-squares fit */
+    double unconstrained_beta_s_per_byte;
+    int constrained;                      /* 1: the free fit had a negative coefficient,
+                                             alpha or beta was set to 0 (NNLS face) */
+    double rms_residual_s;                /* of the returned fit, seconds */
+    double max_relative_residual;         /* max |fit - t| / t */
+};
+
+/*
+ * Fit t = alpha + beta s to n points (bytes[n] >= 0, time_s[n] > 0, seconds)
+ * by least squares on relative residuals (LAPACKE_dgels, rows scaled by 1/t),
+ * bounded to alpha, beta >= 0 (the better NNLS face when the free fit has a
+ * negative coefficient). Source: Hockney's model; research notes 6.1.
+ * Errors: SLO_ERR_INVALID (n < 2, a non-finite or non-positive time, a
+ * negative size; text names the point), SLO_ERR_NUMERIC (dgels failed, e.g.
+ * every size equal), SLO_ERR_NOMEM.
+ */
+int slo_comm_fit_alpha_beta(const double *bytes, const double *time_s, size_t n,
+                            struct slo_comm_alpha_beta *fit, slo_error_t *err);
+/* Ring reading of a fit for p = workers (slo_comm.h, Transport): per-step
+ * latency alpha / (2(p-1)) in s, and bandwidth 2(p-1) / (p beta) in bytes/s
+ * (INFINITY when beta = 0). NAN for workers < 2 or beta < 0. */
+double slo_comm_ring_latency_from_fit(double alpha_s, int workers);
+double slo_comm_ring_bandwidth_from_fit(double beta_s_per_byte, int workers);
+/* A ring link from a fit: the two readings above, clamped to
+ * SLO_COMM_MAX_LATENCY_S and SLO_COMM_MAX_BANDWIDTH_BYTES_PER_S;
+ * max_in_flight = 0 (unlimited). Errors: SLO_ERR_INVALID (workers outside
+ * 2 .. SLO_COMM_MAX_WORKERS, a negative or non-finite coefficient). */
+int slo_comm_ring_link_from_fit(double alpha_s, double beta_s_per_byte, int workers,
+                                struct slo_comm_link *link, slo_error_t *err);
 
 /* ------------------------------------------------------------------ */
 /* Policies                                                            */
@@ -410,7 +455,7 @@ void slo_comm_plan_free(struct slo_comm_plan *plan);
 
 /*
  * Our planner (doc/comm.md, "Optimal blocks"; derivation in
- * kernel/comm_optimal.c). For a target period T* every gradient i has the
+ * kernel/comm/comm_optimal.c). For a target period T* every gradient i has the
  * deadline d_i = T* - Fs_i (Fs_i = forward time of its layer and all later
  * ones). During backward, whenever the link can take a block, the pending
  * bytes are sent lowest offset first in one block as large as the

@@ -366,14 +366,14 @@ static int send_lowest(struct planner *p, double t, double q, slo_error_t *err)
                 p->gdone[k] = D;
         if (p->recording) {
             if (grow((void **)&p->out, &p->cap_out, p->n_out + 1, sizeof *p->out))
-                return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+                return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
             p->out[p->n_out++] = p->take[r];
         }
     }
     if (p->recording) {
         if (grow((void **)&p->block_end, &p->cap_blocks, p->n_blocks + 1, sizeof(size_t)) ||
             resize((void **)&p->block_lowest, p->cap_blocks, sizeof(size_t)))
-            return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+            return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
         p->block_end[p->n_blocks] = p->n_out;
         p->block_lowest[p->n_blocks] = lowest;
         p->n_blocks++;
@@ -700,14 +700,14 @@ static int snap_save(struct planner *p, double target, double t, size_t a, slo_e
         p->snap.stk_key = malloc((G + 1) * sizeof *p->snap.stk_key);
         if (!p->snap.runs || !p->snap.rsum || !p->snap.rexact || !p->snap.gdone || !p->snap.stk_g ||
             !p->snap.stk_above || !p->snap.stk_max || !p->snap.stk_key)
-            return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+            return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
     }
     if (grow((void **)&p->snap.done_s, &p->snap.cap_done, p->tr.n + 1, sizeof(double)) ||
         grow((void **)&p->snap.out, &p->snap.cap_out, p->n_out + 1, sizeof *p->out) ||
         grow((void **)&p->snap.block_end, &p->snap.cap_blocks, p->n_blocks + 1,
              sizeof(size_t)) ||
         resize((void **)&p->snap.block_lowest, p->snap.cap_blocks, sizeof(size_t)))
-        return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+        return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
     p->snap.target = target;
     p->snap.t = t;
     p->snap.a = a;
@@ -765,7 +765,7 @@ static int snap_restore(struct planner *p, double *t, size_t *a, slo_error_t *er
             grow((void **)&p->block_end, &p->cap_blocks, p->snap.n_blocks + 1,
                  sizeof(size_t)) ||
             resize((void **)&p->block_lowest, p->cap_blocks, sizeof(size_t)))
-            return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+            return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
         p->n_out = p->snap.n_out;
         copy_n(p->out, p->snap.out, p->n_out * sizeof *p->out);
         p->n_blocks = p->snap.n_blocks;
@@ -1035,7 +1035,7 @@ static int plan_blocks(const struct comm_sim *s, struct planner *p, slo_error_t 
     if (!p->off || !p->r || !p->tail || !p->gbytes || !p->pmin || !p->gdone || !p->grad_of ||
         !p->runs || !p->rsum || !p->take || !p->units || !p->ugrad || !p->ucum || !p->h ||
         !p->next || !p->g || !p->deque || !p->stk_g || !p->stk_above || !p->stk_max)
-        return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+        return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
     p->tp_root = TP_NIL;
     if (ps && !serialized) { /* pipelined PS: pending_cap()'s stack and treap */
         p->stk_key = malloc((G + 1) * sizeof *p->stk_key);
@@ -1044,7 +1044,7 @@ static int plan_blocks(const struct comm_sim *s, struct planner *p, slo_error_t 
         p->rexact = malloc(G + 1);
         p->full_scan = s->params->optimal_full_scan;
         if (!p->stk_key || !p->tp_l || !p->tp_r || !p->rexact)
-            return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+            return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
     }
     for (size_t j = 0, i = 0; j < s->n; j++) {
         p->grad_of[j] = comm_bytes(s, j) > 0 ? i : G;
@@ -1384,7 +1384,7 @@ static int consider_baselines(const struct comm_sim *s, struct planner *p, slo_e
             continue;
         rc = slo_comm_simulate(s->model, s->link, s->params, pol, &r, &e2);
         if (rc == SLO_ERR_NOMEM)
-            return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+            return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
         if (rc)
             continue; /* e.g. more slices than SLO_COMM_MAX_MESSAGES */
         out = malloc((r.n_messages + 1) * sizeof *out);
@@ -1395,7 +1395,7 @@ static int consider_baselines(const struct comm_sim *s, struct planner *p, slo_e
             free(end);
             free(lowest);
             slo_comm_result_free(&r);
-            return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+            return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
         }
         for (size_t k = 0; k < r.n_messages; k++) {
             const struct slo_comm_message *m = &r.messages[k];
@@ -1467,7 +1467,7 @@ static int optimal_init(struct comm_sim *s, void **state, slo_error_t *err)
     struct optimal_state *st = calloc(1, sizeof *st);
     int rc;
     if (!st)
-        return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+        return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
     if ((rc = plan_blocks(s, &st->p, err))) {
         optimal_fini(st);
         return rc;
@@ -1476,7 +1476,7 @@ static int optimal_init(struct comm_sim *s, void **state, slo_error_t *err)
     st->len = malloc((st->p.n_out + 1) * sizeof *st->len);
     if (!st->lo || !st->len) {
         optimal_fini(st);
-        return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+        return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
     }
     *state = st;
     return SLO_OK;

@@ -17,7 +17,7 @@
 #endif
 
 /* Fill err (if not NULL) and return code. source may be NULL. */
-int slo_fail(slo_error_t *err, int code, const char *source, const char *fmt, ...)
+int slo__fail(slo_error_t *err, int code, const char *source, const char *fmt, ...)
     SLO_PRINTF(4, 5);
 
 /* Largest input file read (catalogs, profiles, logs): 64 MiB. */
@@ -25,29 +25,39 @@ int slo_fail(slo_error_t *err, int code, const char *source, const char *fmt, ..
 
 /* Read a whole text file into a NUL-terminated malloc'd buffer; a NUL byte
  * or more than SLO_MAX_INPUT_BYTES is SLO_ERR_INVALID, found as it is read. */
-int slo_read_file(const char *path, char **out, slo_error_t *err);
+int slo__read_file(const char *path, char **out, slo_error_t *err);
 
 /* Describe a JSON value's type and, for scalars, its value ("a string \"x\"",
  * "-1", "null") into buf, for "expected ..., found ..." messages. */
-const char *slo_json_describe(const json_t *v, char *buf, size_t len);
+const char *slo__json_describe(const json_t *v, char *buf, size_t len);
 
 /* Field readers: path is the field's path for messages ("types[2].quota").
  * A missing required field is "missing"; optional ones keep *out. */
-int slo_json_number(const json_t *obj, const char *key, int required, double min,
+int slo__json_number(const json_t *obj, const char *key, int required, double min,
                     double max, const char *source, const char *path, double *out,
                     slo_error_t *err);
-int slo_json_int(const json_t *obj, const char *key, int required, long min, long max,
+int slo__json_int(const json_t *obj, const char *key, int required, long min, long max,
                  const char *source, const char *path, int *out, slo_error_t *err);
-int slo_json_string(const json_t *obj, const char *key, int required, const char *source,
+int slo__json_string(const json_t *obj, const char *key, int required, const char *source,
                     const char *path, char *out, size_t len, slo_error_t *err);
 /* Reject keys of obj that are not in the NULL-terminated list allowed. */
-int slo_json_known_keys(const json_t *obj, const char *const *allowed, const char *source,
+int slo__json_known_keys(const json_t *obj, const char *const *allowed, const char *source,
                         const char *path, slo_error_t *err);
 /* Parse text with jansson; errors as "source:line:col: text". */
-int slo_json_parse_text(const char *text, const char *source, json_t **out,
+int slo__json_parse_text(const char *text, const char *source, json_t **out,
                         slo_error_t *err);
 
+/* The "embedded NAME or FILE path" rule (lookup.c): arg is a path when it
+ * has a '/', ends in .json or in suffix (e.g. ".csv"; NULL: none), or names
+ * an existing file. */
+int slo__is_path(const char *arg, const char *suffix);
+/* Fill err for an arg that is neither embedded nor a path: SLO_ERR_NOT_FOUND,
+ * source opt, "expected an embedded WHAT (NAMES) or a FILE_KIND file path,
+ * found "ARG"". Returns SLO_ERR_NOT_FOUND. */
+int slo__not_embedded(slo_error_t *err, const char *opt, const char *what,
+                      const char *const *names, const char *arg, const char *file_kind);
+
 /* Round half to even at `decimals` decimal places (numpy.around). */
-double slo_round_even(double x, int decimals);
+double slo__round_even(double x, int decimals);
 
 #endif

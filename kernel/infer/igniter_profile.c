@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "slo_private.h"
-#include "slo_igniter.h"
+#include "slo_infer.h"
 
 static const char *const hw_keys[] = {"idlepower", "power", "frequency", "idletime",
                                       "maxGPUfrequency", "maxGPUpower", "unit", "bandwidth",
@@ -42,21 +42,21 @@ static int read_array(const json_t *v, size_t n, size_t max, size_t *n_out, cons
         if (json_is_array(v))
             snprintf(found, sizeof found, "an array of %zu", len);
         else if (v)
-            slo_json_describe(v, found, sizeof found);
+            slo__json_describe(v, found, sizeof found);
         else
             snprintf(found, sizeof found, "it missing");
         if (n_out)
-            return slo_fail(err, SLO_ERR_INVALID, src,
+            return slo__fail(err, SLO_ERR_INVALID, src,
                             "%s: expected an array of %zu to %zu numbers, found %s", label, n,
                             max, found);
-        return slo_fail(err, SLO_ERR_INVALID, src, "%s: expected an array of %zu numbers, found %s",
+        return slo__fail(err, SLO_ERR_INVALID, src, "%s: expected an array of %zu numbers, found %s",
                         label, n, found);
     }
     for (size_t i = 0; i < len; i++) {
         json_t *e = json_array_get(v, i);
         if (!json_is_number(e) || !isfinite(json_number_value(e)))
-            return slo_fail(err, SLO_ERR_INVALID, src, "%s[%zu]: expected a number, found %s",
-                            label, i, slo_json_describe(e, found, sizeof found));
+            return slo__fail(err, SLO_ERR_INVALID, src, "%s[%zu]: expected a number, found %s",
+                            label, i, slo__json_describe(e, found, sizeof found));
         out[i] = json_number_value(e);
     }
     if (n_out)
@@ -82,10 +82,10 @@ static int read_grid(const json_t *obj, const char *key, const char *src, const 
     char found[96], label[SLO_IG_NAME_LENGTH + 64];
 
     if (!json_is_array(v) || json_array_size(v) != 3)
-        return slo_fail(err, SLO_ERR_INVALID, src,
+        return slo__fail(err, SLO_ERR_INVALID, src,
                         "%s.%s: expected a 3x3 array (rows batch 1, 16, 32; columns share 10, "
                         "50, 100 %%), found %s",
-                        path, key, v ? slo_json_describe(v, found, sizeof found) : "it missing");
+                        path, key, v ? slo__json_describe(v, found, sizeof found) : "it missing");
     for (size_t i = 0; i < 3; i++) {
         int rv;
         snprintf(label, sizeof label, "%s.%s[%zu]", path, key, i);
@@ -102,34 +102,34 @@ static int parse_hardware(const json_t *hw, const char *src, struct slo_ig_profi
     int rv;
     size_t n1 = 0, n2 = 0, n3 = 0;
 
-    if ((rv = slo_json_known_keys(hw, hw_keys, src, "hardware", err)) ||
-        (rv = slo_json_number(hw, "idlepower", 1, 0, 1e5, src, "hardware", &p->idle_power_w,
+    if ((rv = slo__json_known_keys(hw, hw_keys, src, "hardware", err)) ||
+        (rv = slo__json_number(hw, "idlepower", 1, 0, 1e5, src, "hardware", &p->idle_power_w,
                               err)) ||
-        (rv = slo_json_number(hw, "maxGPUfrequency", 1, 1, 1e5, src, "hardware",
+        (rv = slo__json_number(hw, "maxGPUfrequency", 1, 1, 1e5, src, "hardware",
                               &p->max_clock_mhz, err)) ||
-        (rv = slo_json_number(hw, "maxGPUpower", 1, 1, 1e5, src, "hardware", &p->power_cap_w,
+        (rv = slo__json_number(hw, "maxGPUpower", 1, 1, 1e5, src, "hardware", &p->power_cap_w,
                               err)) ||
-        (rv = slo_json_number(hw, "unit", 1, 0.01, 100, src, "hardware", &p->unit_pct, err)) ||
-        (rv = slo_json_number(hw, "bandwidth", 1, 1, DBL_MAX, src, "hardware",
+        (rv = slo__json_number(hw, "unit", 1, 0.01, 100, src, "hardware", &p->unit_pct, err)) ||
+        (rv = slo__json_number(hw, "bandwidth", 1, 1, DBL_MAX, src, "hardware",
                               &p->bandwidth_bytes_per_ms, err)))
         return rv;
     if (!(p->idle_power_w < p->power_cap_w))
-        return slo_fail(err, SLO_ERR_INVALID, src,
+        return slo__fail(err, SLO_ERR_INVALID, src,
                         "hardware.idlepower: expected less than maxGPUpower (%g W), found %g",
                         p->power_cap_w, p->idle_power_w);
     if (coef) {
         if (!json_is_object(coef)) {
             char found[96];
-            return slo_fail(err, SLO_ERR_INVALID, src,
+            return slo__fail(err, SLO_ERR_INVALID, src,
                             "hardware.coefficients: expected an object, found %s",
-                            slo_json_describe(coef, found, sizeof found));
+                            slo__json_describe(coef, found, sizeof found));
         }
-        if ((rv = slo_json_known_keys(coef, hw_coef_keys, src, "hardware.coefficients", err)) ||
-            (rv = slo_json_number(coef, "clock_slope_mhz_per_w", 1, -1e6, 0, src,
+        if ((rv = slo__json_known_keys(coef, hw_coef_keys, src, "hardware.coefficients", err)) ||
+            (rv = slo__json_number(coef, "clock_slope_mhz_per_w", 1, -1e6, 0, src,
                                   "hardware.coefficients", &p->clock_slope_mhz_per_w, err)) ||
-            (rv = slo_json_number(coef, "sched_alpha_ms", 1, -1e3, 1e3, src,
+            (rv = slo__json_number(coef, "sched_alpha_ms", 1, -1e3, 1e3, src,
                                   "hardware.coefficients", &p->sched_alpha_ms, err)) ||
-            (rv = slo_json_number(coef, "sched_beta_ms", 1, -1e3, 1e3, src,
+            (rv = slo__json_number(coef, "sched_beta_ms", 1, -1e3, 1e3, src,
                                   "hardware.coefficients", &p->sched_beta_ms, err)))
             return rv;
         return SLO_OK;
@@ -142,7 +142,7 @@ static int parse_hardware(const json_t *hw, const char *src, struct slo_ig_profi
                            p->raw.idle_gap_ms, err)))
         return rv;
     if (n1 != n2 || n1 != n3)
-        return slo_fail(err, SLO_ERR_INVALID, src,
+        return slo__fail(err, SLO_ERR_INVALID, src,
                         "hardware: expected power, frequency and idletime of the same length "
                         "(one entry per concurrency level), found %zu, %zu and %zu",
                         n1, n2, n3);
@@ -159,37 +159,37 @@ static int parse_model(const char *name, const json_t *o, const char *src,
     int rv;
 
     if (strlen(name) >= sizeof m->name || !*name)
-        return slo_fail(err, SLO_ERR_INVALID, src,
+        return slo__fail(err, SLO_ERR_INVALID, src,
                         "\"%.80s\": expected a model name of 1 to %zu characters", name,
                         sizeof m->name - 1);
     snprintf(m->name, sizeof m->name, "%s", name);
     if (!json_is_object(o))
-        return slo_fail(err, SLO_ERR_INVALID, src, "%s: expected an object, found %s", name,
-                        slo_json_describe(o, found, sizeof found));
-    if ((rv = slo_json_known_keys(o, model_keys, src, name, err)) ||
-        (rv = slo_json_number(o, "inputdata", 1, 0, DBL_MAX, src, name, &m->input_bytes, err)) ||
-        (rv = slo_json_number(o, "outputdata", 1, 0, DBL_MAX, src, name, &m->output_bytes,
+        return slo__fail(err, SLO_ERR_INVALID, src, "%s: expected an object, found %s", name,
+                        slo__json_describe(o, found, sizeof found));
+    if ((rv = slo__json_known_keys(o, model_keys, src, name, err)) ||
+        (rv = slo__json_number(o, "inputdata", 1, 0, DBL_MAX, src, name, &m->input_bytes, err)) ||
+        (rv = slo__json_number(o, "outputdata", 1, 0, DBL_MAX, src, name, &m->output_bytes,
                               err)) ||
-        (rv = slo_json_int(o, "kernel", 1, 1, 1000000, src, name, &m->n_kernels, err)) ||
-        (rv = slo_json_number(o, "idletime_1", 1, 0, 1e6, src, name, &m->t_sch_solo_ms, err)))
+        (rv = slo__json_int(o, "kernel", 1, 1, 1000000, src, name, &m->n_kernels, err)) ||
+        (rv = slo__json_number(o, "idletime_1", 1, 0, 1e6, src, name, &m->t_sch_solo_ms, err)))
         return rv;
     if (coef) {
         char path[SLO_IG_NAME_LENGTH + 16];
         snprintf(path, sizeof path, "%s.coefficients", name);
         if (!json_is_object(coef))
-            return slo_fail(err, SLO_ERR_INVALID, src, "%s: expected an object, found %s", path,
-                            slo_json_describe(coef, found, sizeof found));
-        if ((rv = slo_json_known_keys(coef, model_coef_keys, src, path, err)) ||
+            return slo__fail(err, SLO_ERR_INVALID, src, "%s: expected an object, found %s", path,
+                            slo__json_describe(coef, found, sizeof found));
+        if ((rv = slo__json_known_keys(coef, model_coef_keys, src, path, err)) ||
             (rv = read_numbers(coef, "k", 5, 5, NULL, src, path, m->k, err)) ||
-            (rv = slo_json_number(coef, "kp_w_per_rps", 1, -DBL_MAX, DBL_MAX, src, path,
+            (rv = slo__json_number(coef, "kp_w_per_rps", 1, -DBL_MAX, DBL_MAX, src, path,
                                   &m->kp_w_per_rps, err)) ||
-            (rv = slo_json_number(coef, "bp_w", 1, -DBL_MAX, DBL_MAX, src, path, &m->bp_w,
+            (rv = slo__json_number(coef, "bp_w", 1, -DBL_MAX, DBL_MAX, src, path, &m->bp_w,
                                   err)) ||
-            (rv = slo_json_number(coef, "kc_pct_per_rps", 1, -DBL_MAX, DBL_MAX, src, path,
+            (rv = slo__json_number(coef, "kc_pct_per_rps", 1, -DBL_MAX, DBL_MAX, src, path,
                                   &m->kc_pct_per_rps, err)) ||
-            (rv = slo_json_number(coef, "bc_pct", 1, -DBL_MAX, DBL_MAX, src, path, &m->bc_pct,
+            (rv = slo__json_number(coef, "bc_pct", 1, -DBL_MAX, DBL_MAX, src, path, &m->bc_pct,
                                   err)) ||
-            (rv = slo_json_number(coef, "alpha_cache_per_pct", 1, -DBL_MAX, DBL_MAX, src, path,
+            (rv = slo__json_number(coef, "alpha_cache_per_pct", 1, -DBL_MAX, DBL_MAX, src, path,
                                   &m->alpha_cache_per_pct, err)))
             return rv;
         return SLO_OK;
@@ -200,18 +200,18 @@ static int parse_model(const char *name, const json_t *o, const char *src,
             (rv = read_grid(o, "power", src, name, r->power_w, err)) ||
             (rv = read_grid(o, "frequency", src, name, r->clock_mhz, err)) ||
             (rv = read_numbers(o, "l2caches", 3, 3, NULL, src, name, r->l2_diag_pct, err)) ||
-            (rv = slo_json_number(o, "l2cache", 1, 1e-9, 100, src, name, &r->l2_pct, err)) ||
-            (rv = slo_json_number(o, "activetime_1", 1, 1e-9, 1e7, src, name,
+            (rv = slo__json_number(o, "l2cache", 1, 1e-9, 100, src, name, &r->l2_pct, err)) ||
+            (rv = slo__json_number(o, "activetime_1", 1, 1e-9, 1e7, src, name,
                                   &r->active_solo_ms, err)) ||
-            (rv = slo_json_number(o, "activetime_2", 1, 1e-9, 1e7, src, name,
+            (rv = slo__json_number(o, "activetime_2", 1, 1e-9, 1e7, src, name,
                                   &r->active_pair_ms, err)) ||
-            (rv = slo_json_number(o, "frequency_2", 1, 1, 1e5, src, name, &r->pair_clock_mhz,
+            (rv = slo__json_number(o, "frequency_2", 1, 1, 1e5, src, name, &r->pair_clock_mhz,
                                   err)))
             return rv;
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 3; j++)
                 if (!(r->gpu_latency_ms[i][j] > m->t_sch_solo_ms))
-                    return slo_fail(err, SLO_ERR_INVALID, src,
+                    return slo__fail(err, SLO_ERR_INVALID, src,
                                     "%s.gpulatency[%d][%d]: expected a GPU time above "
                                     "idletime_1 (%g ms), found %g",
                                     name, i, j, m->t_sch_solo_ms, r->gpu_latency_ms[i][j]);
@@ -226,14 +226,14 @@ static int parse_gpu(const json_t *g, const char *src, struct slo_ig_profile *p,
     int rv;
     char found[96];
     if (!json_is_object(g))
-        return slo_fail(err, SLO_ERR_INVALID, src, "gpu: expected an object, found %s",
-                        slo_json_describe(g, found, sizeof found));
-    if ((rv = slo_json_known_keys(g, gpu_keys, src, "gpu", err)) ||
-        (rv = slo_json_string(g, "model", 0, src, "gpu", p->gpu_model, sizeof p->gpu_model,
+        return slo__fail(err, SLO_ERR_INVALID, src, "gpu: expected an object, found %s",
+                        slo__json_describe(g, found, sizeof found));
+    if ((rv = slo__json_known_keys(g, gpu_keys, src, "gpu", err)) ||
+        (rv = slo__json_string(g, "model", 0, src, "gpu", p->gpu_model, sizeof p->gpu_model,
                               err)) ||
-        (rv = slo_json_string(g, "instance_type", 0, src, "gpu", p->instance_type,
+        (rv = slo__json_string(g, "instance_type", 0, src, "gpu", p->instance_type,
                               sizeof p->instance_type, err)) ||
-        (rv = slo_json_number(g, "usd_per_h", 0, 0, DBL_MAX, src, "gpu", &p->usd_per_h, err)))
+        (rv = slo__json_number(g, "usd_per_h", 0, 0, DBL_MAX, src, "gpu", &p->usd_per_h, err)))
         return rv;
     return SLO_OK;
 }
@@ -257,16 +257,16 @@ static int merge_text(const char *text, const char *src, json_t **out, slo_error
             *out = root;
             return SLO_OK;
         }
-        slo_json_describe(root, found, sizeof found);
+        slo__json_describe(root, found, sizeof found);
         json_decref(root);
-        return slo_fail(err, SLO_ERR_INVALID, src,
+        return slo__fail(err, SLO_ERR_INVALID, src,
                         "expected a JSON object of sections (\"hardware\", one per model) "
                         "or JSON-lines of such objects, found %s",
                         found);
     }
     root = json_object();
     if (!root)
-        return slo_fail(err, SLO_ERR_NOMEM, src, "out of memory");
+        return slo__fail(err, SLO_ERR_NOMEM, src, "out of memory");
     while (*line) {
         const char *end = strchr(line, '\n');
         size_t len = end ? (size_t)(end - line) : strlen(line);
@@ -286,28 +286,28 @@ static int merge_text(const char *text, const char *src, json_t **out, slo_error
                 if (lineno == 1 || json_object_size(root) == 0) {
                     /* Not JSON-lines: a malformed document; say where. */
                     json_decref(root);
-                    rv = slo_json_parse_text(text, src, out, err);
+                    rv = slo__json_parse_text(text, src, out, err);
                     return rv;
                 }
-                rv = slo_fail(err, SLO_ERR_INVALID, src,
+                rv = slo__fail(err, SLO_ERR_INVALID, src,
                               "line %d, column %d: malformed JSON line: %s", lineno,
                               jerr.column, jerr.text);
                 goto fail;
             }
             if (!json_is_object(obj)) {
-                rv = slo_fail(err, SLO_ERR_INVALID, src,
+                rv = slo__fail(err, SLO_ERR_INVALID, src,
                               "line %d: expected an object {section: {key: value}}, found %s",
-                              lineno, slo_json_describe(obj, found, sizeof found));
+                              lineno, slo__json_describe(obj, found, sizeof found));
                 json_decref(obj);
                 goto fail;
             }
             json_object_foreach(obj, key, val) {
                 json_t *have = json_object_get(root, key);
                 if (!json_is_object(val)) {
-                    rv = slo_fail(err, SLO_ERR_INVALID, src,
+                    rv = slo__fail(err, SLO_ERR_INVALID, src,
                                   "line %d: section \"%s\": expected an object of keys, "
                                   "found %s",
-                                  lineno, key, slo_json_describe(val, found, sizeof found));
+                                  lineno, key, slo__json_describe(val, found, sizeof found));
                     json_decref(obj);
                     goto fail;
                 }
@@ -344,7 +344,7 @@ int slo_ig_profile_parse(const char *text, const char *source, struct slo_ig_pro
         return rv;
     hw = json_object_get(root, "hardware");
     if (!hw || !json_is_object(hw)) {
-        rv = slo_fail(err, SLO_ERR_INVALID, source,
+        rv = slo__fail(err, SLO_ERR_INVALID, source,
                       "hardware: expected a section with idlepower, maxGPUfrequency, "
                       "maxGPUpower, unit, bandwidth and the power/frequency/idletime samples, "
                       "found %s",
@@ -360,13 +360,13 @@ int slo_ig_profile_parse(const char *text, const char *source, struct slo_ig_pro
         if (strcmp(key, "hardware") && strcmp(key, "gpu") && key[0] != '_')
             n++;
     if (n == 0) {
-        rv = slo_fail(err, SLO_ERR_INVALID, source,
+        rv = slo__fail(err, SLO_ERR_INVALID, source,
                       "expected at least one model section besides \"hardware\", found none");
         goto fail;
     }
     p->models = calloc(n, sizeof *p->models);
     if (!p->models) {
-        rv = slo_fail(err, SLO_ERR_NOMEM, source, "out of memory");
+        rv = slo__fail(err, SLO_ERR_NOMEM, source, "out of memory");
         goto fail;
     }
     json_object_foreach(root, key, val) {
@@ -391,7 +391,7 @@ int slo_ig_profile_load(const char *path, struct slo_ig_profile *p, slo_error_t 
     int rv;
 
     memset(p, 0, sizeof *p);
-    if ((rv = slo_read_file(path, &text, err)))
+    if ((rv = slo__read_file(path, &text, err)))
         return rv;
     rv = slo_ig_profile_parse(text, path, p, err);
     free(text);
@@ -484,8 +484,8 @@ static int positive_number(const json_t *obj, const char *key, const char *src,
     char found[96];
 
     if (!json_is_number(v) || !(json_number_value(v) > 0.0) || !isfinite(json_number_value(v)))
-        return slo_fail(err, SLO_ERR_INVALID, src, "%s.%s: expected %s, found %s", path, key,
-                        what, v ? slo_json_describe(v, found, sizeof found) : "it missing");
+        return slo__fail(err, SLO_ERR_INVALID, src, "%s.%s: expected %s, found %s", path, key,
+                        what, v ? slo__json_describe(v, found, sizeof found) : "it missing");
     *out = json_number_value(v);
     return SLO_OK;
 }
@@ -502,30 +502,30 @@ int slo_ig_workloads_parse(const char *text, const char *source, struct slo_ig_w
     *n = 0;
     root = json_loads(text, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
     if (!root)
-        return slo_fail(err, SLO_ERR_INVALID, source, "line %d, column %d: malformed JSON: %s",
+        return slo__fail(err, SLO_ERR_INVALID, source, "line %d, column %d: malformed JSON: %s",
                         jerr.line, jerr.column, jerr.text);
     if (json_is_object(root)) {
-        if ((rv = slo_json_known_keys(root, workloads_keys, source, "", err)))
+        if ((rv = slo__json_known_keys(root, workloads_keys, source, "", err)))
             goto out;
         arr = json_object_get(root, "workloads");
     } else if (json_is_array(root)) {
         arr = root;
     } else {
-        rv = slo_fail(err, SLO_ERR_INVALID, source,
+        rv = slo__fail(err, SLO_ERR_INVALID, source,
                       "expected a JSON object {\"workloads\": [...]} or an array, found %s",
-                      slo_json_describe(root, found, sizeof found));
+                      slo__json_describe(root, found, sizeof found));
         goto out;
     }
     if (!json_is_array(arr) || json_array_size(arr) == 0) {
-        rv = slo_fail(err, SLO_ERR_INVALID, source,
+        rv = slo__fail(err, SLO_ERR_INVALID, source,
                       "workloads: expected a non-empty array of {\"model\", \"rate_rps\", "
                       "\"slo_ms\"}, found %s",
-                      arr ? slo_json_describe(arr, found, sizeof found) : "it missing");
+                      arr ? slo__json_describe(arr, found, sizeof found) : "it missing");
         goto out;
     }
     *w = calloc(json_array_size(arr), sizeof **w);
     if (!*w) {
-        rv = slo_fail(err, SLO_ERR_NOMEM, source, "out of memory");
+        rv = slo__fail(err, SLO_ERR_NOMEM, source, "out of memory");
         goto out;
     }
     for (size_t i = 0; i < json_array_size(arr); i++) {
@@ -534,14 +534,14 @@ int slo_ig_workloads_parse(const char *text, const char *source, struct slo_ig_w
         char path[32];
         snprintf(path, sizeof path, "workloads[%zu]", i);
         if (!json_is_object(o)) {
-            rv = slo_fail(err, SLO_ERR_INVALID, source,
+            rv = slo__fail(err, SLO_ERR_INVALID, source,
                           "%s: expected an object {\"model\", \"rate_rps\", \"slo_ms\"}, "
                           "found %s",
-                          path, slo_json_describe(o, found, sizeof found));
+                          path, slo__json_describe(o, found, sizeof found));
             goto out;
         }
-        if ((rv = slo_json_known_keys(o, workload_keys, source, path, err)) ||
-            (rv = slo_json_string(o, "model", 1, source, path, x->model, sizeof x->model,
+        if ((rv = slo__json_known_keys(o, workload_keys, source, path, err)) ||
+            (rv = slo__json_string(o, "model", 1, source, path, x->model, sizeof x->model,
                                   err)) ||
             (rv = positive_number(o, "rate_rps", source, path, "a rate > 0 req/s",
                                   &x->rate_rps, err)) ||
@@ -568,7 +568,7 @@ int slo_ig_workloads_load(const char *path, struct slo_ig_workload **w, size_t *
 
     *w = NULL;
     *n = 0;
-    if ((rv = slo_read_file(path, &text, err)))
+    if ((rv = slo__read_file(path, &text, err)))
         return rv;
     rv = slo_ig_workloads_parse(text, path, w, n, err);
     free(text);

@@ -1,5 +1,5 @@
 /*
- * slo_igniter.h - inference planner of libslo: interference-aware GPU sharing
+ * slo_infer.h - inference planner of libslo: interference-aware GPU sharing
  * after iGniter (included by slo.h; can also be included on its own).
  *
  * Copyright (C) 2026 the slo-kernel authors
@@ -20,12 +20,12 @@
  * GPU's SMs for shares, of the L2 peak sector throughput for L2), _w watts,
  * _mhz megahertz, _bytes, _bytes_per_ms, _usd_per_h US dollars per GPU-hour.
  */
-#ifndef SLO_IGNITER_H
-#define SLO_IGNITER_H
+#ifndef SLO_INFER_H
+#define SLO_INFER_H
 
 #include <stddef.h>
 
-#include "slo.h"
+#include "slo_core.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -239,7 +239,7 @@ enum slo_ig_policy {
  * starting with '_' are comments; any other unknown key is an error (as in
  * every input format, doc/formats.md). *w: malloc'd [*n >= 1], caller frees.
  * Errors: SLO_ERR_INVALID naming source and the field ("workloads[2].slo_ms:
- * expected an SLO > 0 ms, found -1"), SLO_ERR_IO and the slo_read_file checks
+ * expected an SLO > 0 ms, found -1"), SLO_ERR_IO and the slo__read_file checks
  * (missing file, directory, NUL byte, over 64 MiB), SLO_ERR_NOMEM. Models are
  * checked against the profiles by slo_ig_plan.
  */
@@ -397,4 +397,4 @@ void slo_ig_error_summary(double *v, size_t n, double *mean, double *median, dou
 #ifdef __cplusplus
 }
 #endif
-#endif /* SLO_IGNITER_H */
+#endif /* SLO_INFER_H */

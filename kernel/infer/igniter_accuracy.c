@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "slo_private.h"
-#include "slo_igniter.h"
+#include "slo_infer.h"
 
 static int contains(const char *s, size_t len, const char *needle)
 {
@@ -33,7 +33,7 @@ static int find_latency_rows(const char *text, const char *src, json_t **holder,
         if (len > 0 && contains(line, len, "\"interference\"")) {
             json_t *o = json_loadb(line, len, 0, &jerr), *inter, *lat;
             if (!o)
-                return slo_fail(err, SLO_ERR_INVALID, src, "line %d, column %d: %s", lineno,
+                return slo__fail(err, SLO_ERR_INVALID, src, "line %d, column %d: %s", lineno,
                                 jerr.column, jerr.text);
             inter = json_object_get(o, "interference");
             lat = inter ? json_object_get(inter, "latency") : NULL;
@@ -48,7 +48,7 @@ static int find_latency_rows(const char *text, const char *src, json_t **holder,
             break;
         line = end + 1;
     }
-    return slo_fail(err, SLO_ERR_INVALID, src,
+    return slo__fail(err, SLO_ERR_INVALID, src,
                     "expected a line {\"interference\": {\"latency\": [rows]}}, found none");
 }
 
@@ -67,7 +67,7 @@ int slo_ig_colocation_errors(const struct slo_ig_profile *p, const char *text,
     *ape = malloc((2 * nr + 1) * sizeof **ape);
     if (!*ape) {
         json_decref(holder);
-        return slo_fail(err, SLO_ERR_NOMEM, source, "out of memory");
+        return slo__fail(err, SLO_ERR_NOMEM, source, "out of memory");
     }
     for (size_t i = 0; i < nr; i++) {
         json_t *r = json_array_get(rows, i);
@@ -79,7 +79,7 @@ int slo_ig_colocation_errors(const struct slo_ig_profile *p, const char *text,
             !json_is_integer(json_array_get(r, 2)) || !json_is_integer(json_array_get(r, 3)) ||
             !json_is_number(json_array_get(r, 4)) || !json_is_number(json_array_get(r, 5)) ||
             !json_is_number(json_array_get(r, 6))) {
-            rv = slo_fail(err, SLO_ERR_INVALID, source,
+            rv = slo__fail(err, SLO_ERR_INVALID, source,
                           "interference.latency[%zu]: expected [model1, model2, b1, b2, r1 %%, "
                           "latency1 ms, latency2 ms]",
                           i);
@@ -89,7 +89,7 @@ int slo_ig_colocation_errors(const struct slo_ig_profile *p, const char *text,
             const char *name = json_string_value(json_array_get(r, (size_t)k));
             t[k].model = slo_ig_find_model(p, name);
             if (t[k].model < 0) {
-                rv = slo_fail(err, SLO_ERR_NOT_FOUND, source,
+                rv = slo__fail(err, SLO_ERR_NOT_FOUND, source,
                               "interference.latency[%zu]: model \"%s\" is not in profile %s", i,
                               name, p->source);
                 goto fail;

@@ -40,7 +40,7 @@ int slo_parse_duration(const char *text, double *out_s, int *bare_minutes, slo_e
     if (bare_minutes)
         *bare_minutes = 0;
     if (!text || !*text)
-        return slo_fail(err, SLO_ERR_INVALID, NULL, "expected a duration (%s), found an empty value",
+        return slo__fail(err, SLO_ERR_INVALID, NULL, "expected a duration (%s), found an empty value",
                         FORMS);
 
     /* Suffix form: a decimal number followed by one unit letter. */
@@ -91,16 +91,16 @@ int slo_parse_duration(const char *text, double *out_s, int *bare_minutes, slo_e
     }
 done:
     if (seconds > SLO_MAX_DURATION_S)
-        return slo_fail(err, SLO_ERR_INVALID, NULL,
+        return slo__fail(err, SLO_ERR_INVALID, NULL,
                         "expected a duration of at most 366 days (527040 minutes), found \"%s\"",
                         text);
     if (!(seconds > 0))
-        return slo_fail(err, SLO_ERR_INVALID, NULL, "expected a duration greater than zero, found \"%s\"",
+        return slo__fail(err, SLO_ERR_INVALID, NULL, "expected a duration greater than zero, found \"%s\"",
                         text);
     *out_s = seconds;
     return SLO_OK;
 bad:
-    return slo_fail(err, SLO_ERR_INVALID, NULL, "expected a duration (%s), found \"%s\"", FORMS,
+    return slo__fail(err, SLO_ERR_INVALID, NULL, "expected a duration (%s), found \"%s\"", FORMS,
                     text);
 }
 

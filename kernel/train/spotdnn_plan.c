@@ -23,7 +23,7 @@ static int plan_init(const struct slo_train_setup *s, struct slo_train_plan *pla
     memset(plan, 0, sizeof *plan);
     plan->counts = calloc(s->n_types, sizeof *plan->counts);
     if (!plan->counts)
-        return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+        return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
     return SLO_OK;
 }
 
@@ -47,28 +47,28 @@ static int check_request(const struct slo_train_setup *s, const struct slo_train
     const struct slo_loss_model *m = &s->wl.loss;
 
     if (!isfinite(req->target_loss))
-        return slo_fail(err, SLO_ERR_INVALID, "--slo-loss", "expected a finite target loss, found %g",
+        return slo__fail(err, SLO_ERR_INVALID, "--slo-loss", "expected a finite target loss, found %g",
                         req->target_loss);
     if (!(req->deadline_s > 0) || !isfinite(req->deadline_s))
-        return slo_fail(err, SLO_ERR_INVALID, "--slo-time",
+        return slo__fail(err, SLO_ERR_INVALID, "--slo-time",
                         "expected a deadline > 0 s, found %g s", req->deadline_s);
     if (!(req->overhead_s >= 0))
-        return slo_fail(err, SLO_ERR_INVALID, "--restart-overhead",
+        return slo__fail(err, SLO_ERR_INVALID, "--restart-overhead",
                         "expected an overhead >= 0 s, found %g s", req->overhead_s);
     if (!(req->target_loss > m->gamma5))
-        return slo_fail(err, SLO_ERR_UNREACHABLE, "--slo-loss",
+        return slo__fail(err, SLO_ERR_UNREACHABLE, "--slo-loss",
                         "target loss %g is at or below the workload's asymptotic loss %g "
                         "(loss_model.gamma5); expected a target above it",
                         req->target_loss, m->gamma5);
     if (req->loss_now > 0 && !(req->loss_now > req->target_loss))
-        return slo_fail(err, SLO_ERR_INVALID, "--loss-now",
+        return slo__fail(err, SLO_ERR_INVALID, "--loss-now",
                         "the loss reached so far (%g) already meets the target %g; nothing to "
                         "plan",
                         req->loss_now, req->target_loss);
     if (req->existing)
         for (size_t k = 0; k < s->n_types; k++)
             if (req->existing[k] < 0 || req->existing[k] > s->types[k].quota)
-                return slo_fail(err, SLO_ERR_INVALID, "--existing",
+                return slo__fail(err, SLO_ERR_INVALID, "--existing",
                                 "%s: expected a count from 0 to the catalog's quota %d, found %d",
                                 s->types[k].name, s->types[k].quota, req->existing[k]);
     if (req->max_workers > 0) {
@@ -76,13 +76,13 @@ static int check_request(const struct slo_train_setup *s, const struct slo_train
         for (size_t k = 0; k < s->n_types; k++)
             kept += existing_of(req, k);
         if (kept > req->max_workers)
-            return slo_fail(err, SLO_ERR_INVALID, "--existing",
+            return slo__fail(err, SLO_ERR_INVALID, "--existing",
                             "expected at most max_workers = %d survivors in total, found %ld",
                             req->max_workers, kept);
     }
     /* Last: callers that look for the closest point go on after this one. */
     if (req->overhead_s >= req->deadline_s)
-        return slo_fail(err, SLO_ERR_INFEASIBLE, "--slo-time",
+        return slo__fail(err, SLO_ERR_INFEASIBLE, "--slo-time",
                         "no plan meets the SLO: the restart overhead %g s leaves no time of the "
                         "%g s remaining",
                         req->overhead_s, req->deadline_s);
@@ -159,11 +159,11 @@ typedef void (*keep_fn)(const struct slo_train_setup *, const int *,
 static int infeasible(const struct slo_train_request *req, slo_error_t *err)
 {
     if (req->budget_usd > 0)
-        return slo_fail(err, SLO_ERR_INFEASIBLE, NULL,
+        return slo__fail(err, SLO_ERR_INFEASIBLE, NULL,
                         "no plan meets the SLO: loss %.10g within %.6g s at a cost of at most "
                         "%.10g USD",
                         req->target_loss, req->deadline_s, req->budget_usd);
-    return slo_fail(err, SLO_ERR_INFEASIBLE, NULL, "no plan meets the SLO: loss %.10g within %.6g s",
+    return slo__fail(err, SLO_ERR_INFEASIBLE, NULL, "no plan meets the SLO: loss %.10g within %.6g s",
                     req->target_loss, req->deadline_s);
 }
 
@@ -246,7 +246,7 @@ static int window_pass(const struct slo_train_setup *s, const struct slo_train_r
     if (!list || !counts) {
         free(list);
         free(counts);
-        return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+        return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
     }
     /* Step 3: one entry per purchasable instance, duplicates kept. */
     len = 0;
@@ -309,7 +309,7 @@ static int windows(const struct slo_train_setup *s, const struct slo_train_reque
     int prefix[512] = {0}, avail[512] = {0}, rv, any_onprem = 0;
 
     if (s->n_types > 512)
-        return slo_fail(err, SLO_ERR_INVALID, NULL,
+        return slo__fail(err, SLO_ERR_INVALID, NULL,
                         "expected at most 512 instance types, found %zu", s->n_types);
     /* The paper's search: survivors E prefixed, every other instance listed. */
     for (size_t k = 0; k < s->n_types; k++) {
@@ -729,7 +729,7 @@ static int run_bb(const struct slo_train_setup *s, const struct slo_train_reques
     int rv = SLO_OK, n_min = 0, n_max = 0;
 
     if (b.M > 512)
-        return slo_fail(err, SLO_ERR_INVALID, NULL,
+        return slo__fail(err, SLO_ERR_INVALID, NULL,
                         "expected at most 512 instance types for the exact search, found %zu",
                         b.M);
     b.sp = calloc(b.M, sizeof *b.sp);
@@ -744,7 +744,7 @@ static int run_bb(const struct slo_train_setup *s, const struct slo_train_reques
     b.idx = calloc(b.M, sizeof *b.idx);
     if (!b.sp || !b.rt || !b.pr || !b.key || !b.lo || !b.cap || !b.x || !b.best_x || !b.order ||
         !b.idx) {
-        rv = slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+        rv = slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
         goto out;
     }
     b.k_fresh = 1 / (req->target_loss - lm->gamma5);
@@ -811,7 +811,7 @@ int slo_plan_exact(const struct slo_train_setup *s, const struct slo_train_reque
         return rv;
     /* The sliding window's plan, when there is one, is the first incumbent. */
     if (slo_plan_window(s, req, &seed, NULL) == SLO_ERR_NOMEM)
-        return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+        return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
     if ((rv = plan_init(s, plan, err))) {
         slo_train_plan_free(&seed);
         return rv;
@@ -827,7 +827,7 @@ int slo_plan_exact(const struct slo_train_setup *s, const struct slo_train_reque
         char budget[64] = "";
         if (req->budget_usd > 0)
             snprintf(budget, sizeof budget, " at a cost of at most %.10g USD", req->budget_usd);
-        return slo_fail(err, SLO_ERR_INFEASIBLE, NULL,
+        return slo__fail(err, SLO_ERR_INFEASIBLE, NULL,
                         "no plan found that meets the SLO: loss %.10g within %.6g s%s (the "
                         "exact search stopped after %ld nodes without proving that none "
                         "exists)",
@@ -849,7 +849,7 @@ int slo_plan_fastest(const struct slo_train_setup *s, const struct slo_train_req
         return rv;
     if (!(x = calloc(s->n_types, sizeof *x))) {
         slo_train_plan_free(&seed);
-        return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+        return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
     }
     for (size_t k = 0; k < s->n_types; k++)
         for (int c = existing_of(req, k) ? 0 : 1; c <= max_of(s, req, k) - existing_of(req, k);
@@ -873,11 +873,11 @@ int slo_plan_fastest(const struct slo_train_setup *s, const struct slo_train_req
         int *one = calloc(s->n_types, sizeof *one);
         slo_error_t why = {0};
         if (!one)
-            return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+            return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
         one[0] = 1;
         slo_train_evaluate(s, one, req, &ev, &why);
         free(one);
-        return slo_fail(err, SLO_ERR_UNREACHABLE, why.source[0] ? why.source : NULL,
+        return slo__fail(err, SLO_ERR_UNREACHABLE, why.source[0] ? why.source : NULL,
                         "no cluster of this catalog reaches loss %.10g under the workload's loss "
                         "model (%s)",
                         req->target_loss, why.text[0] ? why.text : "no reason given");
@@ -901,14 +901,14 @@ int slo_plan_brute_force(const struct slo_train_setup *s,
     for (size_t k = 0; k < s->n_types; k++)
         space *= max_of(s, req, k) - existing_of(req, k) + 1;
     if (space > 5e7)
-        return slo_fail(err, SLO_ERR_INVALID, NULL,
+        return slo__fail(err, SLO_ERR_INVALID, NULL,
                         "exhaustive search would evaluate %.3g plans; expected at most 5e7",
                         space);
     if ((rv = plan_init(s, plan, err)))
         return rv;
     x = calloc(s->n_types, sizeof *x);
     if (!x)
-        return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+        return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
     for (size_t k = 0; k < s->n_types; k++)
         x[k] = existing_of(req, k);
     for (;;) {
@@ -938,7 +938,7 @@ int slo_plan_homogeneous(const struct slo_train_setup *s,
         return rv;
     x = calloc(s->n_types, sizeof *x);
     if (!x)
-        return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+        return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
     for (size_t k = 0; k < s->n_types; k++) {
         for (int c = existing_of(req, k) ? 0 : 1; c <= max_of(s, req, k) - existing_of(req, k);
              c++) {

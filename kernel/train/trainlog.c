@@ -189,22 +189,22 @@ static int read_cluster_line(struct log_reader *r, const char *value, size_t vle
     size_t n;
 
     if (r->have_header)
-        return slo_fail(r->err, SLO_ERR_INVALID, r->path,
+        return slo__fail(r->err, SLO_ERR_INVALID, r->path,
                         "line %d: expected the \"# cluster:\" comment before the header, "
                         "found it after",
                         r->line);
     if (r->log->cluster[0])
-        return slo_fail(r->err, SLO_ERR_INVALID, r->path,
+        return slo__fail(r->err, SLO_ERR_INVALID, r->path,
                         "line %d: expected one \"# cluster:\" comment, found a second", r->line);
     if (vlen >= sizeof spec)
-        return slo_fail(r->err, SLO_ERR_INVALID, r->path,
+        return slo__fail(r->err, SLO_ERR_INVALID, r->path,
                         "line %d, cluster: expected at most %zu characters, found %zu",
                         r->line, sizeof spec - 1, vlen);
     snprintf(spec, sizeof spec, "%.*s", (int)vlen, value);
     if (parse_cluster(spec, e, &n, why, sizeof why))
-        return slo_fail(r->err, SLO_ERR_INVALID, r->path, "line %d, cluster: %s", r->line, why);
+        return slo__fail(r->err, SLO_ERR_INVALID, r->path, "line %d, cluster: %s", r->line, why);
     if (format_cluster(e, n, r->log->cluster, sizeof r->log->cluster))
-        return slo_fail(r->err, SLO_ERR_INVALID, r->path,
+        return slo__fail(r->err, SLO_ERR_INVALID, r->path,
                         "line %d, cluster: expected at most %zu characters, found more",
                         r->line, sizeof r->log->cluster - 1);
     return SLO_OK;
@@ -217,12 +217,12 @@ static int read_header(struct log_reader *r, const char *line, size_t len)
     int nf = split_fields(line, len, f, fl, 1024);
 
     if (!r->log->cluster[0])
-        return slo_fail(r->err, SLO_ERR_INVALID, r->path,
+        return slo__fail(r->err, SLO_ERR_INVALID, r->path,
                         "line %d: expected a \"# cluster: TYPE=N,...\" comment before the "
                         "header, found the header first",
                         r->line);
     if (nf > 1024)
-        return slo_fail(r->err, SLO_ERR_INVALID, r->path,
+        return slo__fail(r->err, SLO_ERR_INVALID, r->path,
                         "line %d: expected at most 1024 columns, found %d", r->line, nf);
     for (int c = 0; c < N_COLS; c++) {
         r->col[c] = -1;
@@ -230,13 +230,13 @@ static int read_header(struct log_reader *r, const char *line, size_t len)
             if (fl[i] != strlen(col_names[c]) || strncmp(f[i], col_names[c], fl[i]) != 0)
                 continue;
             if (r->col[c] >= 0)
-                return slo_fail(r->err, SLO_ERR_INVALID, r->path,
+                return slo__fail(r->err, SLO_ERR_INVALID, r->path,
                                 "line %d: expected column %s once, found it twice", r->line,
                                 col_names[c]);
             r->col[c] = i;
         }
         if (r->col[c] < 0)
-            return slo_fail(r->err, SLO_ERR_INVALID, r->path,
+            return slo__fail(r->err, SLO_ERR_INVALID, r->path,
                             "line %d: expected a header with columns time_s, global_step, "
                             "global_samples, loss; column %s is missing",
                             r->line, col_names[c]);
@@ -258,7 +258,7 @@ static int parse_value(struct log_reader *r, int c, const char *f, size_t len, d
         if (*end == '\0' && isfinite(*out) && *out >= 0)
             return SLO_OK;
     }
-    return slo_fail(r->err, SLO_ERR_INVALID, r->path,
+    return slo__fail(r->err, SLO_ERR_INVALID, r->path,
                     "line %d, column %s: expected a number >= 0, found \"%.*s\"", r->line,
                     col_names[c], len > MAX_FIELD_SHOWN ? MAX_FIELD_SHOWN : (int)len, f);
 }
@@ -273,7 +273,7 @@ static int grow(struct log_reader *r)
     for (int c = 0; c < N_COLS; c++) {
         double *p = realloc(*arrays[c], ncap * sizeof *p);
         if (!p)
-            return slo_fail(r->err, SLO_ERR_NOMEM, r->path, "out of memory at line %d",
+            return slo__fail(r->err, SLO_ERR_NOMEM, r->path, "out of memory at line %d",
                             r->line);
         *arrays[c] = p;
     }
@@ -290,14 +290,14 @@ static int read_row(struct log_reader *r, const char *line, size_t len)
     int nf = split_fields(line, len, f, fl, 1024), rv;
 
     if (nf != r->n_fields)
-        return slo_fail(r->err, SLO_ERR_INVALID, r->path,
+        return slo__fail(r->err, SLO_ERR_INVALID, r->path,
                         "line %d: expected %d fields as in the header, found %d", r->line,
                         r->n_fields, nf);
     for (int c = 0; c < N_COLS; c++)
         if ((rv = parse_value(r, c, f[r->col[c]], fl[r->col[c]], &v[c])))
             return rv;
     if (log->n_rows && v[COL_STEP] < log->global_step[log->n_rows - 1])
-        return slo_fail(r->err, SLO_ERR_INVALID, r->path,
+        return slo__fail(r->err, SLO_ERR_INVALID, r->path,
                         "line %d, column global_step: expected a value >= %.17g (the "
                         "previous row's; global_step must not decrease), found %.17g",
                         r->line, log->global_step[log->n_rows - 1], v[COL_STEP]);
@@ -340,7 +340,7 @@ static int read_lines(struct log_reader *r, const char *text)
         p += len + (nl != NULL);
     }
     if (!r->have_header)
-        return slo_fail(r->err, SLO_ERR_INVALID, r->path,
+        return slo__fail(r->err, SLO_ERR_INVALID, r->path,
                         "line %d: expected %sa header line with columns time_s, global_step, "
                         "global_samples, loss, found the end of the file",
                         r->line + 1, r->log->cluster[0] ? "" : "a \"# cluster: TYPE=N,...\" "
@@ -363,7 +363,7 @@ int slo_train_log_load(const char *path, struct slo_train_log *log, slo_error_t 
     int rv;
 
     memset(log, 0, sizeof *log);
-    if ((rv = slo_read_file(path, &text, err)))
+    if ((rv = slo__read_file(path, &text, err)))
         return rv;
     memset(&r, 0, sizeof r);
     r.path = path;
@@ -415,12 +415,12 @@ static int cluster_cc(const struct slo_train_setup *s, const struct cluster_entr
     size_t w = 0;
 
     if (!speeds)
-        return slo_fail(err, SLO_ERR_NOMEM, src, "out of memory");
+        return slo__fail(err, SLO_ERR_NOMEM, src, "out of memory");
     for (size_t i = 0; i < ne; i++) {
         int k = setup_find(s, e[i].type);
         if (k < 0) {
             free(speeds);
-            return slo_fail(err, SLO_ERR_INVALID, src,
+            return slo__fail(err, SLO_ERR_INVALID, src,
                             "cluster: instance type %s is not in the catalog and workload "
                             "(needed for the convergence coefficient R); expected one of the "
                             "setup's %zu types",
@@ -455,12 +455,12 @@ static int run_of(const struct slo_train_log *logs, size_t n_logs, size_t first,
         }
     }
     if (!(max_step > 0 && max_samples > 0))
-        return slo_fail(err, SLO_ERR_INVALID, lg->source,
+        return slo__fail(err, SLO_ERR_INVALID, lg->source,
                         "cluster %s: expected rows with global_step > 0 and global_samples "
                         "> 0 in its logs, found none",
                         lg->cluster);
     if (parse_cluster(lg->cluster, e, &ne, why, sizeof why))
-        return slo_fail(err, SLO_ERR_INVALID, lg->source, "cluster: %s", why);
+        return slo__fail(err, SLO_ERR_INVALID, lg->source, "cluster: %s", why);
     run->bw = max_samples / max_step; /* Eq. 4: samples per PS update */
     run->n_workers = 0;
     for (size_t i = 0; i < ne; i++)
@@ -469,7 +469,7 @@ static int run_of(const struct slo_train_log *logs, size_t n_logs, size_t first,
     if (!need_cc)
         return SLO_OK;
     if (!s)
-        return slo_fail(err, SLO_ERR_INVALID, lg->source,
+        return slo__fail(err, SLO_ERR_INVALID, lg->source,
                         "expected a model setup to compute the convergence coefficient R, "
                         "found none");
     return cluster_cc(s, e, ne, run->n_workers, lg->source, &run->cc, err);
@@ -523,14 +523,14 @@ int slo_train_logs_to_samples(const struct slo_train_log *logs, size_t n_logs,
     *out = NULL;
     *n_out = 0;
     if (n_logs == 0)
-        return slo_fail(err, SLO_ERR_INVALID, NULL, "expected at least one training log");
+        return slo__fail(err, SLO_ERR_INVALID, NULL, "expected at least one training log");
     runs = malloc(n_logs * sizeof *runs);
     for (size_t i = 0; runs && i < n_logs; i++)
         total += logs[i].n_rows;
     *out = runs ? malloc((total ? total : 1) * sizeof **out) : NULL;
     if (!*out) {
         free(runs);
-        return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+        return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
     }
     for (size_t i = 0; i < n_logs && !rv; i++) {
         size_t f = first_of_cluster(logs, i);

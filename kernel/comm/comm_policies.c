@@ -37,7 +37,7 @@ static int fifo_init(struct comm_sim *s, void **state, slo_error_t *err)
 {
     struct fifo_state *st = calloc(1, sizeof *st);
     if (!st)
-        return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+        return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
     st->next = s->n;
     *state = st;
     return SLO_OK;
@@ -92,7 +92,7 @@ static int chunk_init_mode(struct comm_sim *s, void **state, enum chunk_mode mod
         if (st)
             free(st->posted);
         free(st);
-        return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+        return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
     }
     st->mode = mode;
     st->chunk = mode == CHUNK_PRIO  ? INFINITY
@@ -249,7 +249,7 @@ static int ddp_init(struct comm_sim *s, void **state, slo_error_t *err)
         !(st->hi = malloc(s->n * sizeof *st->hi)) ||
         !(st->lowest = malloc(s->n * sizeof *st->lowest))) {
         ddp_fini(st);
-        return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+        return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
     }
     for (size_t j = s->n; j-- > 0;) {
         double cap = k == 0 ? s->params->ddp_first_bucket_bytes : s->params->ddp_bucket_bytes;

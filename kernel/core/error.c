@@ -26,7 +26,23 @@ const char *slo_code_name(int code)
     }
 }
 
-int slo_fail(slo_error_t *err, int code, const char *source, const char *fmt, ...)
+const char *slo_status_name(int status)
+{
+    switch (status) {
+    case SLO_STATUS_OPTIMAL: return "optimal";
+    case SLO_STATUS_FEASIBLE_UNPROVEN: return "feasible_unproven";
+    case SLO_STATUS_INFEASIBLE: return "infeasible";
+    case SLO_STATUS_INFEASIBLE_UNPROVEN: return "infeasible_unproven";
+    default: return "unknown";
+    }
+}
+
+int slo_status_feasible(int status)
+{
+    return status == SLO_STATUS_OPTIMAL || status == SLO_STATUS_FEASIBLE_UNPROVEN;
+}
+
+int slo__fail(slo_error_t *err, int code, const char *source, const char *fmt, ...)
 {
     if (err) {
         va_list ap;
@@ -39,7 +55,7 @@ int slo_fail(slo_error_t *err, int code, const char *source, const char *fmt, ..
     return code;
 }
 
-int slo_read_file(const char *path, char **out, slo_error_t *err)
+int slo__read_file(const char *path, char **out, slo_error_t *err)
 {
     FILE *f = fopen(path, "rb");
     char *buf = NULL;
@@ -48,13 +64,13 @@ int slo_read_file(const char *path, char **out, slo_error_t *err)
 
     *out = NULL;
     if (!f)
-        return slo_fail(err, SLO_ERR_IO, path, "cannot open: %s", strerror(errno));
+        return slo__fail(err, SLO_ERR_IO, path, "cannot open: %s", strerror(errno));
     for (;;) {
         if (cap - len < 4096) {
             size_t ncap = cap ? cap * 2 : 8192;
             char *nbuf = realloc(buf, ncap + 1);
             if (!nbuf) {
-                rv = slo_fail(err, SLO_ERR_NOMEM, path, "out of memory reading the file");
+                rv = slo__fail(err, SLO_ERR_NOMEM, path, "out of memory reading the file");
                 goto fail;
             }
             buf = nbuf;
@@ -62,21 +78,21 @@ int slo_read_file(const char *path, char **out, slo_error_t *err)
         }
         size_t got = fread(buf + len, 1, cap - len, f);
         if (memchr(buf + len, '\0', got)) {
-            rv = slo_fail(err, SLO_ERR_INVALID, path,
+            rv = slo__fail(err, SLO_ERR_INVALID, path,
                           "expected a text file, found a NUL byte at offset %zu",
                           len + (size_t)((char *)memchr(buf + len, '\0', got) - (buf + len)));
             goto fail;
         }
         len += got;
         if (len > SLO_MAX_INPUT_BYTES) {
-            rv = slo_fail(err, SLO_ERR_INVALID, path,
+            rv = slo__fail(err, SLO_ERR_INVALID, path,
                           "expected an input of at most %d MiB, found more",
                           SLO_MAX_INPUT_BYTES >> 20);
             goto fail;
         }
         if (got == 0) {
             if (ferror(f)) {
-                rv = slo_fail(err, SLO_ERR_IO, path, "read error: %s", strerror(errno));
+                rv = slo__fail(err, SLO_ERR_IO, path, "read error: %s", strerror(errno));
                 goto fail;
             }
             break;
@@ -92,7 +108,7 @@ fail:
     return rv;
 }
 
-const char *slo_json_describe(const json_t *v, char *buf, size_t len)
+const char *slo__json_describe(const json_t *v, char *buf, size_t len)
 {
     if (!v)
         snprintf(buf, len, "nothing");
@@ -130,7 +146,7 @@ static void range_text(char *buf, size_t len, double min, double max)
         snprintf(buf, len, "a number in [%g, %g]", min, max);
 }
 
-int slo_json_number(const json_t *obj, const char *key, int required, double min,
+int slo__json_number(const json_t *obj, const char *key, int required, double min,
                     double max, const char *source, const char *path, double *out,
                     slo_error_t *err)
 {
@@ -141,20 +157,20 @@ int slo_json_number(const json_t *obj, const char *key, int required, double min
         if (!required)
             return SLO_OK;
         range_text(want, sizeof want, min, max);
-        return slo_fail(err, SLO_ERR_INVALID, source, "%s%s%s: expected %s, found it missing",
+        return slo__fail(err, SLO_ERR_INVALID, source, "%s%s%s: expected %s, found it missing",
                         path, *path ? "." : "", key, want);
     }
     if (!json_is_number(v) || !isfinite(json_number_value(v)) ||
         json_number_value(v) < min || json_number_value(v) > max) {
         range_text(want, sizeof want, min, max);
-        return slo_fail(err, SLO_ERR_INVALID, source, "%s%s%s: expected %s, found %s", path,
-                        *path ? "." : "", key, want, slo_json_describe(v, found, sizeof found));
+        return slo__fail(err, SLO_ERR_INVALID, source, "%s%s%s: expected %s, found %s", path,
+                        *path ? "." : "", key, want, slo__json_describe(v, found, sizeof found));
     }
     *out = json_number_value(v);
     return SLO_OK;
 }
 
-int slo_json_int(const json_t *obj, const char *key, int required, long min, long max,
+int slo__json_int(const json_t *obj, const char *key, int required, long min, long max,
                  const char *source, const char *path, int *out, slo_error_t *err)
 {
     json_t *v = json_object_get(obj, key);
@@ -163,20 +179,20 @@ int slo_json_int(const json_t *obj, const char *key, int required, long min, lon
     if (!v) {
         if (!required)
             return SLO_OK;
-        return slo_fail(err, SLO_ERR_INVALID, source,
+        return slo__fail(err, SLO_ERR_INVALID, source,
                         "%s%s%s: expected an integer in [%ld, %ld], found it missing", path,
                         *path ? "." : "", key, min, max);
     }
     if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max)
-        return slo_fail(err, SLO_ERR_INVALID, source,
+        return slo__fail(err, SLO_ERR_INVALID, source,
                         "%s%s%s: expected an integer in [%ld, %ld], found %s", path,
                         *path ? "." : "", key, min, max,
-                        slo_json_describe(v, found, sizeof found));
+                        slo__json_describe(v, found, sizeof found));
     *out = (int)json_integer_value(v);
     return SLO_OK;
 }
 
-int slo_json_string(const json_t *obj, const char *key, int required, const char *source,
+int slo__json_string(const json_t *obj, const char *key, int required, const char *source,
                     const char *path, char *out, size_t len, slo_error_t *err)
 {
     json_t *v = json_object_get(obj, key);
@@ -185,20 +201,20 @@ int slo_json_string(const json_t *obj, const char *key, int required, const char
     if (!v) {
         if (!required)
             return SLO_OK;
-        return slo_fail(err, SLO_ERR_INVALID, source,
+        return slo__fail(err, SLO_ERR_INVALID, source,
                         "%s%s%s: expected a non-empty string, found it missing", path,
                         *path ? "." : "", key);
     }
     if (!json_is_string(v) || json_string_length(v) == 0 || json_string_length(v) >= len)
-        return slo_fail(err, SLO_ERR_INVALID, source,
+        return slo__fail(err, SLO_ERR_INVALID, source,
                         "%s%s%s: expected a non-empty string of at most %zu characters, found %s",
                         path, *path ? "." : "", key, len - 1,
-                        slo_json_describe(v, found, sizeof found));
+                        slo__json_describe(v, found, sizeof found));
     snprintf(out, len, "%s", json_string_value(v));
     return SLO_OK;
 }
 
-int slo_json_known_keys(const json_t *obj, const char *const *allowed, const char *source,
+int slo__json_known_keys(const json_t *obj, const char *const *allowed, const char *source,
                         const char *path, slo_error_t *err)
 {
     const char *key;
@@ -215,7 +231,7 @@ int slo_json_known_keys(const json_t *obj, const char *const *allowed, const cha
                 size_t used = strlen(list);
                 snprintf(list + used, sizeof list - used, "%s%s", a == allowed ? "" : ", ", *a);
             }
-            return slo_fail(err, SLO_ERR_INVALID, source,
+            return slo__fail(err, SLO_ERR_INVALID, source,
                             "%s%s\"%s\": unknown field; expected one of: %s", path,
                             *path ? ": " : "", key, list);
         }
@@ -223,25 +239,25 @@ int slo_json_known_keys(const json_t *obj, const char *const *allowed, const cha
     return SLO_OK;
 }
 
-int slo_json_parse_text(const char *text, const char *source, json_t **out,
+int slo__json_parse_text(const char *text, const char *source, json_t **out,
                         slo_error_t *err)
 {
     json_error_t jerr;
     *out = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
     if (!*out)
-        return slo_fail(err, SLO_ERR_INVALID, source, "line %d, column %d: malformed JSON: %s",
+        return slo__fail(err, SLO_ERR_INVALID, source, "line %d, column %d: malformed JSON: %s",
                         jerr.line, jerr.column, jerr.text);
     if (!json_is_object(*out)) {
         char found[96];
-        slo_json_describe(*out, found, sizeof found);
+        slo__json_describe(*out, found, sizeof found);
         json_decref(*out);
         *out = NULL;
-        return slo_fail(err, SLO_ERR_INVALID, source, "expected a JSON object, found %s", found);
+        return slo__fail(err, SLO_ERR_INVALID, source, "expected a JSON object, found %s", found);
     }
     return SLO_OK;
 }
 
-double slo_round_even(double x, int decimals)
+double slo__round_even(double x, int decimals)
 {
     double scale = pow(10.0, decimals);
     return nearbyint(x * scale) / scale;

@@ -172,11 +172,11 @@ static int check_sample(const struct slo_loss_sample *p, size_t i, slo_error_t *
     else if (!isfinite(p->loss) || p->loss < 0)
         field = "loss", v = p->loss;
     if (field)
-        return slo_fail(err, SLO_ERR_INVALID, NULL,
+        return slo__fail(err, SLO_ERR_INVALID, NULL,
                         "samples[%zu].%s: expected a finite number >= 0, found %g", i, field,
                         v);
     if (p->n_workers < 1)
-        return slo_fail(err, SLO_ERR_INVALID, NULL,
+        return slo__fail(err, SLO_ERR_INVALID, NULL,
                         "samples[%zu].n_workers: expected an integer >= 1, found %d", i,
                         p->n_workers);
     return SLO_OK;
@@ -199,7 +199,7 @@ static int count_clusters(const struct slo_loss_sample *s, size_t n, size_t *clu
     struct slo_loss_sample *tmp = malloc(n * sizeof *tmp);
 
     if (!tmp)
-        return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+        return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
     memcpy(tmp, s, n * sizeof *tmp);
     qsort(tmp, n, sizeof *tmp, cmp_cluster);
     *clusters = *batches = 1;
@@ -218,7 +218,7 @@ static int check_samples(const struct slo_loss_sample *s, size_t n, size_t *clus
     int rv;
 
     if (n < FIT_MIN_SAMPLES)
-        return slo_fail(err, SLO_ERR_INVALID, NULL,
+        return slo__fail(err, SLO_ERR_INVALID, NULL,
                         "expected at least %d loss samples to fit the loss model, found %zu",
                         FIT_MIN_SAMPLES, n);
     for (size_t i = 0; i < n; i++)
@@ -227,7 +227,7 @@ static int check_samples(const struct slo_loss_sample *s, size_t n, size_t *clus
     if ((rv = count_clusters(s, n, clusters, &batches, err)))
         return rv;
     if (*clusters < 2 || batches < 2)
-        return slo_fail(err, SLO_ERR_INVALID, NULL,
+        return slo__fail(err, SLO_ERR_INVALID, NULL,
                         "expected samples from at least 2 clusters with different weighted-"
                         "average batch b_w (to separate gamma2 from gamma3), found %zu "
                         "cluster%s and %zu b_w value%s",
@@ -299,7 +299,7 @@ int slo_fit_loss(const struct slo_loss_sample *samples, size_t n, struct slo_los
     int rv;
 
     if (m->form != SLO_LOSS_SPOTDNN_2022 && m->form != SLO_LOSS_SPOTDNN_2023)
-        return slo_fail(err, SLO_ERR_INVALID, NULL,
+        return slo__fail(err, SLO_ERR_INVALID, NULL,
                         "expected loss form spotdnn-2023 or spotdnn-2022, found form %d",
                         (int)m->form);
     if ((rv = check_samples(samples, n, &clusters, err)))
@@ -307,18 +307,18 @@ int slo_fit_loss(const struct slo_loss_sample *samples, size_t n, struct slo_los
     c.a = malloc(3 * n * sizeof *c.a);
     c.b = malloc(n * sizeof *c.b);
     if (!c.a || !c.b) {
-        rv = slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+        rv = slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
         goto done;
     }
     rv = fit_nonlinear(&c, &g1, &g4, &rss);
     if (!rv && isfinite(rss))
         rv = solve_linear(&c, g1, coef, &rss);
     if (c.info == LAPACK_WORK_MEMORY_ERROR) {
-        rv = slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory in LAPACKE_dgels");
+        rv = slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory in LAPACKE_dgels");
         goto done;
     }
     if (rv || !isfinite(rss)) {
-        rv = slo_fail(err, SLO_ERR_NUMERIC, NULL,
+        rv = slo__fail(err, SLO_ERR_NUMERIC, NULL,
                       "LAPACKE_dgels failed (info %d): the loss model's linear least-squares "
                       "problem is rank-deficient or invalid",
                       (int)c.info);

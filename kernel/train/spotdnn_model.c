@@ -75,17 +75,17 @@ int slo_iterations_for_loss(const struct slo_loss_model *m, double bw, double R,
     double num = m->gamma2 * bw + m->gamma3;
 
     if (!(target > m->gamma5))
-        return slo_fail(err, SLO_ERR_UNREACHABLE, "loss_model.gamma5",
+        return slo__fail(err, SLO_ERR_UNREACHABLE, "loss_model.gamma5",
                         "target loss %g is at or below the asymptotic loss gamma5 = %g of the "
                         "loss model; expected a target above it",
                         target, m->gamma5);
     if (!(num > 0))
-        return slo_fail(err, SLO_ERR_UNREACHABLE, "loss_model",
+        return slo__fail(err, SLO_ERR_UNREACHABLE, "loss_model",
                         "weighted-average batch %.1f leaves no loss decay (gamma2 bw + gamma3 "
                         "= %g <= 0)",
                         bw, num);
     if (m->form == SLO_LOSS_SPOTDNN_2023 && R + m->gamma4 < 0)
-        return slo_fail(err, SLO_ERR_UNREACHABLE, "loss_model.gamma4",
+        return slo__fail(err, SLO_ERR_UNREACHABLE, "loss_model.gamma4",
                         "R + gamma4 = %g < 0: no loss decay", R + m->gamma4);
     *j_out = num * staleness_factor(m, R, n) / (target - m->gamma5) - m->gamma1;
     return SLO_OK;
@@ -104,7 +104,7 @@ int slo_train_setup_init(struct slo_train_setup *s, const struct slo_catalog *ca
     s->skipped = calloc(cat->n_types ? cat->n_types : 1, sizeof *s->skipped);
     if (!s->types || !s->skipped) {
         slo_train_setup_free(s);
-        return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+        return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
     }
     for (size_t c = 0; c < cat->n_types; c++) {
         const struct slo_instance_type *it = &cat->types[c];
@@ -143,7 +143,7 @@ int slo_train_setup_init(struct slo_train_setup *s, const struct slo_catalog *ca
         if (!(t->t_comp_s > 0)) {
             char src[SLO_ERROR_SOURCE_LENGTH];
             snprintf(src, sizeof src, "workload %s, catalog %s", wl->name, cat->name);
-            int rv = slo_fail(err, SLO_ERR_INVALID, src,
+            int rv = slo__fail(err, SLO_ERR_INVALID, src,
                               "instances (%s): expected a compute time > 0, found the profiled "
                               "iteration time %.6g s (gpus x batch_per_gpu / "
                               "speed_samples_per_s = %d x %d / %g) no longer than its "
@@ -162,7 +162,7 @@ int slo_train_setup_init(struct slo_train_setup *s, const struct slo_catalog *ca
         char src[SLO_ERROR_SOURCE_LENGTH];
         snprintf(src, sizeof src, "%s", cat->name);
         slo_train_setup_free(s);
-        return slo_fail(err, SLO_ERR_INVALID, src,
+        return slo__fail(err, SLO_ERR_INVALID, src,
                         "workload %s profiles none of the catalog's %zu instance types; "
                         "expected at least one type in both",
                         wl->name, cat->n_types);
@@ -197,12 +197,12 @@ int slo_train_evaluate(const struct slo_train_setup *s, const int *counts,
     memset(out, 0, sizeof *out);
     for (size_t k = 0; k < s->n_types; k++) {
         if (counts[k] < 0)
-            return slo_fail(err, SLO_ERR_INVALID, s->types[k].name,
+            return slo__fail(err, SLO_ERR_INVALID, s->types[k].name,
                             "expected a count >= 0, found %d", counts[k]);
         n += counts[k];
     }
     if (n == 0)
-        return slo_fail(err, SLO_ERR_INVALID, NULL, "expected a cluster with at least one worker");
+        return slo__fail(err, SLO_ERR_INVALID, NULL, "expected a cluster with at least one worker");
     double bwk = slo_worker_bandwidth(&s->wl, n, &out->p_contention);
     for (size_t k = 0; k < s->n_types; k++) {
         if (!counts[k])
@@ -222,7 +222,7 @@ int slo_train_evaluate(const struct slo_train_setup *s, const int *counts,
     out->t_exp_s = 1 / rate;                  /* Eq. 2 */
     out->wa_batch = v / rate;                 /* Eq. 4: b_w = v T_exp */
     if (code)
-        out->wa_batch = slo_round_even(out->wa_batch, 1);
+        out->wa_batch = slo__round_even(out->wa_batch, 1);
     {
         /* Eq. 5 with worker 1 = the largest share. */
         double r2 = sumsq_speed / (v * v) - 2 * smax / v + 1;
@@ -248,8 +248,8 @@ int slo_train_evaluate(const struct slo_train_setup *s, const int *counts,
     out->iterations = j;
     out->samples = j * out->wa_batch;
     if (code) {
-        out->time_s = slo_round_even(out->wa_batch * j / v, 2) + req->overhead_s;
-        out->cost_usd = slo_round_even(price * out->time_s / 3600, 6);
+        out->time_s = slo__round_even(out->wa_batch * j / v, 2) + req->overhead_s;
+        out->cost_usd = slo__round_even(price * out->time_s / 3600, 6);
     } else {
         out->time_s = j * out->t_exp_s + req->overhead_s; /* Eq. 1 */
         out->cost_usd = price * out->time_s / 3600;       /* Eq. 11 */

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "slo_private.h"
-#include "slo_igniter.h"
+#include "slo_infer.h"
 
 static const double grid_batch[3] = {1, 16, 32};
 static const double grid_share_pct[3] = {10, 50, 100};
@@ -24,7 +24,7 @@ static int fit_line(const double *x, const double *y, int n, double *k, double *
     lapack_int info;
 
     if (n < 2 || n > 16)
-        return slo_fail(err, SLO_ERR_INVALID, source,
+        return slo__fail(err, SLO_ERR_INVALID, source,
                         "%s: expected 2 to 16 points for a line fit, found %d", what, n);
     for (int i = 0; i < n; i++) {
         a[i * 2] = x[i];
@@ -33,7 +33,7 @@ static int fit_line(const double *x, const double *y, int n, double *k, double *
     }
     info = LAPACKE_dgels(LAPACK_ROW_MAJOR, 'N', n, 2, 1, a, 2, rhs, 1);
     if (info != 0)
-        return slo_fail(err, SLO_ERR_NUMERIC, source,
+        return slo__fail(err, SLO_ERR_NUMERIC, source,
                         "%s: line fit failed (LAPACKE_dgels info %d; all x equal?)", what,
                         (int)info);
     *k = rhs[0];
@@ -50,7 +50,7 @@ int slo_ig_fit_hardware(struct slo_ig_profile *p, slo_error_t *err)
     int rv;
 
     if (n < 3)
-        return slo_fail(err, SLO_ERR_INVALID, p->source,
+        return slo__fail(err, SLO_ERR_INVALID, p->source,
                         "hardware.power/frequency/idletime: expected at least 3 concurrency "
                         "levels to fit the clock slope and the scheduling delay, found %zu",
                         n);
@@ -78,7 +78,7 @@ int slo_ig_fit_hardware(struct slo_ig_profile *p, slo_error_t *err)
             sxx += (power[j] - p->power_cap_w) * (power[j] - p->power_cap_w);
         }
         if (!(sxx > 0.0))
-            return slo_fail(err, SLO_ERR_NUMERIC, p->source,
+            return slo__fail(err, SLO_ERR_NUMERIC, p->source,
                             "hardware.power: the throttled points sit exactly at the power "
                             "cap; the clock slope cannot be fitted");
         p->clock_slope_mhz_per_w = sxy / sxx;
@@ -157,7 +157,7 @@ static int fit_active(const double *y, double *k, const char *source, const char
             }
             info = LAPACKE_dgels(LAPACK_ROW_MAJOR, 'N', 14, 5, 1, a, 5, rhs, 1);
             if (info != 0)
-                return slo_fail(err, SLO_ERR_NUMERIC, source,
+                return slo__fail(err, SLO_ERR_NUMERIC, source,
                                 "%s.gpulatency: Levenberg-Marquardt step failed "
                                 "(LAPACKE_dgels info %d)",
                                 name, (int)info);
@@ -185,7 +185,7 @@ static int fit_active(const double *y, double *k, const char *source, const char
         if (!accepted)
             return SLO_OK; /* no descent direction left at any damping: a minimum */
     }
-    return slo_fail(err, SLO_ERR_NUMERIC, source,
+    return slo__fail(err, SLO_ERR_NUMERIC, source,
                     "%s.gpulatency: Levenberg-Marquardt did not converge in %d iterations", name,
                     it);
 }
@@ -198,7 +198,7 @@ int slo_ig_fit_model(const struct slo_ig_profile *p, struct slo_ig_model *m,
     int np = 0, rv;
 
     if (!m->has_raw)
-        return slo_fail(err, SLO_ERR_INVALID, p->source,
+        return slo__fail(err, SLO_ERR_INVALID, p->source,
                         "%s: expected raw measurements to fit, found coefficients only", m->name);
     /* HEAD activetime(): clock-normalise throttled points, remove t_sch0. */
     for (int i = 0; i < 3; i++)
@@ -223,7 +223,7 @@ int slo_ig_fit_model(const struct slo_ig_profile *p, struct slo_ig_model *m,
             }
         }
     if (np < 2)
-        return slo_fail(err, SLO_ERR_INVALID, p->source,
+        return slo__fail(err, SLO_ERR_INVALID, p->source,
                         "%s.frequency: expected at least 2 un-throttled grid points to fit "
                         "power, found %d",
                         m->name, np);
@@ -232,7 +232,7 @@ int slo_ig_fit_model(const struct slo_ig_profile *p, struct slo_ig_model *m,
                        m->name, err)))
         return rv;
     if (!(r->l2_pct > 0.0) || !(r->active_solo_ms > 0.0))
-        return slo_fail(err, SLO_ERR_INVALID, p->source,
+        return slo__fail(err, SLO_ERR_INVALID, p->source,
                         "%s: expected l2cache > 0 and activetime_1 > 0, found %g and %g",
                         m->name, r->l2_pct, r->active_solo_ms);
     /* Closed form: slow-down per percent of the co-runner's L2 use. */

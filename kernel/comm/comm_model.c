@@ -24,10 +24,10 @@ int slo_comm_model_alloc(struct slo_comm_model *model, size_t n, slo_error_t *er
 {
     memset(model, 0, sizeof *model);
     if (n == 0)
-        return slo_fail(err, SLO_ERR_INVALID, NULL, "expected at least one layer, found none");
+        return slo__fail(err, SLO_ERR_INVALID, NULL, "expected at least one layer, found none");
     model->layers = calloc(n, sizeof *model->layers);
     if (!model->layers)
-        return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory for %zu layers", n);
+        return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory for %zu layers", n);
     model->n_layers = n;
     return SLO_OK;
 }
@@ -154,16 +154,16 @@ static int read_header(const char **p, size_t *line, struct record *r, const cha
     do {
         int q;
         if (!**p)
-            return slo_fail(err, SLO_ERR_INVALID, source,
+            return slo__fail(err, SLO_ERR_INVALID, source,
                             "expected a header line with columns %s, found an empty file",
                             columns);
         before = *line;
         q = read_record(p, line, r);
         if (q == -1)
-            return slo_fail(err, SLO_ERR_NOMEM, source, "out of memory");
+            return slo__fail(err, SLO_ERR_NOMEM, source, "out of memory");
         if (q == -2) {
             snprintf(where, where_len, "%s:%zu", source, *line);
-            return slo_fail(err, SLO_ERR_INVALID, where,
+            return slo__fail(err, SLO_ERR_INVALID, where,
                             "header: expected a closing double quote, found the end of the "
                             "file");
         }
@@ -190,14 +190,14 @@ static int next_row(const char **p, size_t *line, struct record *r, const char *
     q = read_record(p, line, r);
     snprintf(where, where_len, "%s:%zu", source, *row_line);
     if (q == -1)
-        return slo_fail(err, SLO_ERR_NOMEM, where, "out of memory");
+        return slo__fail(err, SLO_ERR_NOMEM, where, "out of memory");
     if (q == -2)
-        return slo_fail(err, SLO_ERR_INVALID, where,
+        return slo__fail(err, SLO_ERR_INVALID, where,
                         "expected a closing double quote, found the end of the file");
     if (blank_record(r))
         return SLO_OK;
     if (r->n != n_cols)
-        return slo_fail(err, SLO_ERR_INVALID, where,
+        return slo__fail(err, SLO_ERR_INVALID, where,
                         "expected %zu fields as in the header, found %zu", n_cols, r->n);
     *is_row = 1;
     return SLO_OK;
@@ -269,7 +269,7 @@ static int set_column(long *col, size_t i, const char *name, const char *where,
                       slo_error_t *err)
 {
     if (*col >= 0)
-        return slo_fail(err, SLO_ERR_INVALID, where,
+        return slo__fail(err, SLO_ERR_INVALID, where,
                         "header: expected each column once, found %s twice (columns %ld "
                         "and %zu)",
                         name, *col + 1, i + 1);
@@ -284,14 +284,14 @@ static int bytes_field(const char *text, const char *col, const char *where, dou
 {
     double v;
     if (number_field(text, &v) || v < 0)
-        return slo_fail(err, SLO_ERR_INVALID, where,
+        return slo__fail(err, SLO_ERR_INVALID, where,
                         "column %s: expected a number >= 0, found \"%.40s\"", col, text);
     if (v > SLO_COMM_MAX_LAYER_BYTES)
-        return slo_fail(err, SLO_ERR_INVALID, where,
+        return slo__fail(err, SLO_ERR_INVALID, where,
                         "column %s: expected at most %g bytes per layer, found \"%.40s\"", col,
                         SLO_COMM_MAX_LAYER_BYTES, text);
     if (v != floor(v))
-        return slo_fail(err, SLO_ERR_INVALID, where,
+        return slo__fail(err, SLO_ERR_INVALID, where,
                         "column %s: expected a whole number of bytes, found \"%.40s\"", col,
                         text);
     *out = v;
@@ -304,10 +304,10 @@ static int ms_field(const char *text, const char *col, const char *where, double
 {
     double v;
     if (number_field(text, &v) || v < 0)
-        return slo_fail(err, SLO_ERR_INVALID, where,
+        return slo__fail(err, SLO_ERR_INVALID, where,
                         "column %s: expected a number >= 0, found \"%.40s\"", col, text);
     if (v > SLO_COMM_MAX_TIME_S * 1e3)
-        return slo_fail(err, SLO_ERR_INVALID, where,
+        return slo__fail(err, SLO_ERR_INVALID, where,
                         "column %s: expected at most %g ms, found \"%.40s\"", col,
                         SLO_COMM_MAX_TIME_S * 1e3, text);
     *out = v;
@@ -358,7 +358,7 @@ static int parse_layers(const char *text, const char *source, const char *name,
             goto out;
     }
     if (col_p >= 0 && col_g >= 0 && col_f >= 0) {
-        rc = slo_fail(err, SLO_ERR_INVALID, where,
+        rc = slo__fail(err, SLO_ERR_INVALID, where,
                       "header: expected one of param_bytes or grad_bytes, found both");
         goto out;
     }
@@ -372,7 +372,7 @@ static int parse_layers(const char *text, const char *source, const char *name,
     }
     if (col_f >= 0 && forward_s >= 0) {
         snprintf(where, sizeof where, "%s:%zu", source, line - 1);
-        rc = slo_fail(err, SLO_ERR_INVALID, where,
+        rc = slo__fail(err, SLO_ERR_INVALID, where,
                       "header: a forward time was given, expected a gradient ready-time "
                       "file (column grad_index), found a per-layer CSV with its own "
                       "forward_ms column");
@@ -385,14 +385,14 @@ static int parse_layers(const char *text, const char *source, const char *name,
                                                        : NULL;
         if (!missing && col_b >= 0 && col_r >= 0) {
             snprintf(where, sizeof where, "%s:%zu", source, line - 1);
-            rc = slo_fail(err, SLO_ERR_INVALID, where,
+            rc = slo__fail(err, SLO_ERR_INVALID, where,
                           "header: expected one of backward_ms or ready_ms, found both");
             goto out;
         }
         if (missing) {
             snprintf(where, sizeof where, "%s:%zu", source, line - 1);
             list_columns(&rec, colnames, sizeof colnames);
-            rc = slo_fail(err, SLO_ERR_INVALID, where,
+            rc = slo__fail(err, SLO_ERR_INVALID, where,
                           "header: expected a column %s, found columns \"%s\"", missing,
                           colnames);
             goto out;
@@ -416,7 +416,7 @@ static int parse_layers(const char *text, const char *source, const char *name,
         if (col_topo >= 0) {
             double t;
             if (number_field(rec_get(&rec, (size_t)col_topo), &t) || t <= last_topo) {
-                rc = slo_fail(err, SLO_ERR_INVALID, where,
+                rc = slo__fail(err, SLO_ERR_INVALID, where,
                               "column topo_index: expected a number above the previous "
                               "row's %g (rows in forward order), found \"%.40s\"",
                               last_topo, rec_get(&rec, (size_t)col_topo));
@@ -431,7 +431,7 @@ static int parse_layers(const char *text, const char *source, const char *name,
                 goto out;
         }
         if (n == SLO_COMM_MAX_LAYERS) {
-            rc = slo_fail(err, SLO_ERR_INVALID, where,
+            rc = slo__fail(err, SLO_ERR_INVALID, where,
                           "expected at most %d layer rows, found more", SLO_COMM_MAX_LAYERS);
             goto out;
         }
@@ -442,7 +442,7 @@ static int parse_layers(const char *text, const char *source, const char *name,
         sum_bytes += v[2];
         if (sum_f > SLO_COMM_MAX_TIME_S * 1e3 || sum_b > SLO_COMM_MAX_TIME_S * 1e3) {
             int fw = sum_f > SLO_COMM_MAX_TIME_S * 1e3;
-            rc = slo_fail(err, SLO_ERR_INVALID, where,
+            rc = slo__fail(err, SLO_ERR_INVALID, where,
                           "column %s: expected a total of at most %g ms over the rows, found "
                           "%g ms up to this row",
                           fw ? "forward_ms" : "backward_ms", SLO_COMM_MAX_TIME_S * 1e3,
@@ -450,7 +450,7 @@ static int parse_layers(const char *text, const char *source, const char *name,
             goto out;
         }
         if (sum_bytes > SLO_COMM_MAX_TOTAL_BYTES) {
-            rc = slo_fail(err, SLO_ERR_INVALID, where,
+            rc = slo__fail(err, SLO_ERR_INVALID, where,
                           "column %s: expected a total of at most %g bytes over the rows, "
                           "found %.17g bytes up to this row",
                           size_name, SLO_COMM_MAX_TOTAL_BYTES, sum_bytes);
@@ -465,7 +465,7 @@ static int parse_layers(const char *text, const char *source, const char *name,
             if (nl)
                 layers = nl;
             if (!nl || !nlines) {
-                rc = slo_fail(err, SLO_ERR_NOMEM, where, "out of memory");
+                rc = slo__fail(err, SLO_ERR_NOMEM, where, "out of memory");
                 goto out;
             }
             cap = ncap;
@@ -482,7 +482,7 @@ static int parse_layers(const char *text, const char *source, const char *name,
             any_bytes = 1;
     }
     if (n == 0) {
-        rc = slo_fail(err, SLO_ERR_INVALID, source,
+        rc = slo__fail(err, SLO_ERR_INVALID, source,
                       "expected at least one layer row after the header, found none");
         goto out;
     }
@@ -494,7 +494,7 @@ static int parse_layers(const char *text, const char *source, const char *name,
             double next = j + 1 < n ? layers[j + 1].backward_s : 0;
             if (layers[j].backward_s < next) {
                 snprintf(where, sizeof where, "%s:%zu", source, lines[j]);
-                rc = slo_fail(err, SLO_ERR_INVALID, where,
+                rc = slo__fail(err, SLO_ERR_INVALID, where,
                               "column ready_ms: expected a time >= the next row's %g "
                               "(gradients become ready from the last layer to the first), "
                               "found %g",
@@ -506,7 +506,7 @@ static int parse_layers(const char *text, const char *source, const char *name,
             layers[j].backward_s -= j + 1 < n ? layers[j + 1].backward_s : 0;
     }
     if (!any_bytes) {
-        rc = slo_fail(err, SLO_ERR_INVALID, source,
+        rc = slo__fail(err, SLO_ERR_INVALID, source,
                       "column param_bytes: expected at least one row > 0 (a model with "
                       "gradients), found none");
         goto out;
@@ -534,7 +534,7 @@ int slo_comm_model_parse(const char *text, const char *source, const char *name,
 {
     memset(model, 0, sizeof *model);
     if (isnan(forward_s) || isinf(forward_s))
-        return slo_fail(err, SLO_ERR_INVALID, "forward",
+        return slo__fail(err, SLO_ERR_INVALID, "forward",
                         "expected a forward time >= 0 s (or < 0 for the default), found %g",
                         forward_s);
     return parse_layers(text, source, name, forward_s, model, err);
@@ -548,7 +548,7 @@ int slo_comm_model_load(const char *path, double forward_s, struct slo_comm_mode
     int rc;
 
     memset(model, 0, sizeof *model);
-    if ((rc = slo_read_file(path, &text, err)))
+    if ((rc = slo__read_file(path, &text, err)))
         return rc;
     rc = slo_comm_model_parse(text, path, base ? base + 1 : path, forward_s, model, err);
     free(text);
@@ -602,7 +602,7 @@ int slo_comm_model_parse_gradients(const char *text, const char *source, const c
     if (!source)
         source = "csv";
     if (isnan(forward_s) || isinf(forward_s) || forward_s > SLO_COMM_MAX_TIME_S)
-        return slo_fail(err, SLO_ERR_INVALID, "forward",
+        return slo__fail(err, SLO_ERR_INVALID, "forward",
                         "expected a forward time in 0..%g s (or < 0 for the default), found %g",
                         SLO_COMM_MAX_TIME_S, forward_s);
     p = skip_bom(text);
@@ -632,7 +632,7 @@ int slo_comm_model_parse_gradients(const char *text, const char *source, const c
                 if (strcmp(h, groups[gr][k]))
                     continue;
                 if (*cols[gr] >= 0 && strcmp(rec_get(&rec, (size_t)*cols[gr]), h)) {
-                    rc = slo_fail(err, SLO_ERR_INVALID, where,
+                    rc = slo__fail(err, SLO_ERR_INVALID, where,
                                   "header: expected one of %s%s%s%s%s, found both %s and %s",
                                   groups[gr][0], groups[gr][1] ? " or " : "",
                                   groups[gr][1] ? groups[gr][1] : "",
@@ -659,14 +659,14 @@ int slo_comm_model_parse_gradients(const char *text, const char *source, const c
         if (missing) {
             char colnames[220];
             list_columns(&rec, colnames, sizeof colnames);
-            rc = slo_fail(err, SLO_ERR_INVALID, where,
+            rc = slo__fail(err, SLO_ERR_INVALID, where,
                           "header: expected a column %s (a gradient ready-time file), found "
                           "columns \"%s\"",
                           missing, colnames);
             goto out;
         }
         if (col_r >= 0 && col_k >= 0) {
-            rc = slo_fail(err, SLO_ERR_INVALID, where,
+            rc = slo__fail(err, SLO_ERR_INVALID, where,
                           "header: expected one of ready_ms or prophet_step, found both");
             goto out;
         }
@@ -685,7 +685,7 @@ int slo_comm_model_parse_gradients(const char *text, const char *source, const c
             size_t ncap = cap ? 2 * cap : 64;
             struct grad_row *nr = realloc(rows, ncap * sizeof *nr);
             if (!nr) {
-                rc = slo_fail(err, SLO_ERR_NOMEM, where, "out of memory");
+                rc = slo__fail(err, SLO_ERR_NOMEM, where, "out of memory");
                 goto out;
             }
             rows = nr;
@@ -696,7 +696,7 @@ int slo_comm_model_parse_gradients(const char *text, const char *source, const c
         g->line = row_line;
         g->step = -1;
         if (index_field(rec_get(&rec, (size_t)col_gi), &gi) || (size_t)gi != n) {
-            rc = slo_fail(err, SLO_ERR_INVALID, where,
+            rc = slo__fail(err, SLO_ERR_INVALID, where,
                           "column grad_index: expected %zu (rows in index order 0, 1, ...), "
                           "found \"%.40s\"",
                           n, rec_get(&rec, (size_t)col_gi));
@@ -705,13 +705,13 @@ int slo_comm_model_parse_gradients(const char *text, const char *source, const c
         if ((rc = bytes_field(rec_get(&rec, (size_t)col_s), size_name, where, &g->bytes, err)))
             goto out;
         if (n == SLO_COMM_MAX_LAYERS) {
-            rc = slo_fail(err, SLO_ERR_INVALID, where,
+            rc = slo__fail(err, SLO_ERR_INVALID, where,
                           "expected at most %d gradient rows, found more", SLO_COMM_MAX_LAYERS);
             goto out;
         }
         sum_bytes += g->bytes;
         if (sum_bytes > SLO_COMM_MAX_TOTAL_BYTES) {
-            rc = slo_fail(err, SLO_ERR_INVALID, where,
+            rc = slo__fail(err, SLO_ERR_INVALID, where,
                           "column %s: expected a total of at most %g bytes over the rows, "
                           "found %.17g bytes up to this row",
                           size_name, SLO_COMM_MAX_TOTAL_BYTES, sum_bytes);
@@ -722,7 +722,7 @@ int slo_comm_model_parse_gradients(const char *text, const char *source, const c
             if ((rc = ms_field(f, "ready_ms", where, &g->ready_ms, err)))
                 goto out;
             if (n > 0 && g->ready_ms > rows[n - 1].ready_ms) {
-                rc = slo_fail(err, SLO_ERR_INVALID, where,
+                rc = slo__fail(err, SLO_ERR_INVALID, where,
                               "column ready_ms: expected a time <= the previous row's %g "
                               "(backward produces the highest index first), found %g",
                               rows[n - 1].ready_ms, g->ready_ms);
@@ -734,18 +734,18 @@ int slo_comm_model_parse_gradients(const char *text, const char *source, const c
             if (index_field(f, &g->step) ||
                 (n > 0 && g->step != rows[n - 1].step && g->step != rows[n - 1].step - 1)) {
                 if (n > 0 && rows[n - 1].step == 0)
-                    rc = slo_fail(err, SLO_ERR_INVALID, where,
+                    rc = slo__fail(err, SLO_ERR_INVALID, where,
                                   "column prophet_step: expected 0 (the previous row is in "
                                   "step 0, the last; steps are integers >= 0), found "
                                   "\"%.40s\"", f);
                 else if (n > 0)
-                    rc = slo_fail(err, SLO_ERR_INVALID, where,
+                    rc = slo__fail(err, SLO_ERR_INVALID, where,
                                   "column prophet_step: expected %ld or %ld (a step is a "
                                   "range of consecutive indices; arrival step 0 holds the "
                                   "highest), found \"%.40s\"",
                                   rows[n - 1].step, rows[n - 1].step - 1, f);
                 else
-                    rc = slo_fail(err, SLO_ERR_INVALID, where,
+                    rc = slo__fail(err, SLO_ERR_INVALID, where,
                                   "column prophet_step: expected an integer >= 0, found "
                                   "\"%.40s\"", f);
                 goto out;
@@ -754,7 +754,7 @@ int slo_comm_model_parse_gradients(const char *text, const char *source, const c
                 goto out;
             if (n > 0 && g->step == rows[n - 1].step &&
                 g->interval_ms != rows[n - 1].interval_ms) {
-                rc = slo_fail(err, SLO_ERR_INVALID, where,
+                rc = slo__fail(err, SLO_ERR_INVALID, where,
                               "column %s: expected %g as in the other rows of step %ld, "
                               "found %g",
                               iv_name, rows[n - 1].interval_ms, g->step, g->interval_ms);
@@ -768,12 +768,12 @@ int slo_comm_model_parse_gradients(const char *text, const char *source, const c
         n++;
     }
     if (n == 0) {
-        rc = slo_fail(err, SLO_ERR_INVALID, source,
+        rc = slo__fail(err, SLO_ERR_INVALID, source,
                       "expected at least one gradient row after the header, found none");
         goto out;
     }
     if (!any_bytes) {
-        rc = slo_fail(err, SLO_ERR_INVALID, source,
+        rc = slo__fail(err, SLO_ERR_INVALID, source,
                       "column %s: expected at least one row > 0, found none", size_name);
         goto out;
     }
@@ -785,7 +785,7 @@ int slo_comm_model_parse_gradients(const char *text, const char *source, const c
         long K = rows[0].step + 1;
         if (rows[n - 1].step != 0) {
             snprintf(where, sizeof where, "%s:%zu", source, rows[n - 1].line);
-            rc = slo_fail(err, SLO_ERR_INVALID, where,
+            rc = slo__fail(err, SLO_ERR_INVALID, where,
                           "column prophet_step: expected 0 in the last row (the highest "
                           "indices arrive first), found %ld",
                           rows[n - 1].step);
@@ -793,7 +793,7 @@ int slo_comm_model_parse_gradients(const char *text, const char *source, const c
         }
         arrive = calloc((size_t)K, sizeof *arrive);
         if (!arrive) {
-            rc = slo_fail(err, SLO_ERR_NOMEM, source, "out of memory");
+            rc = slo__fail(err, SLO_ERR_NOMEM, source, "out of memory");
             goto out;
         }
         for (size_t i = n; i-- > 0;)
@@ -802,7 +802,7 @@ int slo_comm_model_parse_gradients(const char *text, const char *source, const c
                 arrive[k] = k == 0 ? 0 : arrive[k - 1] + rows[i + 1].interval_ms;
                 if (arrive[k] > SLO_COMM_MAX_TIME_S * 1e3) {
                     snprintf(where, sizeof where, "%s:%zu", source, rows[i + 1].line);
-                    rc = slo_fail(err, SLO_ERR_INVALID, where,
+                    rc = slo__fail(err, SLO_ERR_INVALID, where,
                                   "column %s: expected intervals adding up to at most %g ms "
                                   "(the ready time of step %ld), found %g ms",
                                   iv_name, SLO_COMM_MAX_TIME_S * 1e3, k, arrive[k]);
@@ -814,7 +814,7 @@ int slo_comm_model_parse_gradients(const char *text, const char *source, const c
     }
     layers = calloc(n, sizeof *layers);
     if (!layers) {
-        rc = slo_fail(err, SLO_ERR_NOMEM, source, "out of memory");
+        rc = slo__fail(err, SLO_ERR_NOMEM, source, "out of memory");
         goto out;
     }
     /* layer i = gradient i; backward b_i = r_i - r_{i+1} (r_n = 0), so the
@@ -871,7 +871,7 @@ int slo_comm_model_builtin(const char *name, struct slo_comm_model *model, slo_e
             size_t used = strlen(list);
             snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", names[i]);
         }
-        return slo_fail(err, SLO_ERR_NOT_FOUND, "model",
+        return slo__fail(err, SLO_ERR_NOT_FOUND, "model",
                         "expected a built-in model (%s) or a per-layer CSV file, found \"%s\"",
                         list, name ? name : "(null)");
     }
@@ -912,19 +912,19 @@ int slo_comm_parse_bandwidth(const char *text, double *bytes_per_s, slo_error_t 
     int bits = -1, binary = 0;
 
     if (!text || !*text)
-        return slo_fail(err, SLO_ERR_INVALID, src, "expected %s, found an empty value",
+        return slo__fail(err, SLO_ERR_INVALID, src, "expected %s, found an empty value",
                         bandwidth_forms);
     if (has_space(text))
-        return slo_fail(err, SLO_ERR_INVALID, src, "expected %s, found \"%s\" (a space)",
+        return slo__fail(err, SLO_ERR_INVALID, src, "expected %s, found \"%s\" (a space)",
                         bandwidth_forms, text);
     errno = 0;
     v = slo_strtod(text, &end);
     if (end == text || errno == ERANGE || !isfinite(v))
-        return slo_fail(err, SLO_ERR_INVALID, src, "expected %s, found \"%s\"",
+        return slo__fail(err, SLO_ERR_INVALID, src, "expected %s, found \"%s\"",
                         bandwidth_forms, text);
     u = end;
     if (!*u)
-        return slo_fail(err, SLO_ERR_INVALID, src, "expected %s, found \"%s\" (no unit)",
+        return slo__fail(err, SLO_ERR_INVALID, src, "expected %s, found \"%s\" (no unit)",
                         bandwidth_forms, text);
     switch (*u) {
     case 'k': case 'K': scale = 1e3; u++; break;
@@ -950,7 +950,7 @@ int slo_comm_parse_bandwidth(const char *text, double *bytes_per_s, slo_error_t 
     if (bits < 0) {
         int bytes_no_rate = !strcmp(u, "B") || !strcmp(u, "Bps") || !strcmp(u, "byte") ||
                             !strcmp(u, "bytes");
-        return slo_fail(err, SLO_ERR_INVALID, src, "expected %s, found \"%s\" (%s)",
+        return slo__fail(err, SLO_ERR_INVALID, src, "expected %s, found \"%s\" (%s)",
                         bandwidth_forms, text,
                         bytes_no_rate ? "bytes per second are written B/s: 10GB/s; bits as "
                                         "Gbit, Gb/s or Gbps"
@@ -960,11 +960,11 @@ int slo_comm_parse_bandwidth(const char *text, double *bytes_per_s, slo_error_t 
     if (bits)
         v /= 8;
     if (!(v > 0))
-        return slo_fail(err, SLO_ERR_INVALID, src,
+        return slo__fail(err, SLO_ERR_INVALID, src,
                         "expected a bandwidth > 0, found \"%s\" (the range is %s)", text,
                         bandwidth_range);
     if (!(v >= SLO_COMM_MIN_BANDWIDTH_BYTES_PER_S && v <= SLO_COMM_MAX_BANDWIDTH_BYTES_PER_S))
-        return slo_fail(err, SLO_ERR_INVALID, src, "expected a bandwidth in %s, found \"%s\"",
+        return slo__fail(err, SLO_ERR_INVALID, src, "expected a bandwidth in %s, found \"%s\"",
                         bandwidth_range, text);
     *bytes_per_s = v;
     return SLO_OK;
@@ -979,14 +979,14 @@ int slo_comm_parse_latency(const char *text, double *s, slo_error_t *err)
     const char *u;
 
     if (!text || !*text)
-        return slo_fail(err, SLO_ERR_INVALID, src, "expected %s, found an empty value", forms);
+        return slo__fail(err, SLO_ERR_INVALID, src, "expected %s, found an empty value", forms);
     if (has_space(text))
-        return slo_fail(err, SLO_ERR_INVALID, src, "expected %s, found \"%s\" (a space)", forms,
+        return slo__fail(err, SLO_ERR_INVALID, src, "expected %s, found \"%s\" (a space)", forms,
                         text);
     errno = 0;
     v = slo_strtod(text, &end);
     if (end == text || errno == ERANGE || !isfinite(v))
-        return slo_fail(err, SLO_ERR_INVALID, src, "expected %s, found \"%s\"", forms, text);
+        return slo__fail(err, SLO_ERR_INVALID, src, "expected %s, found \"%s\"", forms, text);
     u = end;
     if (!strcmp(u, "s"))
         scale = 1;
@@ -997,13 +997,13 @@ int slo_comm_parse_latency(const char *text, double *s, slo_error_t *err)
     else if (!strcmp(u, "ns"))
         scale = 1e-9;
     else
-        return slo_fail(err, SLO_ERR_INVALID, src, "expected %s, found \"%s\"%s", forms, text,
+        return slo__fail(err, SLO_ERR_INVALID, src, "expected %s, found \"%s\"%s", forms, text,
                         *u ? " (unknown unit)" : " (no unit)");
     if (!(v >= 0))
-        return slo_fail(err, SLO_ERR_INVALID, src,
+        return slo__fail(err, SLO_ERR_INVALID, src,
                         "expected a latency >= 0, found \"%s\" (the range is 0s..1s)", text);
     if (!(v * scale <= SLO_COMM_MAX_LATENCY_S))
-        return slo_fail(err, SLO_ERR_INVALID, src,
+        return slo__fail(err, SLO_ERR_INVALID, src,
                         "expected a latency in 0s..1s (0..1000ms), found \"%s\"", text);
     *s = v * scale;
     return SLO_OK;

@@ -53,17 +53,17 @@ int slo_comm_detect_steps(const double *t, size_t n, struct slo_comm_steps *st, 
 
     memset(st, 0, sizeof *st);
     if (n == 0)
-        return slo_fail(err, SLO_ERR_INVALID, "ready times",
+        return slo__fail(err, SLO_ERR_INVALID, "ready times",
                         "expected at least one gradient, found none");
     for (size_t i = 0; i < n; i++)
         if (!isfinite(t[i]))
-            return slo_fail(err, SLO_ERR_INVALID, "ready times",
+            return slo__fail(err, SLO_ERR_INVALID, "ready times",
                             "[%zu]: expected a finite time, found %g", i, t[i]);
     st->step_lo = malloc(n * sizeof *st->step_lo);
     st->gap_s = malloc(n * sizeof *st->gap_s);
     if (!st->step_lo || !st->gap_s) {
         slo_comm_steps_free(st);
-        return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+        return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
     }
     /* notes 1.3 step 2: d_bar = mean_{i=1..N-1} |t_i - t_{i-1}|, theta = 2 d_bar */
     for (size_t i = 1; i < n; i++)
@@ -134,7 +134,7 @@ static int prophet_init(struct comm_sim *s, void **state, slo_error_t *err)
     int rc;
 
     if (!st)
-        return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+        return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
     for (size_t j = 0; j < s->n; j++)
         if (comm_bytes(s, j) > 0) {
             st->G++;
@@ -144,7 +144,7 @@ static int prophet_init(struct comm_sim *s, void **state, slo_error_t *err)
      * SLO_COMM_MAX_MESSAGES, so the conversion is exact; check again here */
     if (!(parts <= SLO_COMM_MAX_MESSAGES)) {
         prophet_fini(st);
-        return slo_fail(err, SLO_ERR_INVALID, "prophet_partition_bytes",
+        return slo__fail(err, SLO_ERR_INVALID, "prophet_partition_bytes",
                         "expected at most %g partitions, found %g", SLO_COMM_MAX_MESSAGES,
                         parts);
     }
@@ -157,7 +157,7 @@ static int prophet_init(struct comm_sim *s, void **state, slo_error_t *err)
     if (!st->grad_layer || !t || !st->stack || !st->rel_off || !st->rel_len) {
         free(t);
         prophet_fini(st);
-        return slo_fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+        return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
     }
     for (size_t j = 0, i = 0; j < s->n; j++)
         if (comm_bytes(s, j) > 0) {

@@ -1,0 +1,191 @@
+/*
+ * slo_core.h - what every planner of libslo shares: errors, durations,
+ * numbers, the instance catalog and the embedded data (included by slo.h).
+ *
+ * Copyright (C) 2026 the slo-kernel authors
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Conventions (every function of libslo follows them):
+ *  - No global state, no printing, no exit. Every call takes its inputs and
+ *    returns an `int` status: SLO_OK (0) or one of `enum slo_code`.
+ *  - On failure the caller-owned `slo_error_t *err` (may be NULL) receives the
+ *    code, the source (file, field path or option) and a one-line text that
+ *    says what was expected and what was found, after jansson's json_error_t.
+ *  - Units are in the names: _s seconds, _ms milliseconds, _mb megabytes
+ *    (1e6 bytes), _mbps MB/s, _usd_per_h US dollars per instance-hour,
+ *    _usd US dollars. Speeds are training samples per second.
+ */
+#ifndef SLO_CORE_H
+#define SLO_CORE_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SLO_VERSION "0.1.0"
+
+/* ------------------------------------------------------------------ */
+/* Errors                                                              */
+/* ------------------------------------------------------------------ */
+
+enum slo_code {
+    SLO_OK = 0,
+    SLO_ERR_INVALID = 1,     /* malformed or out-of-range input */
+    SLO_ERR_IO = 2,          /* a file could not be read */
+    SLO_ERR_NOMEM = 3,       /* allocation failed */
+    SLO_ERR_NOT_FOUND = 4,   /* unknown name: instance type, workload, catalog */
+    SLO_ERR_UNREACHABLE = 5, /* target loss cannot be reached by the loss model */
+    SLO_ERR_INFEASIBLE = 6,  /* no plan meets the SLO (and budget) */
+    SLO_ERR_NUMERIC = 7      /* a numerical solver failed */
+};
+
+#define SLO_ERROR_SOURCE_LENGTH 256
+#define SLO_ERROR_TEXT_LENGTH 512
+
+typedef struct slo_error {
+    int code;                              /* enum slo_code */
+    char source[SLO_ERROR_SOURCE_LENGTH];  /* file, "file: field" or "--option" */
+    char text[SLO_ERROR_TEXT_LENGTH];      /* what was expected, what was found */
+} slo_error_t;
+
+/* Short stable name of a code ("invalid", "io", ...). Never NULL. */
+const char *slo_code_name(int code);
+
+/* ------------------------------------------------------------------ */
+/* Solve status (what a planner found, apart from whether the call     */
+/* worked): every slo_<planner>_solve() returns an enum slo_code for   */
+/* invalid input, I/O and memory only, and reports this in its result  */
+/* (after HiGHS's model status; ../shared/STYLE.md section 4).         */
+/* ------------------------------------------------------------------ */
+
+enum slo_status {
+    SLO_STATUS_OPTIMAL = 0,             /* meets the SLO, proven the cheapest */
+    SLO_STATUS_FEASIBLE_UNPROVEN = 1,   /* meets the SLO; a search limit stopped the
+                                           proof that none is cheaper */
+    SLO_STATUS_INFEASIBLE = 2,          /* proven: no plan meets the SLO */
+    SLO_STATUS_INFEASIBLE_UNPROVEN = 3  /* no plan found that meets the SLO, and a
+                                           search limit stopped the proof that none
+                                           exists */
+};
+
+#define SLO_REASON_LENGTH 512
+
+/* "optimal", "feasible_unproven", "infeasible", "infeasible_unproven";
+ * "unknown" for any other value. Never NULL. */
+const char *slo_status_name(int status);
+/* 1 for SLO_STATUS_OPTIMAL and SLO_STATUS_FEASIBLE_UNPROVEN, else 0. */
+int slo_status_feasible(int status);
+
+/* ------------------------------------------------------------------ */
+/* Durations (shared by the CLI and the SPANK plugin)                  */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Parse a deadline as sbatch --time does: "M", "M:S", "H:M:S", "D-H",
+ * "D-H:M", "D-H:M:S" (a bare number is MINUTES, as in sbatch), and also a
+ * number with a unit suffix: "2400s", "40m", "2h", "1d" (fractions allowed
+ * with a suffix, e.g. "1.5h").
+ * out_s: the duration in seconds, > 0.
+ * Returns SLO_OK, or SLO_ERR_INVALID with err->text naming the expected forms
+ * and the text found ("UNLIMITED", empty, negative, zero and more than 366
+ * days are rejected).
+ * *bare_minutes (may be NULL) is set to 1 when the text was a bare number of
+ * minutes, so front ends can say how it was read.
+ */
+int slo_parse_duration(const char *text, double *out_s, int *bare_minutes, slo_error_t *err);
+
+/*
+ * strtod(3) restricted to the decimal numbers people write: an optional
+ * sign, digits with an optional point, an optional exponent ("12", "-0.5",
+ * ".25", "1e-3"). Hexadecimal ("0x10", "0x1p-3"), "inf", "nan" and leading
+ * white space are not numbers here: *end is then set to text and 0 is
+ * returned, as strtod does when it converts nothing. Otherwise as strtod
+ * (errno = ERANGE on overflow). Every number parser of libslo and the CLI
+ * goes through it, so "--bandwidth 0x10Gbit" is an error, not 16 Gbit/s.
+ */
+double slo_strtod(const char *text, char **end);
+
+/* Format seconds as sbatch's [D-]HH:MM:SS (rounded to the second) into buf. */
+void slo_format_duration(double seconds, char *buf, size_t len);
+
+/* ------------------------------------------------------------------ */
+/* Instance catalog                                                    */
+/* ------------------------------------------------------------------ */
+
+#define SLO_NAME_LENGTH 64
+
+enum slo_site { SLO_SITE_CLOUD = 0, SLO_SITE_ONPREM = 1 };
+enum slo_pricing { SLO_PRICING_SPOT = 0, SLO_PRICING_ON_DEMAND = 1 };
+
+struct slo_instance_type {
+    char name[SLO_NAME_LENGTH];      /* "p3.2xlarge" or an on-prem node class */
+    char gpu_model[SLO_NAME_LENGTH]; /* "V100" */
+    int gpus;                        /* GPUs per instance, >= 1 */
+    double gpu_memory_gb;            /* per GPU, GB; 0 when the catalog omits it */
+    double on_demand_usd_per_h;      /* cloud: on-demand price; on-prem: its own
+                                        (amortized, possibly zero) rate */
+    double spot_usd_per_h;           /* cloud: spot price; on-prem: same as above */
+    int quota;                       /* instances usable at once, >= 0 */
+    enum slo_site site;
+    double network_mbps;             /* NIC bandwidth, MB/s; 0 when omitted */
+    double pcie_mbps;                /* usable PCIe bandwidth, MB/s; 0: use the
+                                        workload's B_pcie */
+};
+
+struct slo_catalog {
+    char name[SLO_NAME_LENGTH];
+    size_t n_types;
+    struct slo_instance_type *types; /* [n_types], owned */
+};
+
+/*
+ * Parse a catalog from JSON text (format: doc/formats.md, "Instance catalog").
+ * source names the text in messages (a file name, or "embedded:NAME").
+ * On success *cat owns its memory (release with slo_catalog_free).
+ * Errors: SLO_ERR_INVALID for malformed JSON ("source:line:col: ...") or a
+ * field that is missing, of the wrong type or out of range (text names the
+ * field, e.g. "types[2].spot_usd_per_h: expected a number >= 0, found -1"),
+ * duplicate type names, or a catalog whose quotas are all zero;
+ * SLO_ERR_NOMEM. On failure *cat is left empty.
+ */
+int slo_catalog_parse(const char *json, const char *source, struct slo_catalog *cat,
+                      slo_error_t *err);
+/* As slo_catalog_parse, reading the file at path (SLO_ERR_IO if unreadable). */
+int slo_catalog_load(const char *path, struct slo_catalog *cat, slo_error_t *err);
+void slo_catalog_free(struct slo_catalog *cat);
+/* Index of the type named name, or -1. */
+int slo_catalog_find(const struct slo_catalog *cat, const char *name);
+/*
+ * Open a catalog the way every front end names one: an embedded NAME
+ * (slo_embedded_catalog_names()) or a FILE path - an argument with a '/',
+ * ending in .json, or naming an existing file is a path. opt names the
+ * argument in messages ("--catalog"; NULL: "catalog"). Errors: those of
+ * slo_catalog_load / slo_catalog_parse, and SLO_ERR_NOT_FOUND: "OPT: expected
+ * an embedded catalog (NAMES) or a JSON file path, found "ARG"".
+ */
+int slo_catalog_open(const char *name_or_path, const char *opt, struct slo_catalog *cat,
+                     slo_error_t *err);
+/* Price per instance-hour under the pricing model (on-prem: its own rate). */
+double slo_instance_price(const struct slo_instance_type *t, enum slo_pricing pricing);
+
+/* ------------------------------------------------------------------ */
+/* Embedded defaults (the same JSON ships under etc/slo/)              */
+/* ------------------------------------------------------------------ */
+
+/* JSON text of an embedded catalog or workload by name, or NULL. */
+const char *slo_embedded_catalog(const char *name);
+const char *slo_embedded_workload(const char *name);
+/* NULL-terminated list of embedded names. */
+const char *const *slo_embedded_catalog_names(void);
+const char *const *slo_embedded_workload_names(void);
+/* Name of the default catalog for a workload ("spotdnn-resnet110" for resnet110). */
+const char *slo_embedded_default_catalog(const char *workload);
+
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SLO_CORE_H */

@@ -1,0 +1,364 @@
+/*
+ * slo_train.h - training planner of libslo: spotDNN's performance and loss
+ * models, the planners and the loss fit (included by slo.h).
+ *
+ * Copyright (C) 2026 the slo-kernel authors
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Conventions: slo_core.h.
+ * Sources: spotDNN = R. Shang et al., "spotDNN: Provisioning Spot Instances
+ * for Predictable Distributed DNN Training in the Cloud", IEEE/ACM IWQoS
+ * 2023; "draft" = its Oct-2022 version in the authors' repository, whose
+ * model the authors' code implements. Equation numbers are the paper's.
+ */
+#ifndef SLO_TRAIN_H
+#define SLO_TRAIN_H
+
+#include <stddef.h>
+
+#include "slo_core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Training workload profile                                           */
+/* ------------------------------------------------------------------ */
+
+enum slo_loss_form {
+    SLO_LOSS_SPOTDNN_2023 = 0, /* paper Eq. 3: (g2 bw + g3) sqrt((R+g4) n)/(j+g1) + g5 */
+    SLO_LOSS_SPOTDNN_2022 = 1  /* draft Eq. 3 / code: (g2 bw + g3) sqrt(n)/(j+g1) + g5 */
+};
+
+enum slo_compat {
+    SLO_COMPAT_PAPER = 0,        /* Eqs. 6-7 as printed; j rounded up to an integer */
+    SLO_COMPAT_SPOTDNN_CODE = 1  /* the authors' code: PCIe term folded into T_comp
+                                    with its sign flipped, no separate PCIe term,
+                                    bw rounded to 0.1, j half-to-even, T to 0.01 s,
+                                    cost to 1e-6 USD (research notes 1.2, 1.6-1.10) */
+};
+
+struct slo_loss_model {
+    enum slo_loss_form form;
+    double gamma1; /* normalized iterations, offset in the denominator */
+    double gamma2; /* loss per sample of weighted-average batch (normally < 0) */
+    double gamma3; /* loss x iterations */
+    double gamma4; /* convergence-coefficient offset (spotdnn-2023 only) */
+    double gamma5; /* asymptotic loss */
+};
+
+struct slo_workload_instance {
+    char type[SLO_NAME_LENGTH]; /* instance type name, as in the catalog */
+    int batch_per_gpu;          /* b_k, samples per GPU per iteration */
+    double speed;               /* profiled speed of one instance training alone,
+                                   samples/s (iteration time = g b_k / speed) */
+};
+
+struct slo_workload {
+    char name[SLO_NAME_LENGTH];
+    double s_parm_mb;          /* S_parm: parameter (= gradient) size, MB */
+    double b_req_mbps;         /* B_req: bandwidth one worker draws from the PS alone */
+    double b_ps_mbps;          /* B_ps: PS NIC bandwidth */
+    double b_pcie_mbps;        /* B_pcie: usable PCIe bandwidth in a worker (default) */
+    double alpha1, beta1;      /* Eq. 9: P = alpha1 sqrt(n) + beta1 */
+    double contention_margin;  /* added to P (paper Sec. IV-C: 0.01-0.05); 0 default */
+    enum slo_compat compat;
+    struct slo_loss_model loss;
+    size_t n_instances;
+    struct slo_workload_instance *instances; /* [n_instances], owned */
+};
+
+/*
+ * Parse a training workload profile from JSON (doc/formats.md, "Training
+ * workload profile"). Errors as slo_catalog_parse; also SLO_ERR_INVALID for an
+ * unknown loss form or compat name, and for loss coefficients that make every
+ * target unreachable (gamma3 <= 0 with gamma2 >= 0).
+ */
+int slo_workload_parse(const char *json, const char *source, struct slo_workload *wl,
+                       slo_error_t *err);
+int slo_workload_load(const char *path, struct slo_workload *wl, slo_error_t *err);
+/* Open a workload as slo_catalog_open opens a catalog: an embedded NAME
+ * (slo_embedded_workload_names()) or a FILE path; opt names the argument in
+ * messages ("--workload"; NULL: "workload"). */
+int slo_workload_open(const char *name_or_path, const char *opt, struct slo_workload *wl,
+                      slo_error_t *err);
+void slo_workload_free(struct slo_workload *wl);
+/* Serialize wl as JSON text in the format slo_workload_parse reads; the caller
+ * frees the returned string. NULL on allocation failure. */
+char *slo_workload_to_json(const struct slo_workload *wl);
+
+/* ------------------------------------------------------------------ */
+/* spotDNN performance model (paper Eqs. 1-11)                         */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Eq. 9, clamped: P = min(max(alpha1 sqrt(n) + beta1 + margin, 0), 1), the
+ * probability that PS bandwidth is the bottleneck for n workers.
+ */
+double slo_contention_probability(double alpha1, double beta1, double margin, int n);
+
+/*
+ * Eq. 8: bandwidth (MB/s) one worker gets from the PS when n workers share
+ * B_ps: B_req when n B_req <= B_ps, else P (B_ps / n) + (1 - P) B_req, where
+ * P = slo_contention_probability(...). *p_out (may be NULL) receives P, or -1
+ * when there is no contention.
+ */
+double slo_worker_bandwidth(const struct slo_workload *wl, int n, double *p_out);
+
+/*
+ * Eq. 5: convergence coefficient R = sqrt((w_1 - 1)^2 + sum_{i>=2} w_i^2),
+ * the distance of the share vector from [1,0,...,0]. speeds: [n] worker speeds
+ * v^i in samples/s (any positive unit); w_i = v^i / sum v. Worker 1 is the one
+ * with the largest share (the paper does not say; this choice reproduces its
+ * Table VI and Fig. 3b, see tests). Returns 0 for n <= 1 and NAN for a
+ * non-positive total.
+ */
+double slo_convergence_coefficient(const double *speeds, size_t n);
+
+/*
+ * Eq. 3: predicted loss after j normalized iterations for a cluster of n
+ * workers with weighted-average batch bw (samples) and convergence
+ * coefficient R (ignored by spotdnn-2022).
+ */
+double slo_loss_at(const struct slo_loss_model *m, double bw, double R, int n, double j);
+
+/*
+ * Inverse of Eq. 3: normalized iterations (real, not rounded) to reach loss
+ * target. Returns SLO_ERR_UNREACHABLE when target <= gamma5 (the asymptote),
+ * when gamma2 bw + gamma3 <= 0 or R + gamma4 < 0 (no decay), with the reason
+ * in err; SLO_OK otherwise (*j_out may be <= 0: the target is already met at
+ * j = 0).
+ */
+int slo_iterations_for_loss(const struct slo_loss_model *m, double bw, double R, int n,
+                            double target, double *j_out, slo_error_t *err);
+
+/*
+ * The model bound to a catalog, a workload and a pricing model: one entry per
+ * catalog type that the workload profiles (others are listed as skipped).
+ */
+struct slo_train_type {
+    int catalog_index;        /* index into the catalog */
+    const char *name;         /* catalog's name (borrowed) */
+    enum slo_site site;
+    int gpus;                 /* g^i */
+    double batch;             /* b^i = g^i b_k, samples per iteration */
+    double t_comp_s;          /* compute time per iteration (paper: T_prof - 2S/B_req
+                                 - 2gS/B_pcie; code compat: T_prof - 2S/B_req
+                                 + 2gS/B_pcie) */
+    double t_pcie_s;          /* 2 g S / B_pcie (Eq. 7); 0 in code compat */
+    double usd_per_h;         /* price under the chosen pricing */
+    int quota;
+};
+
+struct slo_train_setup {
+    struct slo_workload wl;       /* copy of the scalars (instances not copied) */
+    enum slo_pricing pricing;
+    size_t n_types;
+    struct slo_train_type *types; /* [n_types], owned */
+    size_t n_skipped;             /* catalog types with no profile for this workload */
+    int *skipped;                 /* [n_skipped] catalog indices, owned */
+};
+
+/*
+ * Bind catalog and workload. Errors: SLO_ERR_INVALID when the workload
+ * profiles no type of the catalog, or when a profiled speed leaves no
+ * compute time (T_comp <= 0, text names the type); SLO_ERR_NOMEM.
+ */
+int slo_train_setup_init(struct slo_train_setup *s, const struct slo_catalog *cat,
+                         const struct slo_workload *wl, enum slo_pricing pricing,
+                         slo_error_t *err);
+void slo_train_setup_free(struct slo_train_setup *s);
+
+/* Eq. 6-7: iteration time (s) of one worker of type k when n workers share the PS. */
+double slo_train_iteration_time(const struct slo_train_setup *s, size_t k, int n);
+
+/* What a plan is asked to meet. */
+struct slo_train_request {
+    double target_loss;   /* L_obj */
+    double deadline_s;    /* T_obj: remaining time to the deadline, > 0 */
+    double budget_usd;    /* cost cap, <= 0 for none */
+    double loss_now;      /* re-planning: loss reached so far; <= 0 for a fresh start */
+    double overhead_s;    /* T_ohd added to every candidate time (restart overhead) */
+    const int *existing;  /* [n_types] survivors that every plan keeps (each at most
+                             its type's quota), or NULL */
+    long node_limit;      /* exact searches: branch-and-bound nodes before the search
+                             stops with its best plan unproven; <= 0: 2,000,000
+                             (about a second) */
+    int max_workers;      /* most workers (= instances, one worker each) a plan may
+                             hold in total, e.g. a Slurm site's node limit per job;
+                             <= 0: no limit. Every search (window, exact, brute
+                             force, fastest, homogeneous) considers only plans
+                             within it; survivors above it are SLO_ERR_INVALID */
+};
+
+struct slo_train_eval {
+    int n_workers;
+    double p_contention;  /* P, or -1 when n B_req <= B_ps */
+    double b_wk_mbps;     /* Eq. 8 */
+    double speed;         /* v = sum b^i / T^i, samples/s (Eq. 4 text) */
+    double t_exp_s;       /* Eq. 2: 1 / sum (1/T^i) */
+    double wa_batch;      /* Eq. 4: b_w = v T_exp */
+    double cc;            /* Eq. 5: R */
+    double iterations;    /* j to go from loss_now (or the start) to target_loss */
+    double time_s;        /* Eq. 1: j T_exp, plus overhead_s */
+    double usd_per_h;     /* sum of instance prices */
+    double cost_usd;      /* Eq. 11: time_s usd_per_h / 3600 */
+    double samples;       /* j b_w: the sample budget to hand to training */
+};
+
+/*
+ * Evaluate the cluster counts ([n_types] instances per setup type, at least
+ * one worker) against req. Returns SLO_OK, SLO_ERR_INVALID (no workers,
+ * negative count) or SLO_ERR_UNREACHABLE (the loss model cannot reach
+ * req->target_loss with this cluster). Re-planning (req->loss_now > 0)
+ * counts the iterations still to go as j(L_obj) - max(j(L_now), 0), both on
+ * the new cluster (the paper leaves this open; doc/model.md explains why). A
+ * target at or above where this cluster's loss curve starts takes one
+ * iteration.
+ */
+int slo_train_evaluate(const struct slo_train_setup *s, const int *counts,
+                       const struct slo_train_request *req, struct slo_train_eval *out,
+                       slo_error_t *err);
+
+/* ------------------------------------------------------------------ */
+/* spotDNN planner (paper Sec. IV, Algorithm 1) and exact search       */
+/* ------------------------------------------------------------------ */
+
+struct slo_train_plan {
+    int feasible;             /* 1 when counts meets deadline and budget */
+    int *counts;              /* [n_types] of the setup, owned (slo_train_plan_free) */
+    struct slo_train_eval eval;
+    int proven;               /* 1 when the plan is proven optimal: the exact search
+                                 finished within req->node_limit, or brute force */
+    long evaluations;         /* cluster evaluations or search nodes visited */
+    int n_lower, n_upper;     /* window sizes searched (window method), else 0 */
+};
+
+void slo_train_plan_free(struct slo_train_plan *p);
+
+/*
+ * Algorithm 1: bounds (Eqs. 15-16) plus sliding windows over the instance
+ * list sorted by no-contention iteration time, descending (on-prem instances
+ * first), with the existing instances prefixed to every window; window sizes
+ * stop at req->max_workers (when Eq. 16 asks for more, the largest allowed).
+ * Returns SLO_OK with plan->feasible = 1, or SLO_ERR_INFEASIBLE (text says so,
+ * plan->feasible = 0), SLO_ERR_INVALID for a bad request, SLO_ERR_NOMEM.
+ */
+int slo_plan_window(const struct slo_train_setup *s, const struct slo_train_request *req,
+                    struct slo_train_plan *plan, slo_error_t *err);
+
+/*
+ * Exact search: the proven cheapest plan under the same model, over every
+ * count vector existing <= n_k <= max(quota_k, existing_k) with sum n_k <=
+ * req->max_workers (when > 0). Branch and bound
+ * per total worker count n, with bounds from the range of the
+ * weighted-average batch, a convergence-coefficient floor and the exact
+ * minimum price-per-iteration ratio (Dinkelbach). Ties keep the first plan
+ * found; a plan that costs nothing ends the search. When the search visits
+ * req->node_limit nodes it stops and returns its best plan with
+ * plan->proven = 0 (with none, SLO_ERR_INFEASIBLE says that no plan was
+ * found, not that none exists). Returns as slo_plan_window.
+ */
+int slo_plan_exact(const struct slo_train_setup *s, const struct slo_train_request *req,
+                   struct slo_train_plan *plan, slo_error_t *err);
+
+/* Exhaustive enumeration, the test oracle: same contract as slo_plan_exact,
+ * O(prod (quota_k + 1)) evaluations. Refuses (SLO_ERR_INVALID) above 5e7. */
+int slo_plan_brute_force(const struct slo_train_setup *s,
+                         const struct slo_train_request *req,
+                         struct slo_train_plan *plan, slo_error_t *err);
+
+/*
+ * The fastest plan regardless of deadline, budget and cost (branch and bound
+ * on time, seeded with the fastest single-type and sliding-window clusters):
+ * the closest feasible point when nothing meets the SLO. plan->proven as for
+ * slo_plan_exact. Returns SLO_OK (plan->feasible says whether it meets the
+ * deadline and budget), SLO_ERR_UNREACHABLE when no cluster can reach the
+ * target loss at all (with the reason for a single worker).
+ */
+int slo_plan_fastest(const struct slo_train_setup *s, const struct slo_train_request *req,
+                     struct slo_train_plan *plan, slo_error_t *err);
+
+/* The cheapest plan that uses one instance type only (plus the existing
+ * instances), for comparison. Returns as slo_plan_window. */
+int slo_plan_homogeneous(const struct slo_train_setup *s,
+                         const struct slo_train_request *req,
+                         struct slo_train_plan *plan, slo_error_t *err);
+
+/* ------------------------------------------------------------------ */
+/* Fitting the loss model from training logs                           */
+/* ------------------------------------------------------------------ */
+
+/* One loss observation of a profiling run. */
+struct slo_loss_sample {
+    double iterations; /* j: global samples / b_w (normalized iterations) */
+    double wa_batch;   /* b_w of the cluster, samples */
+    double cc;         /* R of the cluster (used by spotdnn-2023) */
+    int n_workers;     /* n */
+    double loss;
+};
+
+struct slo_fit_report {
+    double rmse;        /* root-mean-square loss residual */
+    double r2;          /* coefficient of determination */
+    size_t n_samples;
+    size_t n_clusters;  /* distinct (b_w, R, n) */
+    int gamma1_at_limit; /* 1 when gamma1 ended at its search range's end
+                            ([1e-3, 1e6]): the logs do not determine it */
+    int gamma4_at_limit; /* the same for gamma4 ([0, 10], spotdnn-2023) */
+};
+
+/*
+ * Least-squares fit of the loss model of form m->form to samples[n]:
+ * variable projection (for fixed gamma1 (and gamma4) Eq. 3 is linear in
+ * gamma2, gamma3, gamma5, solved with LAPACKE_dgels), with a bracketing scan
+ * and golden-section refinement of the nonlinear coefficients (research notes
+ * 1.11). On success m holds the coefficients.
+ * Errors: SLO_ERR_INVALID with fewer than 8 samples, fewer than 2 distinct
+ * clusters (bw cannot be separated from the constant), a non-finite or
+ * negative value (text names the sample index); SLO_ERR_NUMERIC when LAPACK
+ * fails; SLO_ERR_NOMEM.
+ */
+int slo_fit_loss(const struct slo_loss_sample *samples, size_t n, struct slo_loss_model *m,
+                 struct slo_fit_report *report, slo_error_t *err);
+
+/*
+ * A per-worker training log (CSV; doc/formats.md "Training logs"): lines
+ * "# cluster: TYPE=N,TYPE=N" naming the cluster it ran on, a header with at
+ * least the columns time_s, global_step, global_samples, loss, then one row
+ * per logged step.
+ */
+struct slo_train_log {
+    char source[SLO_ERROR_SOURCE_LENGTH];
+    char cluster[256];      /* the "# cluster:" value, normalized */
+    size_t n_rows;
+    double *time_s, *global_step, *global_samples, *loss; /* [n_rows] each, owned */
+};
+
+/* Read one log. Errors name the file, line and column: SLO_ERR_IO,
+ * SLO_ERR_INVALID (missing cluster line or column, a non-number, decreasing
+ * global_step), SLO_ERR_NOMEM. */
+int slo_train_log_load(const char *path, struct slo_train_log *log, slo_error_t *err);
+void slo_train_log_free(struct slo_train_log *log);
+
+/*
+ * Turn logs[n_logs] into loss samples: logs with the same cluster form one
+ * profiling run; its measured b_w is the total samples per update
+ * (last global_samples / last global_step over all its workers), n and R
+ * come from the cluster spec and the setup's model (R needs the workload's
+ * speeds; types unknown to the setup are an error when R is needed).
+ * *out is malloc'd [*n_out]. Errors: SLO_ERR_INVALID (a cluster spec that
+ * names unknown types, no rows), SLO_ERR_NOMEM.
+ */
+int slo_train_logs_to_samples(const struct slo_train_log *logs, size_t n_logs,
+                              const struct slo_train_setup *s, int need_cc,
+                              struct slo_loss_sample **out, size_t *n_out,
+                              slo_error_t *err);
+
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SLO_TRAIN_H */
