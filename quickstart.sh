@@ -53,12 +53,12 @@ if [ "$mode" = run ]; then
 fi
 
 echo "== build with -Werror, make check"
-build build --enable-werror "${refdata[@]}"
+build build --enable-werror --enable-test-hooks "${refdata[@]}"
 make -C build -s check -j"$jobs" || { cat build/test-suite.log; exit 1; }
 echo "== kernel tests under valgrind"
 make -C build -s check-valgrind
 echo "== ASan + UBSan build, make check"
-build build-asan --enable-werror "${refdata[@]}" \
+build build-asan --enable-werror --enable-test-hooks "${refdata[@]}" \
     CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
     LDFLAGS="-fsanitize=address,undefined"
 ASAN_OPTIONS=detect_leaks=1 make -C build-asan -s check -j"$jobs" || { cat build-asan/test-suite.log; exit 1; }

@@ -94,28 +94,10 @@ int cli_not_embedded(slo_error_t *err, const char *opt, const char *what,
 
 int cli_load_catalog(const char *arg, struct slo_catalog *cat, slo_error_t *err)
 {
-    char src[SLO_ERROR_SOURCE_LENGTH];
-    const char *text = cli_is_path(arg) ? NULL : slo_embedded_catalog(arg);
-
-    memset(cat, 0, sizeof *cat);
-    if (cli_is_path(arg))
-        return slo_catalog_load(arg, cat, err);
-    if (!text)
-        return cli_not_embedded(err, "--catalog", "catalog", slo_embedded_catalog_names(), arg);
-    snprintf(src, sizeof src, "embedded catalog %s", arg);
-    return slo_catalog_parse(text, src, cat, err);
+    return slo_catalog_open(arg, "--catalog", cat, err);
 }
 
 int cli_load_workload(const char *arg, struct slo_workload *wl, slo_error_t *err)
 {
-    char src[SLO_ERROR_SOURCE_LENGTH];
-    const char *text = cli_is_path(arg) ? NULL : slo_embedded_workload(arg);
-
-    memset(wl, 0, sizeof *wl);
-    if (cli_is_path(arg))
-        return slo_workload_load(arg, wl, err);
-    if (!text)
-        return cli_not_embedded(err, "--workload", "workload", slo_embedded_workload_names(), arg);
-    snprintf(src, sizeof src, "embedded workload %s", arg);
-    return slo_workload_parse(text, src, wl, err);
+    return slo_workload_open(arg, "--workload", wl, err);
 }

@@ -1,0 +1,254 @@
+/*
+ * workload.c - training workload profiles (spotDNN's workload-specific
+ * parameters, paper Sec. III "Obtaining Model Parameters").
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "slo_private.h"
+
+static const char *const wl_keys[] = {"name", "description", "source", "s_parm_mb",
+                                      "b_req_mbps", "b_ps_mbps", "b_pcie_mbps", "contention",
+                                      "compat", "loss_model", "instances", NULL};
+static const char *const contention_keys[] = {"alpha1", "beta1", "margin", NULL};
+static const char *const loss_keys[] = {"form", "gamma1", "gamma2", "gamma3", "gamma4",
+                                        "gamma5", NULL};
+static const char *const inst_keys[] = {"type", "batch_per_gpu", "speed_samples_per_s", NULL};
+
+static int parse_loss(const json_t *o, const char *src, struct slo_loss_model *m,
+                      slo_error_t *err)
+{
+    char form[32], found[96];
+    int rv;
+
+    if (!json_is_object(o))
+        return slo__fail(err, SLO_ERR_INVALID, src, "loss_model: expected an object, found %s",
+                        slo__json_describe(o, found, sizeof found));
+    if ((rv = slo__json_known_keys(o, loss_keys, src, "loss_model", err)) ||
+        (rv = slo__json_string(o, "form", 1, src, "loss_model", form, sizeof form, err)))
+        return rv;
+    if (strcmp(form, "spotdnn-2023") == 0)
+        m->form = SLO_LOSS_SPOTDNN_2023;
+    else if (strcmp(form, "spotdnn-2022") == 0)
+        m->form = SLO_LOSS_SPOTDNN_2022;
+    else
+        return slo__fail(err, SLO_ERR_INVALID, src,
+                        "loss_model.form: expected \"spotdnn-2023\" or \"spotdnn-2022\", found "
+                        "\"%s\"",
+                        form);
+    m->gamma4 = 0;
+    if ((rv = slo__json_number(o, "gamma1", 1, -DBL_MAX, DBL_MAX, src, "loss_model", &m->gamma1,
+                              err)) ||
+        (rv = slo__json_number(o, "gamma2", 1, -DBL_MAX, DBL_MAX, src, "loss_model", &m->gamma2,
+                              err)) ||
+        (rv = slo__json_number(o, "gamma3", 1, -DBL_MAX, DBL_MAX, src, "loss_model", &m->gamma3,
+                              err)) ||
+        (rv = slo__json_number(o, "gamma5", 1, -DBL_MAX, DBL_MAX, src, "loss_model", &m->gamma5,
+                              err)))
+        return rv;
+    if (m->form == SLO_LOSS_SPOTDNN_2023) {
+        if ((rv = slo__json_number(o, "gamma4", 1, 0, DBL_MAX, src, "loss_model", &m->gamma4,
+                                  err)))
+            return rv;
+    } else if (json_object_get(o, "gamma4")) {
+        return slo__fail(err, SLO_ERR_INVALID, src,
+                        "loss_model.gamma4: form spotdnn-2022 has no gamma4 (no convergence "
+                        "coefficient); remove it or use form spotdnn-2023");
+    }
+    /* gamma2 b_w + gamma3 must be positive for some batch b_w > 0. */
+    if (m->gamma3 <= 0 && m->gamma2 <= 0)
+        return slo__fail(err, SLO_ERR_INVALID, src,
+                        "loss_model: expected gamma3 > 0 or gamma2 > 0 so that gamma2 b_w + "
+                        "gamma3 > 0 for some batch and the loss decays, found gamma2 = %g, "
+                        "gamma3 = %g",
+                        m->gamma2, m->gamma3);
+    return SLO_OK;
+}
+
+int slo_workload_parse(const char *text, const char *source, struct slo_workload *wl,
+                       slo_error_t *err)
+{
+    json_t *root = NULL, *cont, *insts;
+    char compat[32] = "paper", found[96];
+    int rv;
+
+    memset(wl, 0, sizeof *wl);
+    if ((rv = slo__json_parse_text(text, source, &root, err)))
+        return rv;
+    wl->b_pcie_mbps = 10000; /* paper Sec. V-A: 10 GB/s */
+    if ((rv = slo__json_known_keys(root, wl_keys, source, "", err)) ||
+        (rv = slo__json_string(root, "name", 1, source, "", wl->name, sizeof wl->name, err)) ||
+        (rv = slo__json_number(root, "s_parm_mb", 1, 1e-9, DBL_MAX, source, "", &wl->s_parm_mb,
+                              err)) ||
+        (rv = slo__json_number(root, "b_req_mbps", 1, 1e-9, DBL_MAX, source, "",
+                              &wl->b_req_mbps, err)) ||
+        (rv = slo__json_number(root, "b_ps_mbps", 1, 1e-9, DBL_MAX, source, "", &wl->b_ps_mbps,
+                              err)) ||
+        (rv = slo__json_number(root, "b_pcie_mbps", 0, 1e-9, DBL_MAX, source, "",
+                              &wl->b_pcie_mbps, err)) ||
+        (rv = slo__json_string(root, "compat", 0, source, "", compat, sizeof compat, err)))
+        goto fail;
+    if (strcmp(compat, "paper") == 0)
+        wl->compat = SLO_COMPAT_PAPER;
+    else if (strcmp(compat, "spotdnn-2022-code") == 0)
+        wl->compat = SLO_COMPAT_SPOTDNN_CODE;
+    else {
+        rv = slo__fail(err, SLO_ERR_INVALID, source,
+                      "compat: expected \"paper\" or \"spotdnn-2022-code\", found \"%s\"", compat);
+        goto fail;
+    }
+    cont = json_object_get(root, "contention");
+    if (!json_is_object(cont)) {
+        rv = slo__fail(err, SLO_ERR_INVALID, source,
+                      "contention: expected an object with alpha1 and beta1 (Eq. 9), found %s",
+                      slo__json_describe(cont, found, sizeof found));
+        goto fail;
+    }
+    if ((rv = slo__json_known_keys(cont, contention_keys, source, "contention", err)) ||
+        (rv = slo__json_number(cont, "alpha1", 1, 1e-12, DBL_MAX, source, "contention",
+                              &wl->alpha1, err)) ||
+        (rv = slo__json_number(cont, "beta1", 1, -DBL_MAX, DBL_MAX, source, "contention",
+                              &wl->beta1, err)) ||
+        (rv = slo__json_number(cont, "margin", 0, 0, 1, source, "contention",
+                              &wl->contention_margin, err)) ||
+        (rv = parse_loss(json_object_get(root, "loss_model"), source, &wl->loss, err)))
+        goto fail;
+    insts = json_object_get(root, "instances");
+    if (!json_is_array(insts) || json_array_size(insts) == 0) {
+        rv = slo__fail(err, SLO_ERR_INVALID, source,
+                      "instances: expected a non-empty array of profiled instance types, "
+                      "found %s",
+                      slo__json_describe(insts, found, sizeof found));
+        goto fail;
+    }
+    wl->n_instances = json_array_size(insts);
+    wl->instances = calloc(wl->n_instances, sizeof *wl->instances);
+    if (!wl->instances) {
+        rv = slo__fail(err, SLO_ERR_NOMEM, source, "out of memory");
+        goto fail;
+    }
+    for (size_t i = 0; i < wl->n_instances; i++) {
+        json_t *o = json_array_get(insts, i);
+        struct slo_workload_instance *in = &wl->instances[i];
+        char path[48];
+        snprintf(path, sizeof path, "instances[%zu]", i);
+        if (!json_is_object(o)) {
+            rv = slo__fail(err, SLO_ERR_INVALID, source, "%s: expected an object, found %s",
+                          path, slo__json_describe(o, found, sizeof found));
+            goto fail;
+        }
+        if ((rv = slo__json_known_keys(o, inst_keys, source, path, err)) ||
+            (rv = slo__json_string(o, "type", 1, source, path, in->type, sizeof in->type,
+                                  err)) ||
+            (rv = slo__json_int(o, "batch_per_gpu", 1, 1, 1 << 24, source, path,
+                               &in->batch_per_gpu, err)) ||
+            (rv = slo__json_number(o, "speed_samples_per_s", 1, 1e-9, DBL_MAX, source, path,
+                                  &in->speed, err)))
+            goto fail;
+        for (size_t k = 0; k < i; k++)
+            if (strcmp(wl->instances[k].type, in->type) == 0) {
+                rv = slo__fail(err, SLO_ERR_INVALID, source,
+                              "%s.type: expected each instance type once, found \"%s\" again",
+                              path, in->type);
+                goto fail;
+            }
+    }
+    json_decref(root);
+    return SLO_OK;
+fail:
+    json_decref(root);
+    slo_workload_free(wl);
+    return rv;
+}
+
+int slo_workload_load(const char *path, struct slo_workload *wl, slo_error_t *err)
+{
+    char *text;
+    int rv;
+
+    memset(wl, 0, sizeof *wl);
+    if ((rv = slo__read_file(path, &text, err)))
+        return rv;
+    rv = slo_workload_parse(text, path, wl, err);
+    free(text);
+    return rv;
+}
+
+void slo_workload_free(struct slo_workload *wl)
+{
+    if (!wl)
+        return;
+    free(wl->instances);
+    memset(wl, 0, sizeof *wl);
+}
+
+char *slo_workload_to_json(const struct slo_workload *wl)
+{
+    json_t *root = json_object(), *loss = json_object(), *cont = json_object(),
+           *insts = json_array();
+    char *text = NULL;
+
+    if (!root || !loss || !cont || !insts)
+        goto out;
+    json_object_set_new(root, "name", json_string(wl->name));
+    json_object_set_new(root, "s_parm_mb", json_real(wl->s_parm_mb));
+    json_object_set_new(root, "b_req_mbps", json_real(wl->b_req_mbps));
+    json_object_set_new(root, "b_ps_mbps", json_real(wl->b_ps_mbps));
+    json_object_set_new(root, "b_pcie_mbps", json_real(wl->b_pcie_mbps));
+    json_object_set_new(cont, "alpha1", json_real(wl->alpha1));
+    json_object_set_new(cont, "beta1", json_real(wl->beta1));
+    json_object_set_new(cont, "margin", json_real(wl->contention_margin));
+    json_object_set(root, "contention", cont);
+    json_object_set_new(root, "compat", json_string(wl->compat == SLO_COMPAT_SPOTDNN_CODE
+                                                        ? "spotdnn-2022-code"
+                                                        : "paper"));
+    json_object_set_new(loss, "form", json_string(wl->loss.form == SLO_LOSS_SPOTDNN_2022
+                                                      ? "spotdnn-2022"
+                                                      : "spotdnn-2023"));
+    json_object_set_new(loss, "gamma1", json_real(wl->loss.gamma1));
+    json_object_set_new(loss, "gamma2", json_real(wl->loss.gamma2));
+    json_object_set_new(loss, "gamma3", json_real(wl->loss.gamma3));
+    if (wl->loss.form == SLO_LOSS_SPOTDNN_2023)
+        json_object_set_new(loss, "gamma4", json_real(wl->loss.gamma4));
+    json_object_set_new(loss, "gamma5", json_real(wl->loss.gamma5));
+    json_object_set(root, "loss_model", loss);
+    for (size_t i = 0; i < wl->n_instances; i++) {
+        json_t *o = json_object();
+        if (!o)
+            goto out;
+        json_object_set_new(o, "type", json_string(wl->instances[i].type));
+        json_object_set_new(o, "batch_per_gpu", json_integer(wl->instances[i].batch_per_gpu));
+        json_object_set_new(o, "speed_samples_per_s", json_real(wl->instances[i].speed));
+        json_array_append_new(insts, o);
+    }
+    json_object_set(root, "instances", insts);
+    text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+out:
+    json_decref(root);
+    json_decref(loss);
+    json_decref(cont);
+    json_decref(insts);
+    return text;
+}
+
+int slo_workload_open(const char *name_or_path, const char *opt, struct slo_workload *wl,
+                      slo_error_t *err)
+{
+    char src[SLO_ERROR_SOURCE_LENGTH];
+    const char *text;
+
+    memset(wl, 0, sizeof *wl);
+    if (!name_or_path)
+        return slo__fail(err, SLO_ERR_INVALID, opt, "expected a workload name or file, found none");
+    if (slo__is_path(name_or_path, NULL))
+        return slo_workload_load(name_or_path, wl, err);
+    if (!(text = slo_embedded_workload(name_or_path)))
+        return slo__not_embedded(err, opt ? opt : "workload", "workload",
+                                 slo_embedded_workload_names(), name_or_path, "JSON");
+    snprintf(src, sizeof src, "embedded workload %s", name_or_path);
+    return slo_workload_parse(text, src, wl, err);
+}
