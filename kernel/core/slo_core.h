@@ -11,9 +11,24 @@
  *  - On failure the caller-owned `slo_error_t *err` (may be NULL) receives the
  *    code, the source (file, field path or option) and a one-line text that
  *    says what was expected and what was found, after jansson's json_error_t.
- *  - Units are in the names: _s seconds, _ms milliseconds, _mb megabytes
- *    (1e6 bytes), _mbps MB/s, _usd_per_h US dollars per instance-hour,
- *    _usd US dollars. Speeds are training samples per second.
+ *  - A planner's outcome is not an error: every slo_<planner>_solve() returns
+ *    SLO_OK when it ran, and says what it found in result.status (enum
+ *    slo_status) and result.reason ("" when optimal).
+ *  - Every field, parameter and function that carries a quantity names its
+ *    unit, and the units are the same across the API:
+ *      times      seconds (_s), except iGniter's latencies, in milliseconds
+ *                 as the paper measures them (_ms);
+ *      sizes      bytes (_bytes), except the fields of spotDNN's MB-based
+ *                 workload profile and catalog (_mb megabytes of 1e6 bytes,
+ *                 _mbps MB/s); GPU memory in GB (_gb);
+ *      bandwidth  of the gradient communication link: bytes/s (_bytes_per_s);
+ *      money      USD per instance-hour (_usd_per_h), or per GPU-hour where a
+ *                 GPU is priced alone (_usd_per_gpu_h); totals in USD (_usd).
+ *    Speeds are training samples per second. File formats (doc/formats.md)
+ *    keep the units their sources use; the parsers convert them.
+ *  - The caller owns every struct it passes; what the library allocates in
+ *    it is released by the matching *_free(), which also takes NULL or a
+ *    struct a failed call left empty.
  */
 #ifndef SLO_CORE_H
 #define SLO_CORE_H
