@@ -4,8 +4,10 @@
  * exact search side by side.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +19,8 @@
 struct train_opts {
     const char *workload, *catalog, *existing, *profile;
     double loss, time_s, budget, elapsed_s, loss_now, overhead_s;
-    int have_loss, have_time, have_overhead, json, window, exact;
+    int have_loss, have_time, have_overhead, json, window, exact, max_nodes;
+    long node_limit;
     enum slo_pricing pricing;
     struct cli_seen seen;
 };
@@ -47,6 +50,10 @@ static void usage(FILE *f)
             "  --window              only the sliding window (spotDNN Algorithm 1)\n"
             "  --exact               only the exact search (proven cheapest)\n"
             "                        (default: both, the exact plan is recommended)\n"
+            "  --max-nodes N         a plan holds at most N instances in total (one worker\n"
+            "                        each), as sbatch --slo-* under the site's max_nodes\n"
+            "  --node-limit N        branch-and-bound nodes the exact search may visit before\n"
+            "                        it stops with its best plan unproven (default 2000000)\n"
             "Re-planning after a spot revocation:\n"
             "  --existing TYPE=N,... surviving instances every plan keeps\n"
             "  --elapsed T           time already spent (deadline left = slo-time - T)\n"
@@ -90,11 +97,27 @@ static int parse_time_opt(const char *opt, const char *text, double *out, int al
     return 0;
 }
 
+/* A count option: a decimal integer from 1 to max. */
+static int parse_count(const char *opt, const char *text, long max, long *out)
+{
+    char *end;
+    long v;
+    errno = 0;
+    v = strtol(text, &end, 10);
+    if (!(text[0] >= '0' && text[0] <= '9') || *end || errno || v < 1 || v > max) {
+        cli_usage_error(CMD, "%s: expected an integer from 1 to %ld, found \"%s\"", opt, max,
+                        text);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
 static int parse_opts(int argc, char **argv, struct train_opts *o)
 {
     enum { O_LOSS = 256, O_TIME, O_WORKLOAD, O_CATALOG, O_PRICING, O_BUDGET, O_EXACT,
            O_WINDOW, O_EXISTING, O_ELAPSED, O_LOSS_NOW, O_OVERHEAD, O_JSON, O_PROFILE,
-           O_HELP };
+           O_MAX_NODES, O_NODE_LIMIT, O_HELP };
     static const struct option longopts[] = {
         {"slo-loss", required_argument, NULL, O_LOSS},
         {"slo-time", required_argument, NULL, O_TIME},
@@ -110,8 +133,11 @@ static int parse_opts(int argc, char **argv, struct train_opts *o)
         {"restart-overhead", required_argument, NULL, O_OVERHEAD},
         {"json", no_argument, NULL, O_JSON},
         {"profile", required_argument, NULL, O_PROFILE},
+        {"max-nodes", required_argument, NULL, O_MAX_NODES},
+        {"node-limit", required_argument, NULL, O_NODE_LIMIT},
         {"help", no_argument, NULL, O_HELP},
         {NULL, 0, NULL, 0}};
+    long count;
     int c;
 
     opterr = 0;
@@ -167,6 +193,16 @@ static int parse_opts(int argc, char **argv, struct train_opts *o)
             break;
         case O_JSON: o->json = 1; break;
         case O_PROFILE: o->profile = optarg; break;
+        case O_MAX_NODES:
+            if (parse_count("--max-nodes", optarg, INT_MAX, &count))
+                return -1;
+            o->max_nodes = (int)count;
+            break;
+        case O_NODE_LIMIT:
+            if (parse_count("--node-limit", optarg, LONG_MAX, &count))
+                return -1;
+            o->node_limit = count;
+            break;
         case O_HELP: usage(stdout); return 1;
         case ':':
             cli_usage_error(CMD, "%s: expected a value, found none", argv[optind - 1]);
@@ -203,80 +239,18 @@ static int parse_opts(int argc, char **argv, struct train_opts *o)
     return 0;
 }
 
-/* "TYPE=N,TYPE=N" -> counts per setup type. */
-static int parse_existing(const char *text, const struct slo_train_setup *s, int *counts)
-{
-    char *copy = strdup(text), *save = NULL, *tok;
-    int rv = 0, *seen = calloc(s->n_types, sizeof *seen);
-
-    if (!copy || !seen) {
-        free(copy);
-        free(seen);
-        return -1;
-    }
-    if (!text[0] || text[0] == ',' || text[strlen(text) - 1] == ',' || strstr(text, ",,"))
-        rv = cli_usage_error(CMD, "--existing: expected TYPE=N[,TYPE=N...], found \"%s\"", text);
-    for (tok = rv ? NULL : strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        char *eq = strchr(tok, '='), *end;
-        size_t k;
-        long n;
-        if (!eq || eq == tok) {
-            rv = cli_usage_error(CMD, "--existing: expected TYPE=N[,TYPE=N...], found \"%s\"",
-                                 tok);
-            break;
-        }
-        *eq = '\0';
-        for (k = 0; k < s->n_types; k++)
-            if (strcmp(s->types[k].name, tok) == 0)
-                break;
-        if (k == s->n_types) {
-            rv = cli_usage_error(CMD,
-                                 "--existing: expected an instance type of the catalog that the "
-                                 "workload profiles, found \"%s\"",
-                                 tok);
-            break;
-        }
-        n = strtol(eq + 1, &end, 10);
-        if (!eq[1] || *end || n < 0 || n > s->types[k].quota) {
-            rv = cli_usage_error(CMD, "--existing: %s: expected a count from 0 to the "
-                                 "catalog's quota %d, found \"%s\"", tok, s->types[k].quota,
-                                 eq + 1);
-            break;
-        }
-        if (seen[k]++) {
-            rv = cli_usage_error(CMD, "--existing: expected each instance type once, found %s "
-                                 "again", tok);
-            break;
-        }
-        counts[k] = (int)n;
-    }
-    free(copy);
-    free(seen);
-    return rv ? -1 : 0;
-}
-
 static void plan_string(const struct slo_train_setup *s, const int *counts, char *buf,
                         size_t len)
 {
-    buf[0] = '\0';
-    for (size_t k = 0; k < s->n_types; k++) {
-        if (!counts[k])
-            continue;
-        size_t used = strlen(buf);
-        snprintf(buf + used, len - used, "%s%s=%d", used ? "," : "", s->types[k].name,
-                 counts[k]);
-    }
+    slo_train_counts_format(s, counts, '=', buf, len);
 }
 
-static json_t *plan_json(const struct slo_train_setup *s, const struct slo_train_plan *p,
-                         int with_search)
+/* A plan's JSON object (doc/cli.md), feasible or not. */
+static json_t *plan_object(const struct slo_train_setup *s, const struct slo_train_plan *p,
+                           int with_search)
 {
-    json_t *o, *plan;
+    json_t *o = json_object(), *plan = json_object();
 
-    if (!p || !p->feasible)
-        return json_null();
-    o = json_object();
-    plan = json_object();
     for (size_t k = 0; k < s->n_types; k++)
         if (p->counts[k])
             json_object_set_new(plan, s->types[k].name, json_integer(p->counts[k]));
@@ -304,34 +278,55 @@ static json_t *plan_json(const struct slo_train_setup *s, const struct slo_train
     return o;
 }
 
-struct results {
-    struct slo_train_plan window, exact, on_demand, homo;
-    int have_window, have_exact, have_on_demand, have_homo;
-    const struct slo_train_plan *best;
-    const char *method;
-};
-
-static void print_json(const struct train_opts *o, const struct slo_catalog *cat,
-                       const struct slo_workload *wl, const struct slo_train_setup *s,
-                       const struct slo_train_request *req, const struct results *r)
+/* A comparison: its plan object, or null when it was not computed or found none. */
+static json_t *plan_json(const struct slo_train_setup *s, const struct slo_train_plan *p,
+                         int with_search)
 {
-    json_t *root = json_object(), *slo = json_object(), *skipped = json_array();
-    json_t *best = plan_json(s, r->best, 0);
-    const char *key;
-    json_t *v;
+    if (!p || !p->feasible)
+        return json_null();
+    return plan_object(s, p, with_search);
+}
+
+/* The header every JSON answer starts with: workload, catalog, pricing, slo. */
+static void json_head(json_t *root, const struct train_opts *o, const struct slo_catalog *cat,
+                      const struct slo_workload *wl, const struct slo_train_result *r)
+{
+    json_t *slo = json_object();
 
     json_object_set_new(root, "workload", json_string(wl->name));
     json_object_set_new(root, "catalog", json_string(cat->name));
     json_object_set_new(root, "pricing",
                         json_string(o->pricing == SLO_PRICING_SPOT ? "spot" : "on-demand"));
-    json_object_set_new(slo, "loss", json_real(req->target_loss));
+    json_object_set_new(slo, "loss", json_real(o->loss));
     json_object_set_new(slo, "time_s", json_real(o->time_s));
-    json_object_set_new(slo, "remaining_s", json_real(req->deadline_s));
+    json_object_set_new(slo, "remaining_s", json_real(r->remaining_s));
     json_object_set_new(slo, "budget_usd", o->budget > 0 ? json_real(o->budget) : json_null());
     json_object_set_new(slo, "loss_now", o->loss_now > 0 ? json_real(o->loss_now) : json_null());
-    json_object_set_new(slo, "restart_overhead_s", json_real(req->overhead_s));
+    json_object_set_new(slo, "restart_overhead_s", json_real(r->overhead_s));
     json_object_set_new(root, "slo", slo);
-    json_object_set_new(root, "method", json_string(r->method));
+}
+
+static int dump_json(json_t *root)
+{
+    int rv = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+                                          JSON_REAL_PRECISION(12));
+    fputc('\n', stdout);
+    json_decref(root);
+    return rv;
+}
+
+static void print_json(const struct train_opts *o, const struct slo_catalog *cat,
+                       const struct slo_workload *wl, const struct slo_train_result *r)
+{
+    const struct slo_train_setup *s = &r->setup;
+    json_t *root = json_object(), *skipped = json_array();
+    json_t *best = plan_json(s, &r->plan, 0);
+    const char *key;
+    json_t *v;
+
+    json_head(root, o, cat, wl, r);
+    json_object_set_new(root, "method",
+                        json_string(r->method == SLO_TRAIN_SEARCH_WINDOW ? "window" : "exact"));
     json_object_foreach(best, key, v) json_object_set(root, key, v);
     json_decref(best);
     if (r->have_window)
@@ -340,7 +335,8 @@ static void print_json(const struct train_opts *o, const struct slo_catalog *cat
         json_object_set_new(root, "exact", plan_json(s, &r->exact, 1));
     json_object_set_new(root, "on_demand",
                         plan_json(s, r->have_on_demand ? &r->on_demand : NULL, 0));
-    json_object_set_new(root, "homogeneous", plan_json(s, r->have_homo ? &r->homo : NULL, 0));
+    json_object_set_new(root, "homogeneous",
+                        plan_json(s, r->have_homogeneous ? &r->homogeneous : NULL, 0));
     for (size_t i = 0; i < s->n_skipped; i++)
         json_array_append_new(skipped, json_string(cat->types[s->skipped[i]].name));
     json_object_set_new(root, "skipped_types", skipped);
@@ -349,16 +345,34 @@ static void print_json(const struct train_opts *o, const struct slo_catalog *cat
         if (slo_catalog_find(cat, wl->instances[i].type) < 0)
             json_array_append_new(unlisted, json_string(wl->instances[i].type));
     json_object_set_new(root, "unlisted_profiles", unlisted);
-    json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
-    fputc('\n', stdout);
-    json_decref(root);
+    dump_json(root);
+}
+
+/* Nothing meets the SLO, as one JSON object (doc/cli.md "Infeasible"). */
+static void print_json_infeasible(const struct train_opts *o, const struct slo_catalog *cat,
+                                  const struct slo_workload *wl,
+                                  const struct slo_train_result *r)
+{
+    json_t *root = json_object();
+    static const char *const kinds[] = {NULL, "cheapest_without_budget", "fastest"};
+
+    json_object_set_new(root, "status", json_string(slo_status_name(r->status)));
+    json_object_set_new(root, "reason", json_string(r->reason));
+    json_head(root, o, cat, wl, r);
+    json_object_set_new(root, "closest_kind", r->closest_kind == SLO_TRAIN_CLOSEST_NONE
+                                                  ? json_null()
+                                                  : json_string(kinds[r->closest_kind]));
+    json_object_set_new(root, "closest", r->closest_kind == SLO_TRAIN_CLOSEST_NONE
+                                             ? json_null()
+                                             : plan_object(&r->setup, &r->closest, 1));
+    dump_json(root);
 }
 
 static void print_human(const struct train_opts *o, const struct slo_catalog *cat,
-                        const struct slo_workload *wl, const struct slo_train_setup *s,
-                        const struct slo_train_request *req, const struct results *r)
+                        const struct slo_workload *wl, const struct slo_train_result *r)
 {
-    const struct slo_train_plan *p = r->best;
+    const struct slo_train_setup *s = &r->setup;
+    const struct slo_train_plan *p = &r->plan;
     const struct slo_train_eval *e = &p->eval;
     char dl[32], t[32], buf[512];
     int gpus = 0;
@@ -366,22 +380,22 @@ static void print_human(const struct train_opts *o, const struct slo_catalog *ca
     slo_format_duration(o->time_s, dl, sizeof dl);
     printf("workload %s, catalog %s, %s prices\n", wl->name, cat->name,
            o->pricing == SLO_PRICING_SPOT ? "spot" : "on-demand");
-    printf("SLO: loss %.10g within %s (%.6g s)", req->target_loss, dl, o->time_s);
+    printf("SLO: loss %.10g within %s (%.6g s)", o->loss, dl, o->time_s);
     if (o->budget > 0)
         printf(", at most %.6g USD", o->budget);
     printf("\n");
-    if (req->loss_now > 0 || o->elapsed_s > 0 || o->existing) {
-        printf("re-plan: %.0f s left", req->deadline_s);
-        if (req->loss_now > 0)
-            printf(", loss now %.10g", req->loss_now);
+    if (o->loss_now > 0 || o->elapsed_s > 0 || o->existing) {
+        printf("re-plan: %.0f s left", r->remaining_s);
+        if (o->loss_now > 0)
+            printf(", loss now %.10g", o->loss_now);
         if (o->existing)
             printf(", keeping %s", o->existing);
         printf("\n");
     }
-    if (req->overhead_s > 0)
-        printf("restart overhead: %.0f s added to every plan's time\n", req->overhead_s);
+    if (r->overhead_s > 0)
+        printf("restart overhead: %.0f s added to every plan's time\n", r->overhead_s);
     printf("\nrecommended plan (%s)\n",
-           strcmp(r->method, "window") == 0 ? "sliding window, spotDNN Algorithm 1"
+           r->method == SLO_TRAIN_SEARCH_WINDOW ? "sliding window, spotDNN Algorithm 1"
            : p->proven ? "exact search: proven cheapest under the model"
                        : "exact search stopped at its node limit: the cheapest plan found, "
                          "not proven");
@@ -399,7 +413,7 @@ static void print_human(const struct train_opts *o, const struct slo_catalog *ca
     slo_format_duration(e->time_s, t, sizeof t);
     printf("  %d worker%s, %d GPU%s, %.4f USD/h\n", e->n_workers, e->n_workers == 1 ? "" : "s",
            gpus, gpus == 1 ? "" : "s", e->usd_per_h);
-    printf("  predicted time   %.2f s (%s) of %.0f s\n", e->time_s, t, req->deadline_s);
+    printf("  predicted time   %.2f s (%s) of %.0f s\n", e->time_s, t, r->remaining_s);
     printf("  cost             %.6f USD\n", e->cost_usd);
     printf("  iterations       %.0f normalized (%.0f samples)\n", e->iterations, e->samples);
     printf("  weighted-average batch %.1f, convergence coefficient %.3f\n", e->wa_batch, e->cc);
@@ -436,11 +450,12 @@ static void print_human(const struct train_opts *o, const struct slo_catalog *ca
         printf("  %-22s %7s %10s %11s %9s  %s\n", "on-demand prices only", "-", "-", "-", "",
                "none meets the SLO");
     }
-    if (r->have_homo && r->homo.feasible) {
-        plan_string(s, r->homo.counts, buf, sizeof buf);
-        printf("  %-22s %7d %10.2f %11.6f %9s  %s\n", "cheapest homogeneous", r->homo.eval.n_workers,
-               r->homo.eval.time_s, r->homo.eval.cost_usd, "", buf);
-    } else if (r->have_homo) {
+    if (r->have_homogeneous && r->homogeneous.feasible) {
+        plan_string(s, r->homogeneous.counts, buf, sizeof buf);
+        printf("  %-22s %7d %10.2f %11.6f %9s  %s\n", "cheapest homogeneous",
+               r->homogeneous.eval.n_workers, r->homogeneous.eval.time_s,
+               r->homogeneous.eval.cost_usd, "", buf);
+    } else if (r->have_homogeneous) {
         printf("  %-22s %7s %10s %11s %9s  %s\n", "cheapest homogeneous", "-", "-", "-", "",
                "none meets the SLO");
     }
@@ -453,149 +468,86 @@ static void print_human(const struct train_opts *o, const struct slo_catalog *ca
                    wl->instances[i].type, cat->name);
 }
 
-/* Nothing meets the SLO: say so with the closest feasible point. */
-static int report_infeasible(const struct slo_train_setup *s, const struct slo_train_request *req,
-                             const slo_error_t *why)
-{
-    struct slo_train_plan fast;
-    slo_error_t err = {0};
-    char buf[512], t[32];
-
-    if (req->budget_usd > 0) {
-        /* The budget may be what binds: the cheapest plan without it. */
-        struct slo_train_request free_req = *req;
-        struct slo_train_plan cheap;
-        free_req.budget_usd = 0;
-        if (slo_plan_exact(s, &free_req, &cheap, NULL) == SLO_OK) {
-            plan_string(s, cheap.counts, buf, sizeof buf);
-            fprintf(stderr, "slo " CMD ": %s; the cheapest plan that meets the deadline, %s, "
-                            "costs %.6f USD\n",
-                    why->text, buf, cheap.eval.cost_usd);
-            slo_train_plan_free(&cheap);
-            return SLO_EXIT_USAGE;
-        }
-        slo_train_plan_free(&cheap);
-    }
-    if (slo_plan_fastest(s, req, &fast, &err) != SLO_OK) {
-        slo_train_plan_free(&fast);
-        return cli_report(CMD, &err);
-    }
-    plan_string(s, fast.counts, buf, sizeof buf);
-    slo_format_duration(fast.eval.time_s, t, sizeof t);
-    fprintf(stderr, "slo " CMD ": %s; the fastest plan%s, %s, needs %.2f s (%s) at %.6f USD\n",
-            why->text, fast.proven ? "" : " found", buf, fast.eval.time_s, t,
-            fast.eval.cost_usd);
-    slo_train_plan_free(&fast);
-    return SLO_EXIT_USAGE;
-}
-
 int slo_cmd_train(int argc, char **argv)
 {
     struct train_opts o = {.pricing = SLO_PRICING_SPOT};
     struct slo_catalog cat = {0};
     struct slo_workload wl = {0};
-    struct slo_train_setup s = {0}, s_od = {0};
-    struct results r = {0};
+    struct slo_cluster existing;
+    struct slo_train_result r = {0};
+    struct slo_train_options opt;
     slo_error_t err = {0};
-    int *existing = NULL, rv, status = SLO_EXIT_USAGE;
+    int rv, status = SLO_EXIT_USAGE;
+    const char *catalog;
 
     if ((rv = parse_opts(argc, argv, &o)))
         return rv > 0 ? SLO_EXIT_OK : SLO_EXIT_USAGE;
-    if (cli_load_workload(o.workload, &wl, &err) ||
-        cli_load_catalog(o.catalog ? o.catalog : slo_embedded_default_catalog(wl.name), &cat,
-                         &err) ||
-        slo_train_setup_init(&s, &cat, &wl, o.pricing, &err)) {
-        if (wl.name[0] && cat.name[0]) /* both loaded: name them as the user gave them */
-            snprintf(err.source, sizeof err.source, "--workload %s, --catalog %s", o.workload,
-                     o.catalog ? o.catalog : slo_embedded_default_catalog(wl.name));
+    if (cli_load_workload(o.workload, &wl, &err)) {
+        status = cli_report(CMD, &err);
+        goto out;
+    }
+    catalog = o.catalog ? o.catalog : slo_embedded_default_catalog(wl.name);
+    if (cli_load_catalog(catalog, &cat, &err)) {
         status = cli_report(CMD, &err);
         goto out;
     }
     if (o.profile) {
         /* B_ps measured by slo-mpiprof replaces the profile's (kernel:
-         * slo_profile_ps_bandwidth); the setup is rebuilt with it */
+         * slo_profile_ps_bandwidth) */
         double b_ps = 0, was = wl.b_ps_mbps;
         if (slo_profile_ps_bandwidth_load(o.profile, &b_ps, &err)) {
             status = cli_report(CMD, &err);
             goto out;
         }
         wl.b_ps_mbps = b_ps;
-        slo_train_setup_free(&s);
-        if (slo_train_setup_init(&s, &cat, &wl, o.pricing, &err)) {
-            status = cli_report(CMD, &err);
-            goto out;
-        }
         fprintf(stderr, "slo " CMD ": note: B_ps %.1f MB/s from --profile %s (rank 0's least "
                         "cross-node bandwidth), instead of the workload's %.1f MB/s\n",
                 b_ps, o.profile, was);
     }
-    existing = calloc(s.n_types, sizeof *existing);
-    if (!existing) {
-        status = SLO_EXIT_INTERNAL;
+    if (o.existing && slo_cluster_parse(o.existing, &existing, &err)) {
+        snprintf(err.source, sizeof err.source, "--existing");
+        status = cli_report(CMD, &err);
         goto out;
     }
-    if (o.existing && parse_existing(o.existing, &s, existing))
-        goto out;
-    struct slo_train_request req = {
+    struct slo_train_problem pb = {
+        .catalog = &cat,
+        .workload = &wl,
+        .pricing = o.pricing,
         .target_loss = o.loss,
-        .deadline_s = o.time_s - o.elapsed_s,
+        .deadline_s = o.time_s,
         .budget_usd = o.budget,
         .loss_now = o.loss_now,
+        .elapsed_s = o.elapsed_s,
         .overhead_s = o.overhead_s,
-        .existing = existing,
+        .existing = o.existing ? &existing : NULL,
     };
-    if (o.window) {
-        rv = slo_plan_window(&s, &req, &r.window, &err);
-        if (rv && rv != SLO_ERR_INFEASIBLE) {
-            status = cli_report(CMD, &err);
-            goto out;
-        }
-        r.have_window = 1;
+    slo_train_options_init(&opt);
+    opt.search = o.window && o.exact ? SLO_TRAIN_SEARCH_BOTH
+                 : o.window          ? SLO_TRAIN_SEARCH_WINDOW
+                                     : SLO_TRAIN_SEARCH_EXACT;
+    opt.max_workers = o.max_nodes;
+    opt.node_limit = o.node_limit;
+    if ((rv = slo_train_solve(&pb, &opt, &r, &err))) {
+        if (!r.existing) /* binding failed: name both inputs as the user gave them */
+            snprintf(err.source, sizeof err.source, "--workload %s, --catalog %s", o.workload,
+                     catalog);
+        status = cli_report(CMD, &err);
+        goto out;
     }
-    if (o.exact) {
-        rv = slo_plan_exact(&s, &req, &r.exact, &err);
-        if (rv == SLO_ERR_INFEASIBLE) {
-            status = report_infeasible(&s, &req, &err);
-            goto out;
-        }
-        if (rv) {
-            status = cli_report(CMD, &err);
-            goto out;
-        }
-        r.have_exact = 1;
-        r.best = &r.exact;
-        r.method = "exact";
-    } else {
-        if (!r.window.feasible) {
-            status = report_infeasible(&s, &req, &err);
-            goto out;
-        }
-        r.best = &r.window;
-        r.method = "window";
+    if (!slo_status_feasible(r.status)) {
+        fprintf(stderr, "slo " CMD ": %s\n", r.reason);
+        if (o.json)
+            print_json_infeasible(&o, &cat, &wl, &r);
+        status = fflush(stdout) == 0 ? SLO_EXIT_USAGE : SLO_EXIT_INTERNAL;
+        goto out;
     }
-    /* Comparisons: the same search with on-demand prices; one instance type. */
-    if (o.pricing == SLO_PRICING_SPOT &&
-        slo_train_setup_init(&s_od, &cat, &wl, SLO_PRICING_ON_DEMAND, &err) == SLO_OK) {
-        rv = o.exact ? slo_plan_exact(&s_od, &req, &r.on_demand, NULL)
-                     : slo_plan_window(&s_od, &req, &r.on_demand, NULL);
-        r.have_on_demand = rv == SLO_OK;
-    }
-    r.have_homo = 1;
-    slo_plan_homogeneous(&s, &req, &r.homo, NULL);
-
     if (o.json)
-        print_json(&o, &cat, &wl, &s, &req, &r);
+        print_json(&o, &cat, &wl, &r);
     else
-        print_human(&o, &cat, &wl, &s, &req, &r);
+        print_human(&o, &cat, &wl, &r);
     status = fflush(stdout) == 0 ? SLO_EXIT_OK : SLO_EXIT_INTERNAL;
 out:
-    slo_train_plan_free(&r.window);
-    slo_train_plan_free(&r.exact);
-    slo_train_plan_free(&r.on_demand);
-    slo_train_plan_free(&r.homo);
-    free(existing);
-    slo_train_setup_free(&s);
-    slo_train_setup_free(&s_od);
+    slo_train_result_free(&r);
     slo_catalog_free(&cat);
     slo_workload_free(&wl);
     return status;

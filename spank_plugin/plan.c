@@ -146,17 +146,12 @@ __attribute__((format(printf, 3, 4))) static void set(char *buf, size_t len, con
     va_end(ap);
 }
 
-/* "type:n,type:n" (sep ':' ',') or "type=n,..." as `slo train` prints it.
- * Returns 0, or -1 when buf is too short. */
+/* "type:n,type:n" (kv ':') or "type=n,..." as `slo train` prints it
+ * (slo_train_counts_format). Returns 0, or -1 when buf is too short. */
 static int plan_list(const struct slo_train_setup *s, const int *counts, char kv, char *buf,
                      size_t len)
 {
-    buf[0] = '\0';
-    for (size_t k = 0; k < s->n_types; k++)
-        if (counts[k] &&
-            append(buf, len, "%s%s%c%d", buf[0] ? "," : "", s->types[k].name, kv, counts[k]))
-            return -1;
-    return 0;
+    return slo_train_counts_format(s, counts, kv, buf, len);
 }
 
 /* plan_list for a message: a list that does not fit ends in "...". */
@@ -166,44 +161,40 @@ static void plan_text(const struct slo_train_setup *s, const int *counts, char *
         strcpy(buf + len - 4, "...");
 }
 
-/* Nothing meets the SLO: the reason and the closest feasible point, as
- * `slo train` reports it (cli/cmd_train.c report_infeasible); both searches
- * keep req->max_workers. */
-static void closest_point(const struct slo_train_setup *s, const struct slo_train_request *req,
-                          const char *why, char *out, size_t len)
+/* Nothing meets the SLO: the search's verdict and the closest feasible point
+ * that slo_train_solve found (both within max_workers), in the plugin's
+ * words: the usable nodes, and the site's node limit when it binds. */
+static void closest_point(const struct slo_train_result *res, int max_workers, char *out,
+                          size_t len)
 {
-    struct slo_train_plan p = {0};
-    slo_error_t e = {0};
+    const struct slo_train_setup *s = &res->setup;
+    const struct slo_train_plan *p = &res->closest;
     char list[SSLO_VALUE_LENGTH], t[32], within[64] = "";
 
     long total = 0;
     for (size_t k = 0; k < s->n_types; k++)
         total += s->types[k].quota;
     /* Named only when it binds: more usable nodes than the site allows. */
-    if (req->max_workers > 0 && total > req->max_workers)
-        set(within, sizeof within, " (at most max_nodes=%d nodes)", req->max_workers);
-    if (req->budget_usd > 0) {
-        struct slo_train_request free_req = *req;
-        free_req.budget_usd = 0;
-        if (slo_plan_exact(s, &free_req, &p, NULL) == SLO_OK) {
-            plan_text(s, p.counts, list, sizeof list);
-            set(out, len, "%s; the cheapest plan%s that meets the deadline, %s, costs %.6f USD",
-                why, within, list, p.eval.cost_usd);
-            slo_train_plan_free(&p);
-            return;
-        }
-        slo_train_plan_free(&p);
-    }
-    if (slo_plan_fastest(s, req, &p, &e) != SLO_OK) {
-        set(out, len, "%s; %s", why, e.text);
-    } else {
-        plan_text(s, p.counts, list, sizeof list);
-        slo_format_duration(p.eval.time_s, t, sizeof t);
+    if (max_workers > 0 && total > max_workers)
+        set(within, sizeof within, " (at most max_nodes=%d nodes)", max_workers);
+    switch (res->closest_kind) {
+    case SLO_TRAIN_CLOSEST_CHEAPEST:
+        plan_text(s, p->counts, list, sizeof list);
+        set(out, len, "%s; the cheapest plan%s that meets the deadline, %s, costs %.6f USD",
+            res->cause, within, list, p->eval.cost_usd);
+        break;
+    case SLO_TRAIN_CLOSEST_FASTEST:
+        plan_text(s, p->counts, list, sizeof list);
+        slo_format_duration(p->eval.time_s, t, sizeof t);
         set(out, len, "%s; the fastest plan%s with the usable nodes%s, %s, needs %.2f s (%s) "
                       "at %.6f USD",
-            why, p.proven ? "" : " found", within, list, p.eval.time_s, t, p.eval.cost_usd);
+            res->cause, p->proven ? "" : " found", within, list, p->eval.time_s, t,
+            p->eval.cost_usd);
+        break;
+    default:
+        set(out, len, "%s; %s", res->cause, res->unreachable);
+        break;
     }
-    slo_train_plan_free(&p);
 }
 
 /* A record that does not fit: SLO_ERR_INVALID naming it. */
@@ -375,29 +366,35 @@ int sslo_plan(const struct sslo_config *cfg, const struct slo_catalog *cat, cons
               const struct slo_workload *wl, const struct sslo_plan_request *req,
               struct sslo_plan_result *out, slo_error_t *err)
 {
-    struct slo_train_setup s = {0};
-    struct slo_train_plan p = {0};
-    /* The site's node limit bounds the search itself (one worker per node):
-     * a cheapest plan above it says nothing about the plans within it. */
-    struct slo_train_request r = {
+    struct slo_train_problem pb = {
+        .catalog = cat,
+        .workload = wl,
+        .pricing = req->pricing,
         .target_loss = req->loss,
         .deadline_s = req->deadline_s,
         .budget_usd = req->budget_usd,
-        .max_workers = cfg->max_nodes,
     };
-    slo_error_t e = {0};
+    struct slo_train_options opt;
+    struct slo_train_result res;
+    const struct slo_train_setup *s = &res.setup;
     int rv, any = 0;
 
     memset(out, 0, sizeof *out);
-    rv = slo_train_setup_init(&s, cat, wl, req->pricing, err);
+    slo_train_options_init(&opt);
+    opt.search = SLO_TRAIN_SEARCH_EXACT;
+    /* The site's node limit bounds the search itself (one worker per node):
+     * a cheapest plan above it says nothing about the plans within it. */
+    opt.max_workers = cfg->max_nodes;
+    opt.comparisons = 0;
+    rv = slo_train_solve(&pb, &opt, &res, err);
     if (rv != SLO_OK)
-        return rv;
-    for (size_t k = 0; k < s.n_types; k++)
-        any |= s.types[k].quota > 0;
+        goto out;
+    for (size_t k = 0; k < s->n_types; k++)
+        any |= s->types[k].quota > 0;
     if (!any) {
         char list[SSLO_VALUE_LENGTH] = "";
-        for (size_t k = 0; k < s.n_types; k++)
-            append(list, sizeof list, "%s%s", list[0] ? ", " : "", s.types[k].name);
+        for (size_t k = 0; k < s->n_types; k++)
+            append(list, sizeof list, "%s%s", list[0] ? ", " : "", s->types[k].name);
         set(out->reason, sizeof out->reason,
                  "no usable Slurm node has the feature of an instance type that workload %s "
                  "profiles (%s)%s",
@@ -406,21 +403,18 @@ int sslo_plan(const struct sslo_config *cfg, const struct slo_catalog *cat, cons
         rv = SLO_ERR_INFEASIBLE;
         goto out;
     }
-    rv = slo_plan_exact(&s, &r, &p, &e);
-    if (rv == SLO_ERR_INFEASIBLE) {
-        closest_point(&s, &r, e.text, out->reason, sizeof out->reason);
+    if (!slo_status_feasible(res.status)) {
+        if (!res.cause[0]) { /* the loss is out of reach before any search */
+            set(out->reason, sizeof out->reason, "no plan reaches loss %.10g: %s", req->loss,
+                res.unreachable);
+            rv = SLO_ERR_UNREACHABLE;
+        } else {
+            closest_point(&res, opt.max_workers, out->reason, sizeof out->reason);
+            rv = SLO_ERR_INFEASIBLE;
+        }
         goto out;
     }
-    if (rv == SLO_ERR_UNREACHABLE) {
-        set(out->reason, sizeof out->reason, "no plan reaches loss %.10g: %s", req->loss, e.text);
-        goto out;
-    }
-    if (rv != SLO_OK) {
-        if (err)
-            *err = e;
-        goto out;
-    }
-    rv = format_plan(cfg, cat, usable, &s, &p, req, out, err);
+    rv = format_plan(cfg, cat, usable, s, &res.plan, req, out, err);
     if (rv == SLO_OK)
         out->feasible = 1;
 out:
@@ -429,8 +423,7 @@ out:
             out->values[i][0] = '\0';
         out->table[0] = '\0';
     }
-    slo_train_plan_free(&p);
-    slo_train_setup_free(&s);
+    slo_train_result_free(&res);
     return rv;
 }
 

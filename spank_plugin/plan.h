@@ -7,10 +7,10 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
  * Contract: doc/slurm.md, "The recorded plan" (instance types and nodes,
- * records). The plan itself is libslo's: the same
- * slo_train_setup_init + slo_plan_exact (recommended plan) and, when nothing
- * meets the SLO, slo_plan_fastest / budget-free slo_plan_exact as `slo train`
- * (cli/cmd_train.c) uses; no formula is re-derived here.
+ * records). The plan itself is libslo's: one slo_train_solve call (exact
+ * search, max_workers = the site's max_nodes), the call `slo train`
+ * (cli/cmd_train.c) makes, so `slo train --exact --max-nodes N` gives the
+ * same plan; no formula is re-derived here.
  */
 #ifndef SSLO_PLAN_H
 #define SSLO_PLAN_H
@@ -106,9 +106,10 @@ struct sslo_plan_result {
 };
 
 /*
- * Plan: bind cat (quotas already lowered by sslo_apply_inventory) and wl under
- * req->pricing, run slo_plan_exact with at most cfg->max_nodes nodes in total
- * (slo_train_request.max_workers: one worker per node), and format the plan as
+ * Plan: slo_train_solve of cat (quotas already lowered by
+ * sslo_apply_inventory) and wl under req->pricing, exact search only, with at
+ * most cfg->max_nodes nodes in total (slo_train_options.max_workers: one
+ * worker per node), and format the plan as
  * records (values[i] for sslo_record_names[i]: SLO_PARTITION from the sites of
  * the types in the plan: on-prem only -> cfg->onprem_partition, cloud only ->
  * spot or on-demand partition by pricing, both -> cfg->burst_partition) and a

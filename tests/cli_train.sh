@@ -132,4 +132,81 @@ else
     notok "--profile of one node refused"
 fi
 
+# 14. --max-nodes bounds every plan; the limit that the reference plan
+# (6 instances) meets changes nothing in the recommended plan.
+if command -v jq >/dev/null; then
+    run train --workload resnet110 --slo-loss 0.8 --slo-time 40m --max-nodes 6 --json
+    if [ "$(rc)" = 0 ] && [ "$(jq -c '[.plan, .cost_usd]' "$tmp/out")" = "$(jq -c '[.plan, .cost_usd]' "$tmp/ref.json")" ]; then
+        ok "--max-nodes 6 keeps the reference plan (6 instances)"
+    else notok "--max-nodes 6"; fi
+    run train --workload resnet110 --slo-loss 0.8 --slo-time 40m --max-nodes 5 --json
+    ref_cost=$(jq '.cost_usd' "$tmp/ref.json")
+    if [ "$(rc)" = 0 ] &&
+       jq -e --argjson c "$ref_cost" '[.workers, .window.workers, .exact.workers, .on_demand.workers,
+             .homogeneous.workers] | map(select(. != null)) | all(. <= 5)' "$tmp/out" >/dev/null &&
+       jq -e --argjson c "$ref_cost" '.cost_usd > $c and .exact.proven_optimal' "$tmp/out" >/dev/null; then
+        ok "--max-nodes 5: every plan within 5 instances, dearer than the 6-instance reference"
+    else notok "--max-nodes 5"; fi
+
+    # 15. --node-limit stops the exact search: its plan is said to be unproven.
+    run train --workload resnet110 --slo-loss 0.8 --slo-time 40m --node-limit 1 --json
+    if [ "$(rc)" = 0 ] && jq -e '.exact.proven_optimal == false and .cost_usd >= 2.985872' "$tmp/out" >/dev/null; then
+        ok "--node-limit 1: unproven exact plan"
+    else notok "--node-limit 1"; fi
+    run train --workload resnet110 --slo-loss 0.8 --slo-time 40m --node-limit 1
+    if [ "$(rc)" = 0 ] && grep -q "exact search stopped at its node limit" "$tmp/out"; then
+        ok "--node-limit 1: the table says so"
+    else notok "--node-limit 1 table"; fi
+
+    # 16. Infeasible with --json: one object on stdout (status, reason, the
+    # closest plan), the same message on stderr, exit 2.
+    run train --workload resnet110 --slo-loss 0.6 --slo-time 5000s --json
+    if [ "$(rc)" = 2 ] && [ "$(jq -s length "$tmp/out")" = 1 ] &&
+       jq -e '.status == "infeasible" and .closest_kind == "fastest" and .closest.time_s > 5000
+              and .closest.proven_optimal' "$tmp/out" >/dev/null &&
+       [ "slo train: $(jq -r .reason "$tmp/out")" = "$(cat "$tmp/err")" ]; then
+        ok "infeasible --json: status, reason = the stderr message, the fastest plan"
+    else notok "infeasible --json"; fi
+    # The budget binds: the closest point is the reference plan for (0.8, 2400 s).
+    run train --workload resnet110 --slo-loss 0.8 --slo-time 40m --budget 2.5 --json
+    if [ "$(rc)" = 2 ] &&
+       jq -e '.status == "infeasible" and .closest_kind == "cheapest_without_budget"
+              and .closest.plan == {"p3.2xlarge": 2, "g3.8xlarge": 4} and .closest.cost_usd == 2.985872
+              and .slo.budget_usd == 2.5' "$tmp/out" >/dev/null &&
+       grep -q "costs 2.985872 USD" "$tmp/err"; then
+        ok "budget-bound infeasible --json: the cheapest plan without the budget"
+    else notok "budget-bound infeasible --json"; fi
+    # A node limit that proves nothing: infeasible_unproven.
+    run train --workload resnet110 --slo-loss 0.6 --slo-time 5000s --node-limit 1 --json
+    if [ "$(rc)" = 2 ] && jq -e '.status == "infeasible_unproven"' "$tmp/out" >/dev/null &&
+       grep -q "without proving that none exists" "$tmp/err"; then
+        ok "infeasible_unproven --json"
+    else notok "infeasible_unproven --json"; fi
+    # Unreachable loss: infeasible, no closest plan.
+    run train --workload resnet110 --slo-loss 0.4 --slo-time 40m --json
+    if [ "$(rc)" = 2 ] && jq -e '.status == "infeasible" and .closest == null and .closest_kind == null' "$tmp/out" >/dev/null &&
+       grep -q "asymptotic loss" "$tmp/err"; then
+        ok "unreachable loss --json"
+    else notok "unreachable loss --json"; fi
+else
+    echo "# skipped --max-nodes, --node-limit and infeasible --json checks: jq not installed (Debian: jq)"
+fi
+
+# 17. The new counts refuse what is not a count >= 1.
+for v in 0 -1 x 1.5; do
+    run train --workload resnet110 --slo-loss 0.8 --slo-time 40m --max-nodes "$v"
+    if [ "$(rc)" = 2 ] && grep -q "^slo train: --max-nodes: expected an integer from 1 to [0-9]*, found \"$v\"$" "$tmp/err"; then
+        ok "--max-nodes $v refused"
+    else notok "--max-nodes $v"; fi
+done
+run train --workload resnet110 --slo-loss 0.8 --slo-time 40m --node-limit 0
+if [ "$(rc)" = 2 ] && grep -q "node-limit: expected an integer from 1" "$tmp/err"; then ok "--node-limit 0 refused"
+else notok "--node-limit 0"; fi
+# More survivors than --max-nodes allows.
+run train --workload resnet110 --slo-loss 0.8 --slo-time 2600s --elapsed 1790s --loss-now 0.9 \
+    --existing g3.16xlarge=3 --max-nodes 2
+if [ "$(rc)" = 2 ] && grep -q "existing: expected at most max_workers = 2 survivors" "$tmp/err"; then
+    ok "survivors above --max-nodes refused"
+else notok "survivors above --max-nodes"; fi
+
 finish

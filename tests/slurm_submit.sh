@@ -2,10 +2,13 @@
 # slurm_submit.sh - sbatch --slo-* on a real single-host Slurm cluster
 # (issue 6 "What it must show"; cluster: tests/slurm/cluster.sh).
 #   1. an SLO plan becomes the allocation: scontrol show job's Partition,
-#      NumNodes, Features, TresPerNode equal what `slo train` ($SLO, the same
-#      kernel through the CLI) plans for the same catalog, workload and live
-#      inventory (quotas = nodes per instance-type feature in sinfo), and the
-#      job sees the SLO_* variables;
+#      NumNodes, Features, TresPerNode equal what `slo train --max-nodes N`
+#      ($SLO: the same slo_train_solve call through the CLI) plans for the
+#      same catalog, workload and live inventory (quotas = usable nodes per
+#      instance type in scontrol show nodes, the plugin's rule; N = the
+#      plugin's max_nodes), for an on-prem SLO, one that bursts to cloud
+#      nodes and, with max_nodes=2, one within the limit and one it makes
+#      infeasible (same closest plan); and the job sees the SLO_* variables;
 #   2. --slo-mode=advise prints the plan and leaves the request as it was;
 #   3. bad input: malformed option values, an infeasible SLO (enforce: fails
 #      with the reason and the fastest plan; advise: warns), a missing or
@@ -83,20 +86,58 @@ actual_request() {
 
 if [ "$have_spank" = yes ]; then
     command -v jq >/dev/null 2>&1 || cluster_skip "jq not found (Debian: jq): needed to compare with slo train --json"
-    # ---- live inventory -> the CLI's catalog (quota = nodes with the feature)
-    sinfo -h -N -o '%N %f' | sort -u >"$tmp/inventory"
-    jq -c '[.types[].name]' "$fix/catalog.json" >"$tmp/types"
-    inv=$(awk '{ n = split($2, f, ","); for (i = 1; i <= n; i++) c[f[i]]++ }
-               END { printf "{"; s = ""; for (k in c) { printf "%s\"%s\":%d", s, k, c[k]; s = "," } printf "}" }' "$tmp/inventory")
+    # ---- live inventory -> the CLI's catalog. The catalog file's quotas are
+    # upper bounds (g4dn.12xlarge: 10) that spank_slo.so lowers to the nodes
+    # it sees, so the CLI gets a catalog built from what the plugin saw:
+    # `scontrol -o show nodes` read with the plugin's rule
+    # (spank_plugin/plan.h sslo_inventory_count / sslo_node_usable): a node
+    # counts for type T when its available features hold T, its state is
+    # usable (not DOWN, DRAIN, FAIL, FUTURE, INVALID_REG; not UNKNOWN or
+    # not responding unless powered down / powering up: CLOUD capacity the
+    # ResumeProgram starts), and it is in a partition a plan holding T may
+    # go to (on-prem types: onprem or burst; cloud types under spot pricing:
+    # cloud-spot or burst, and not an "ondemand"-only node). quota =
+    # min(catalog quota, those nodes). The plugin's max_nodes is the CLI's
+    # --max-nodes.
+    scontrol -o show nodes >"$tmp/nodes"
+    jq -r '.types[] | "\(.name) \(.site // "cloud")"' "$fix/catalog.json" >"$tmp/types"
+    inv=$(awk 'NR == FNR { site[$1] = $2; next }
+        {
+            feat = ""; part = ""; state = ""
+            for (i = 1; i <= NF; i++) {
+                if ($i ~ /^AvailableFeatures=/) feat = substr($i, 19)
+                else if ($i ~ /^Partitions=/) part = substr($i, 12)
+                else if ($i ~ /^State=/) state = substr($i, 7)
+            }
+            pw = state ~ /POWERED_DOWN|POWERING_UP/
+            if (state ~ /^(DOWN|FUTURE)/ || state ~ /DRAIN|FAIL|INVALID_REG/) next
+            if ((state ~ /^UNKNOWN/ || state ~ /NOT_RESPONDING|\*/) && !pw) next
+            np = split(part, P, ","); delete inpart
+            for (i = 1; i <= np; i++) inpart[P[i]] = 1
+            nf = split(feat, F, ","); delete has
+            for (i = 1; i <= nf; i++) has[F[i]] = 1
+            for (t in site) {
+                if (!(t in has)) continue
+                if (site[t] == "onprem" && !("onprem" in inpart) && !("burst" in inpart)) continue
+                if (site[t] != "onprem") {
+                    if (!("cloud-spot" in inpart) && !("burst" in inpart)) continue
+                    if (("ondemand" in has) && !("spot" in has)) continue
+                }
+                c[t]++
+            }
+        }
+        END { printf "{"; s = ""; for (k in c) { printf "%s\"%s\":%d", s, k, c[k]; s = "," } printf "}" }' \
+        "$tmp/types" "$tmp/nodes")
     jq --argjson inv "$inv" '.types |= map(.quota = ([.quota, ($inv[.name] // 0)] | min))' \
         "$fix/catalog.json" >"$D/catalog-live.json"
-    echo "# inventory by feature: $inv"
+    echo "# usable nodes by instance type (scontrol show nodes, the plugin's rule): $inv"
+    max_nodes=64   # the plugin's default (no max_nodes= in plugstack.conf above)
 
     for case in "onprem 40:00" "burst 23:00"; do
         set -- $case; kind=$1; t=$2
         # ---- what the kernel plans through the CLI
         "$SLO" train --catalog "$D/catalog-live.json" --workload "$fix/workloads/testnet.json" \
-            --slo-loss 0.8 --slo-time "$t" --json >"$tmp/cli.json" 2>"$tmp/cli.err"
+            --slo-loss 0.8 --slo-time "$t" --max-nodes "$max_nodes" --json >"$tmp/cli.json" 2>"$tmp/cli.err"
         cli_plan=$(jq -c .plan "$tmp/cli.json" 2>/dev/null)
         cli_time=$(jq -r .time_s "$tmp/cli.json" 2>/dev/null)
         want=$(expected_request "$D/catalog-live.json" "${cli_plan:-null}" 2>/dev/null)
@@ -141,6 +182,40 @@ if [ "$have_spank" = yes ]; then
         fi
         [ "$kind" = burst ] && [ -n "$job" ] && scancel "$job"
     done
+
+    # ---- the site's node limit: plugstack max_nodes=2 against slo train
+    # --max-nodes 2 on the same live catalog. 0.8 in 25:00 fits in two
+    # on-prem nodes (the same plan and allocation); 0.8 in 23:00 needs
+    # three, so both refuse it and name the same fastest 2-node plan.
+    printf '%s max_nodes=2\noptional %s\n' "$line" "$forge" >"$D/etc/plugstack.conf"
+    "$SLO" train --catalog "$D/catalog-live.json" --workload "$fix/workloads/testnet.json" \
+        --slo-loss 0.8 --slo-time 25:00 --max-nodes 2 --json >"$tmp/cli.json" 2>"$tmp/cli.err"
+    want=$(expected_request "$D/catalog-live.json" "$(jq -c .plan "$tmp/cli.json" 2>/dev/null || echo null)" 2>/dev/null)
+    submit --slo-workload=testnet --slo-loss=0.8 --slo-time=25:00 --hold -o /dev/null --wrap true
+    if [ "$rc" = 0 ] && [ -n "$job" ] && [ -n "$want" ] && [ "$(actual_request)" = "$want" ]; then
+        ok "max_nodes=2, 0.8 in 25:00: job $job = slo train --max-nodes 2: $want"
+    else
+        echo "scontrol: $(actual_request); slo train --max-nodes 2: $want" >>"$tmp/err"
+        notok "max_nodes=2, 0.8 in 25:00 (exit $rc)"
+    fi
+    [ -n "$job" ] && scancel "$job"
+    "$SLO" train --catalog "$D/catalog-live.json" --workload "$fix/workloads/testnet.json" \
+        --slo-loss 0.8 --slo-time 23:00 --max-nodes 2 --json >"$tmp/cli.json" 2>"$tmp/cli.err"
+    cli_rc=$?
+    # the CLI's closest plan in the plugin's type:count form, its time to 2 decimals
+    fast=$(jq -r '.closest.plan | to_entries | map("\(.key):\(.value)") | join(",")' "$tmp/cli.json" 2>/dev/null)
+    fast_t=$(jq -r '.closest.time_s * 100 | round / 100 | tostring' "$tmp/cli.json" 2>/dev/null)
+    n0=$(njobs)
+    submit --slo-workload=testnet --slo-loss=0.8 --slo-time=23:00 --hold -o /dev/null --wrap true
+    if [ "$cli_rc" = 2 ] && [ "$rc" != 0 ] && [ "$(njobs)" = "$n0" ] && [ -n "$fast" ] &&
+       jq -e '.status == "infeasible" and .closest_kind == "fastest"' "$tmp/cli.json" >/dev/null &&
+       grep -q "fastest plan with the usable nodes (at most max_nodes=2 nodes), $fast, needs $fast_t" "$tmp/err"; then
+        ok "max_nodes=2, 0.8 in 23:00: both refuse it, same fastest 2-node plan $fast ($fast_t s)"
+    else
+        echo "slo train --max-nodes 2 (exit $cli_rc): $fast $fast_t s" >>"$tmp/err"
+        notok "max_nodes=2, 0.8 in 23:00 (exit $rc)"
+    fi
+    printf '%s\n' "$CLUSTER_PLUGSTACK" >"$D/etc/plugstack.conf"
 
     # ---- advise: the plan is printed, the request is the user's own
     submit -p onprem -N1 --hold -o /dev/null --wrap true

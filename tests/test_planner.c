@@ -2,7 +2,7 @@
  * test_planner.c - the spotDNN planners against independent references:
  *  - the authors' provisioner outputs (shared/data/spotdnn/
  *    repo_provisioner_reference_outputs.csv, 7 SLOs, two infeasible);
- *  - exhaustive search (slo_plan_brute_force, and an enumeration written
+ *  - exhaustive search (slo__plan_brute_force, and an enumeration written
  *    here for the fastest plan and, under a worker bound, the cheapest) on
  *    seeded random catalogs and workloads;
  *  - hand-worked re-planning, budget, on-prem and bad-request cases.
@@ -20,6 +20,7 @@
 
 #include "refdata.h"
 #include "slo.h"
+#include "train_oracle.h"
 
 static const char *const count_cols[5] = {"n_p3_2xl", "n_g4dn_4xl", "n_g3_8xl", "n_g3_16xl",
                                           "n_p2_8xl"};
@@ -97,7 +98,7 @@ static void test_reference_window(void **state) { check_reference(*state, slo_pl
 static void test_reference_exact(void **state) { check_reference(*state, slo_plan_exact, "exact"); }
 static void test_reference_brute(void **state)
 {
-    check_reference(*state, slo_plan_brute_force, "brute force");
+    check_reference(*state, slo__plan_brute_force, "brute force");
 }
 
 /* ---------------------------------------------------------------- random cases */
@@ -252,7 +253,7 @@ static void test_random_exact_equals_brute_force(void **state)
         cases++;
 
         struct slo_train_plan brute, exact, window, fast;
-        int rb = slo_plan_brute_force(&s, &req, &brute, NULL);
+        int rb = slo__plan_brute_force(&s, &req, &brute, NULL);
         int re = slo_plan_exact(&s, &req, &exact, NULL);
         int rw = slo_plan_window(&s, &req, &window, NULL);
         if (re != rb)
@@ -378,7 +379,7 @@ static void test_random_max_workers(void **state)
         struct slo_train_request free_req = req;
         free_req.max_workers = 0;
         double free_cost = INFINITY;
-        if (slo_plan_brute_force(&s, &free_req, &unbounded, NULL) == SLO_OK)
+        if (slo__plan_brute_force(&s, &free_req, &unbounded, NULL) == SLO_OK)
             free_cost = unbounded.eval.cost_usd;
         if (isfinite(free_cost) && urand() < 0.7) {
             int kept = 0, w = plan_workers(&s, &unbounded) - 1;
@@ -388,7 +389,7 @@ static void test_random_max_workers(void **state)
         }
         slo_train_plan_free(&unbounded);
         double cheapest, fastest = fastest_by_enumeration(&s, &req, &cheapest);
-        int rb = slo_plan_brute_force(&s, &req, &brute, NULL);
+        int rb = slo__plan_brute_force(&s, &req, &brute, NULL);
         int re = slo_plan_exact(&s, &req, &exact, NULL);
         int rw = slo_plan_window(&s, &req, &window, NULL);
         assert_int_equal(re, rb);
@@ -447,7 +448,7 @@ static void test_replan_fig9(void **state)
     slo_error_t err = {0};
 
     assert_int_equal(slo_plan_exact(&f->s, &req, &exact, &err), SLO_OK);
-    assert_int_equal(slo_plan_brute_force(&f->s, &req, &brute, &err), SLO_OK);
+    assert_int_equal(slo__plan_brute_force(&f->s, &req, &brute, &err), SLO_OK);
     assert_int_equal(slo_plan_window(&f->s, &req, &window, &err), SLO_OK);
     assert_float_equal(exact.eval.cost_usd, brute.eval.cost_usd, 1e-9);
     assert_true(window.eval.cost_usd >= exact.eval.cost_usd - 1e-9);

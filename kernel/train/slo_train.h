@@ -263,12 +263,6 @@ int slo_plan_window(const struct slo_train_setup *s, const struct slo_train_requ
 int slo_plan_exact(const struct slo_train_setup *s, const struct slo_train_request *req,
                    struct slo_train_plan *plan, slo_error_t *err);
 
-/* Exhaustive enumeration, the test oracle: same contract as slo_plan_exact,
- * O(prod (quota_k + 1)) evaluations. Refuses (SLO_ERR_INVALID) above 5e7. */
-int slo_plan_brute_force(const struct slo_train_setup *s,
-                         const struct slo_train_request *req,
-                         struct slo_train_plan *plan, slo_error_t *err);
-
 /*
  * The fastest plan regardless of deadline, budget and cost (branch and bound
  * on time, seeded with the fastest single-type and sliding-window clusters):
@@ -285,6 +279,161 @@ int slo_plan_fastest(const struct slo_train_setup *s, const struct slo_train_req
 int slo_plan_homogeneous(const struct slo_train_setup *s,
                          const struct slo_train_request *req,
                          struct slo_train_plan *plan, slo_error_t *err);
+
+/* ------------------------------------------------------------------ */
+/* Cluster lists "TYPE=N,TYPE=N"                                       */
+/* ------------------------------------------------------------------ */
+
+#define SLO_CLUSTER_MAX_TYPES 64
+#define SLO_CLUSTER_COUNT_TEXT 32
+
+struct slo_cluster_entry {
+    char type[SLO_NAME_LENGTH];               /* instance type name */
+    long count;                               /* N; -1 when count_text is not a
+                                                 decimal integer from 0 to 1e9 */
+    char count_text[SLO_CLUSTER_COUNT_TEXT];  /* N as written (spaces removed, cut
+                                                 at 31 characters), for messages */
+};
+
+struct slo_cluster {
+    size_t n;                                             /* entries used */
+    struct slo_cluster_entry entry[SLO_CLUSTER_MAX_TYPES]; /* in the order written */
+};
+
+/*
+ * Parse a cluster list "TYPE=N,TYPE=N,..." (training logs' "# cluster:"
+ * comment, `slo train --existing`): spaces and tabs anywhere are ignored;
+ * every comma-separated item is TYPE=N with a non-empty TYPE of at most
+ * SLO_NAME_LENGTH - 1 characters; each TYPE at most once; at most
+ * SLO_CLUSTER_MAX_TYPES items. The count's range is the caller's rule (the
+ * entry keeps count = -1 and the text when N is not a number). Errors
+ * (SLO_ERR_INVALID, err->source ""): "expected TYPE=N[,TYPE=N...], found
+ * "SPEC"" (an empty item), ... found "ITEM"" (no '=' or no type), "expected a
+ * type name of at most 63 characters, found "NAME...""; "expected at most 64
+ * instance types"; "expected each instance type once, found TYPE again".
+ */
+int slo_cluster_parse(const char *spec, struct slo_cluster *out, slo_error_t *err);
+
+/* Write the entries with count > 0 as "TYPE<kv>N,..." (kv '=' or ':'), in
+ * entry order, into buf[len]. Returns 0, or -1 when the text did not fit
+ * (buf then holds what fit, NUL-terminated). */
+int slo_cluster_format(const struct slo_cluster *c, char kv, char *buf, size_t len);
+
+/* slo_cluster_format of counts[s->n_types] (a plan's counts) with the setup's
+ * type names, in setup order. Returns as slo_cluster_format. */
+int slo_train_counts_format(const struct slo_train_setup *s, const int *counts, char kv,
+                            char *buf, size_t len);
+
+/* ------------------------------------------------------------------ */
+/* The job-level training planner: one solve call                      */
+/* ------------------------------------------------------------------ */
+
+/* What to plan: the model's inputs and the SLO. */
+struct slo_train_problem {
+    const struct slo_catalog *catalog;   /* instance types, prices, quotas (borrowed) */
+    const struct slo_workload *workload; /* profiles and loss model (borrowed) */
+    enum slo_pricing pricing;            /* prices of cloud types */
+    double target_loss;                  /* L_obj (SLO) */
+    double deadline_s;                   /* T_obj from the job's start, s, > 0 */
+    double budget_usd;                   /* cost cap, USD; <= 0: none */
+    /* Re-planning after a revocation (all 0 / NULL for a fresh plan): */
+    double loss_now;                     /* loss reached so far; <= 0: fresh start */
+    double elapsed_s;                    /* time spent; the plan gets deadline_s -
+                                            elapsed_s, s, >= 0 */
+    double overhead_s;                   /* T_ohd added to every plan's time, s, >= 0 */
+    const struct slo_cluster *existing;  /* survivors every plan keeps, by type name
+                                            (counts 0 .. the type's quota), or NULL */
+};
+
+enum slo_train_search {
+    SLO_TRAIN_SEARCH_BOTH = 0,   /* window and exact; the exact plan is recommended */
+    SLO_TRAIN_SEARCH_WINDOW = 1, /* the sliding window only (spotDNN Algorithm 1) */
+    SLO_TRAIN_SEARCH_EXACT = 2   /* the exact search only */
+};
+
+struct slo_train_options {
+    enum slo_train_search search; /* default SLO_TRAIN_SEARCH_BOTH */
+    long node_limit;              /* exact searches' branch-and-bound node budget;
+                                     <= 0: 2,000,000 (default 0) */
+    int max_workers;              /* most instances (one worker each) a plan may hold;
+                                     <= 0: no limit (default 0) */
+    int comparisons;              /* 1 (default): also the on-demand and homogeneous
+                                     comparisons of a feasible result */
+};
+
+/* Set the defaults above. */
+void slo_train_options_init(struct slo_train_options *opt);
+
+/* When nothing meets the SLO: which closest feasible point result.closest is. */
+enum slo_train_closest {
+    SLO_TRAIN_CLOSEST_NONE = 0,     /* none (the loss is unreachable) */
+    SLO_TRAIN_CLOSEST_CHEAPEST = 1, /* the cheapest plan that meets the deadline without
+                                       the budget (the budget binds) */
+    SLO_TRAIN_CLOSEST_FASTEST = 2   /* the fastest plan, regardless of deadline and budget */
+};
+
+struct slo_train_result {
+    enum slo_status status;         /* optimal, feasible_unproven, infeasible,
+                                       infeasible_unproven */
+    char reason[SLO_REASON_LENGTH]; /* "" when optimal; else `slo train`'s message:
+                                       why not proven, or why infeasible with the
+                                       closest point */
+    struct slo_train_setup setup;   /* the bound model; every counts[] below is
+                                       [setup.n_types] in its type order */
+    int *existing;                  /* [setup.n_types] survivors kept */
+    double remaining_s;             /* deadline_s - elapsed_s, s */
+    double overhead_s;              /* the overhead added to every plan, s */
+    /* Feasible (status optimal or feasible_unproven): */
+    enum slo_train_search method;   /* the search whose plan is recommended:
+                                       SLO_TRAIN_SEARCH_WINDOW or _EXACT */
+    struct slo_train_plan plan;     /* the recommended plan (copy of window or exact) */
+    /* The comparisons, each with a flag saying it was computed (its plan's
+     * feasible field says whether it found one): */
+    int have_window, have_exact, have_on_demand, have_homogeneous;
+    struct slo_train_plan window;      /* sliding window (Algorithm 1) */
+    struct slo_train_plan exact;       /* exact search (proven when exact.proven) */
+    struct slo_train_plan on_demand;   /* the recommended search with on-demand prices
+                                          (spot pricing only; counts index setup) */
+    struct slo_train_plan homogeneous; /* cheapest plan of one instance type */
+    /* Infeasible (status infeasible or infeasible_unproven): */
+    char cause[SLO_REASON_LENGTH];  /* the search's verdict without the closest point
+                                       ("no plan meets the SLO: loss 0.6 within 5000
+                                       s"); "" when the target loss is unreachable
+                                       before any search */
+    char unreachable[SLO_REASON_LENGTH]; /* why no cluster reaches the target loss,
+                                            else "" */
+    enum slo_train_closest closest_kind;
+    struct slo_train_plan closest;  /* the closest feasible point: its eval says the
+                                       time (s) and cost (USD) it needs; closest.proven
+                                       0 when a node limit stopped its search */
+};
+
+/* Free what a result owns (safe on a zeroed or freed result). */
+void slo_train_result_free(struct slo_train_result *res);
+
+/*
+ * Plan the cheapest cluster for problem under opt (NULL: defaults):
+ * slo_train_setup_init, then the sliding window (slo_plan_window) and/or the
+ * exact search (slo_plan_exact), the comparisons, and when nothing meets the
+ * SLO the closest feasible point (the cheapest plan without the budget when
+ * there is a budget and such a plan exists, else slo_plan_fastest), every
+ * search within opt->max_workers. Status: the exact search finished ->
+ * optimal; it stopped at opt->node_limit with a plan, or the window alone ->
+ * feasible_unproven; no plan meets the SLO and the exact search finished, or
+ * the target loss is unreachable -> infeasible; the exact search stopped with
+ * no plan, or the window alone found none -> infeasible_unproven.
+ * Returns SLO_OK whatever the status; SLO_ERR_INVALID / SLO_ERR_NOT_FOUND
+ * for bad input (as slo_train_setup_init, slo_plan_window and slo_plan_exact
+ * report it; an existing type that the setup does not hold: source
+ * "--existing", "expected an instance type of the catalog that the workload
+ * profiles, found "T""; a count out of 0..quota: "T: expected a count from 0
+ * to the catalog's quota Q, found "N""), SLO_ERR_NOMEM. On error res holds
+ * nothing to use (free it anyway). Sources: spotDNN Sec. IV (Algorithm 1,
+ * Eqs. 1-16); the exact search: slo_plan_exact.
+ */
+int slo_train_solve(const struct slo_train_problem *problem,
+                    const struct slo_train_options *opt, struct slo_train_result *res,
+                    slo_error_t *err);
 
 /* ------------------------------------------------------------------ */
 /* Fitting the loss model from training logs                           */

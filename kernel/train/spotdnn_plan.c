@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "slo_private.h"
+#include "train_oracle.h"
 
 /* ------------------------------------------------------------------ */
 /* Shared pieces                                                       */
@@ -889,9 +890,9 @@ int slo_plan_fastest(const struct slo_train_setup *s, const struct slo_train_req
 /* Oracle and baselines                                                */
 /* ------------------------------------------------------------------ */
 
-int slo_plan_brute_force(const struct slo_train_setup *s,
-                         const struct slo_train_request *req,
-                         struct slo_train_plan *plan, slo_error_t *err)
+int slo__plan_brute_force(const struct slo_train_setup *s,
+                          const struct slo_train_request *req,
+                          struct slo_train_plan *plan, slo_error_t *err)
 {
     double space = 1;
     int *x = NULL, rv;

@@ -13,8 +13,8 @@
 
 #include "slo_private.h"
 
-#define MAX_CLUSTER_TYPES 64
 #define MAX_FIELD_SHOWN 40
+
 
 enum { COL_TIME, COL_STEP, COL_SAMPLES, COL_LOSS, N_COLS };
 static const char *const col_names[N_COLS] = {"time_s", "global_step", "global_samples",
@@ -75,91 +75,32 @@ static int split_fields(const char *line, size_t len, const char **start, size_t
 }
 
 /* ------------------------------------------------------------------ */
-/* Cluster specs: "TYPE=N,TYPE=N"                                      */
+/* Cluster specs: "TYPE=N,TYPE=N" (slo_cluster_parse)                  */
 /* ------------------------------------------------------------------ */
 
 static int cmp_entry(const void *a, const void *b)
 {
-    return strcmp(((const struct cluster_entry *)a)->type,
-                  ((const struct cluster_entry *)b)->type);
+    return strcmp(((const struct slo_cluster_entry *)a)->type,
+                  ((const struct slo_cluster_entry *)b)->type);
 }
 
-/* Parse one "TYPE=N" item (spaces already allowed anywhere). */
-static int parse_entry(const char *item, size_t len, struct cluster_entry *e, char *why,
-                       size_t wlen)
+/* Parse spec (slo_cluster_parse) with worker counts 1..100000, entries
+ * sorted by type name; why gets the reason on failure. */
+static int parse_cluster(const char *spec, struct slo_cluster *c, char *why, size_t wlen)
 {
-    char buf[SLO_NAME_LENGTH + 32], *eq, *end;
-    size_t k = 0;
+    slo_error_t e = {0};
 
-    for (size_t i = 0; i < len && k < sizeof buf; i++)
-        if (!isspace((unsigned char)item[i]))
-            buf[k++] = item[i];
-    if (k == sizeof buf) {
-        snprintf(why, wlen, "expected TYPE=COUNT with a type name of at most %d characters, "
-                 "found \"%.*s...\"", SLO_NAME_LENGTH - 1, MAX_FIELD_SHOWN, item);
+    if (slo_cluster_parse(spec, c, &e)) {
+        snprintf(why, wlen, "%s", e.text);
         return -1;
     }
-    buf[k] = '\0';
-    eq = strchr(buf, '=');
-    if (!eq || eq == buf || (size_t)(eq - buf) >= SLO_NAME_LENGTH) {
-        snprintf(why, wlen, "expected TYPE=COUNT, found \"%.*s\"", (int)len, item);
-        return -1;
-    }
-    *eq = '\0';
-    errno = 0;
-    long count = strtol(eq + 1, &end, 10);
-    if (end == eq + 1 || *end || errno || count < 1 || count > 100000) {
-        snprintf(why, wlen, "expected a worker count >= 1 for %s, found \"%s\"", buf, eq + 1);
-        return -1;
-    }
-    memcpy(e->type, buf, (size_t)(eq - buf) + 1);
-    e->count = (int)count;
-    return 0;
-}
-
-/* Parse spec into entries sorted by type name; why gets the reason on failure. */
-static int parse_cluster(const char *spec, struct cluster_entry *e, size_t *n, char *why,
-                         size_t wlen)
-{
-    const char *p = spec;
-
-    *n = 0;
-    for (;;) {
-        const char *comma = strchr(p, ',');
-        size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        if (*n == MAX_CLUSTER_TYPES) {
-            snprintf(why, wlen, "expected at most %d instance types", MAX_CLUSTER_TYPES);
+    for (size_t i = 0; i < c->n; i++)
+        if (c->entry[i].count < 1 || c->entry[i].count > 100000) {
+            snprintf(why, wlen, "expected a worker count >= 1 for %s, found \"%s\"",
+                     c->entry[i].type, c->entry[i].count_text);
             return -1;
         }
-        if (parse_entry(p, len, &e[*n], why, wlen))
-            return -1;
-        (*n)++;
-        if (!comma)
-            break;
-        p = comma + 1;
-    }
-    qsort(e, *n, sizeof *e, cmp_entry);
-    for (size_t i = 1; i < *n; i++)
-        if (strcmp(e[i - 1].type, e[i].type) == 0) {
-            snprintf(why, wlen, "expected each instance type once, found %s twice", e[i].type);
-            return -1;
-        }
-    return 0;
-}
-
-/* Normalized text of a parsed cluster: sorted, no spaces. */
-static int format_cluster(const struct cluster_entry *e, size_t n, char *out, size_t len)
-{
-    size_t used = 0;
-
-    out[0] = '\0';
-    for (size_t i = 0; i < n; i++) {
-        int w = snprintf(out + used, len - used, "%s%s=%d", i ? "," : "", e[i].type,
-                         e[i].count);
-        if (w < 0 || (size_t)w >= len - used)
-            return -1;
-        used += (size_t)w;
-    }
+    qsort(c->entry, c->n, sizeof c->entry[0], cmp_entry);
     return 0;
 }
 
@@ -184,9 +125,8 @@ static int is_cluster_comment(const char *line, size_t len, const char **value, 
 
 static int read_cluster_line(struct log_reader *r, const char *value, size_t vlen)
 {
-    struct cluster_entry e[MAX_CLUSTER_TYPES];
-    char spec[512], why[160];
-    size_t n;
+    struct slo_cluster c;
+    char spec[512], why[SLO_ERROR_TEXT_LENGTH];
 
     if (r->have_header)
         return slo__fail(r->err, SLO_ERR_INVALID, r->path,
@@ -201,9 +141,9 @@ static int read_cluster_line(struct log_reader *r, const char *value, size_t vle
                         "line %d, cluster: expected at most %zu characters, found %zu",
                         r->line, sizeof spec - 1, vlen);
     snprintf(spec, sizeof spec, "%.*s", (int)vlen, value);
-    if (parse_cluster(spec, e, &n, why, sizeof why))
+    if (parse_cluster(spec, &c, why, sizeof why))
         return slo__fail(r->err, SLO_ERR_INVALID, r->path, "line %d, cluster: %s", r->line, why);
-    if (format_cluster(e, n, r->log->cluster, sizeof r->log->cluster))
+    if (slo_cluster_format(&c, '=', r->log->cluster, sizeof r->log->cluster))
         return slo__fail(r->err, SLO_ERR_INVALID, r->path,
                         "line %d, cluster: expected at most %zu characters, found more",
                         r->line, sizeof r->log->cluster - 1);
@@ -408,7 +348,7 @@ static int setup_find(const struct slo_train_setup *s, const char *name)
 }
 
 /* R of the cluster (Eq. 5) from the per-worker speeds b^k / T^k (Eqs. 6-8). */
-static int cluster_cc(const struct slo_train_setup *s, const struct cluster_entry *e,
+static int cluster_cc(const struct slo_train_setup *s, const struct slo_cluster_entry *e,
                       size_t ne, int n, const char *src, double *cc, slo_error_t *err)
 {
     double *speeds = malloc((size_t)n * sizeof *speeds);
@@ -441,10 +381,9 @@ static int run_of(const struct slo_train_log *logs, size_t n_logs, size_t first,
                   slo_error_t *err)
 {
     const struct slo_train_log *lg = &logs[first];
-    struct cluster_entry e[MAX_CLUSTER_TYPES];
+    struct slo_cluster c;
     double max_step = 0, max_samples = 0;
-    char why[160];
-    size_t ne;
+    char why[SLO_ERROR_TEXT_LENGTH];
 
     for (size_t i = first; i < n_logs; i++) {
         if (strcmp(logs[i].cluster, lg->cluster) != 0)
@@ -459,12 +398,12 @@ static int run_of(const struct slo_train_log *logs, size_t n_logs, size_t first,
                         "cluster %s: expected rows with global_step > 0 and global_samples "
                         "> 0 in its logs, found none",
                         lg->cluster);
-    if (parse_cluster(lg->cluster, e, &ne, why, sizeof why))
+    if (parse_cluster(lg->cluster, &c, why, sizeof why))
         return slo__fail(err, SLO_ERR_INVALID, lg->source, "cluster: %s", why);
     run->bw = max_samples / max_step; /* Eq. 4: samples per PS update */
     run->n_workers = 0;
-    for (size_t i = 0; i < ne; i++)
-        run->n_workers += e[i].count;
+    for (size_t i = 0; i < c.n; i++)
+        run->n_workers += (int)c.entry[i].count;
     run->cc = 0;
     if (!need_cc)
         return SLO_OK;
@@ -472,7 +411,7 @@ static int run_of(const struct slo_train_log *logs, size_t n_logs, size_t first,
         return slo__fail(err, SLO_ERR_INVALID, lg->source,
                         "expected a model setup to compute the convergence coefficient R, "
                         "found none");
-    return cluster_cc(s, e, ne, run->n_workers, lg->source, &run->cc, err);
+    return cluster_cc(s, c.entry, c.n, run->n_workers, lg->source, &run->cc, err);
 }
 
 /* Index of the first log with the same cluster as logs[i]. */
