@@ -6,11 +6,13 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "slo_private.h"
 #include "slo_infer.h"
+#include "infer_private.h"
 
 #define SHARE_EPS 1e-9 /* shares are multiples of u; sums of 2.5 are exact */
 
@@ -859,8 +861,8 @@ static int evaluate_plan(const struct slo_ig_profile *profiles,
             struct slo_ig_placement *pl = &plan->placements[g->first + i];
             pl->latency_ms = o[i].latency_ms;
             pl->throughput_rps = o[i].throughput_rps;
-            if (pl->latency_ms > wl[pl->workload].slo_ms / 2.0 * (1 + 1e-12) ||
-                pl->throughput_rps < pl->rate_rps * (1 - 1e-12) ||
+            if (!slo_ig_meets_slo(pl->latency_ms, pl->throughput_rps, wl[pl->workload].slo_ms,
+                                  pl->rate_rps) ||
                 g->share_pct > 100.0 + SHARE_EPS)
                 plan->n_violations++;
         }
@@ -1014,15 +1016,30 @@ static int plan_assignment(const struct slo_ig_profile *profiles, size_t n_types
     return rv;
 }
 
+int slo_ig_meets_slo(double latency_ms, double throughput_rps, double slo_ms, double rate_rps)
+{
+    return (!(slo_ms > 0.0) || latency_ms <= slo_ms / 2.0 * (1 + 1e-12)) &&
+           (!(rate_rps > 0.0) || throughput_rps >= rate_rps * (1 - 1e-12));
+}
+
 int slo_ig_plan(const struct slo_ig_profile *profiles, size_t n_types,
                 const struct slo_ig_workload *wl, size_t n, int policy,
                 struct slo_ig_plan *plan, slo_error_t *err)
+{
+    size_t failed;
+    return slo__ig_plan_detail(profiles, n_types, wl, n, policy, plan, &failed, err);
+}
+
+int slo__ig_plan_detail(const struct slo_ig_profile *profiles, size_t n_types,
+                        const struct slo_ig_workload *wl, size_t n, int policy,
+                        struct slo_ig_plan *plan, size_t *failed, slo_error_t *err)
 {
     size_t *type_of = NULL, bad = 0;
     double *best_cost = NULL;
     int rv, have = 0;
 
     memset(plan, 0, sizeof *plan);
+    *failed = SIZE_MAX;
     if (policy < SLO_IG_POLICY_IGNITER || policy > SLO_IG_POLICY_GPULETS)
         return slo__fail(err, SLO_ERR_INVALID, NULL,
                         "policy: expected igniter, ffd, gslice or gpulets, found %d", policy);
@@ -1068,6 +1085,7 @@ int slo_ig_plan(const struct slo_ig_profile *profiles, size_t n_types,
             ctx_free(&c);
         }
         if (type_of[i] == n_types) {
+            *failed = i;
             rv = infeasible_error(profiles, n_types, &wl[i], i, err);
             goto out;
         }
@@ -1078,6 +1096,7 @@ int slo_ig_plan(const struct slo_ig_profile *profiles, size_t n_types,
         goto out;
     }
     if (rv) {
+        *failed = bad;
         rv = infeasible_error(profiles, n_types, &wl[bad], bad, err);
         goto out;
     }
@@ -1169,7 +1188,7 @@ int slo_ig_plan_verify(const struct slo_ig_profile *profiles, size_t n_types,
         for (size_t i = 0; i < g->count; i++) {
             const struct slo_ig_placement *pl = &plan->placements[g->first + i];
             const struct slo_ig_workload *w = &wl[pl->workload];
-            if (o[i].latency_ms > w->slo_ms / 2.0 * (1 + 1e-12)) {
+            if (!slo_ig_meets_slo(o[i].latency_ms, 0.0, w->slo_ms, 0.0)) {
                 rv = slo__fail(err, SLO_ERR_INFEASIBLE, NULL,
                               "GPU %zu: workload %zu (%s): predicted latency %g ms, expected "
                               "at most SLO/2 = %g ms",
@@ -1177,7 +1196,7 @@ int slo_ig_plan_verify(const struct slo_ig_profile *profiles, size_t n_types,
                               w->slo_ms / 2.0);
                 break;
             }
-            if (o[i].throughput_rps < pl->rate_rps * (1 - 1e-12)) {
+            if (!slo_ig_meets_slo(o[i].latency_ms, o[i].throughput_rps, 0.0, pl->rate_rps)) {
                 rv = slo__fail(err, SLO_ERR_INFEASIBLE, NULL,
                               "GPU %zu: workload %zu (%s): predicted throughput %g req/s, "
                               "expected at least its rate %g",

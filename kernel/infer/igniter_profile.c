@@ -398,6 +398,26 @@ int slo_ig_profile_load(const char *path, struct slo_ig_profile *p, slo_error_t 
     return rv;
 }
 
+int slo_ig_profile_open(const char *name_or_path, const char *opt, struct slo_ig_profile *p,
+                        slo_error_t *err)
+{
+    char src[SLO_ERROR_SOURCE_LENGTH];
+    const char *text;
+
+    memset(p, 0, sizeof *p);
+    p->usd_per_h = -1.0;
+    if (!name_or_path)
+        return slo__fail(err, SLO_ERR_INVALID, opt ? opt : "--profile",
+                         "expected a GPU profile name or file, found none");
+    if (slo__is_path(name_or_path, NULL))
+        return slo_ig_profile_load(name_or_path, p, err);
+    if (!(text = slo_embedded_gpu_profile(name_or_path)))
+        return slo__not_embedded(err, opt ? opt : "--profile", "profile",
+                                 slo_embedded_gpu_profile_names(), name_or_path, "JSON");
+    snprintf(src, sizeof src, "embedded profile %s", name_or_path);
+    return slo_ig_profile_parse(text, src, p, err);
+}
+
 void slo_ig_profile_free(struct slo_ig_profile *p)
 {
     if (!p)
