@@ -115,7 +115,7 @@ static int setup(void **state)
         m->bc_pct = json_number_value(json_array_get(json_object_get(g, "l2_kc_bc"), 1));
         m->alpha_cache_per_pct = num(g, "alpha_cache_per_pct");
     }
-    fx->fitted.usd_per_h = fx->golden.usd_per_h = 3.06; /* p3.2xlarge on demand */
+    fx->fitted.usd_per_gpu_h = fx->golden.usd_per_gpu_h = 3.06; /* p3.2xlarge on demand */
     *state = fx;
     return 0;
 }
@@ -714,7 +714,7 @@ static void test_jsonlines_later_lines_win(void **state)
     assert_true(p.unit_pct == 5.0);
     assert_true(p.idle_power_w == fx->fitted.idle_power_w);
     assert_true(p.models[3].k[1] == fx->fitted.models[3].k[1]);
-    p.usd_per_h = 1.0;
+    p.usd_per_gpu_h = 1.0;
     assert_int_equal(slo_ig_plan(&p, 1, w, 3, SLO_IG_POLICY_IGNITER, &plan, NULL), SLO_OK);
     for (size_t i = 0; i < plan.n_placements; i++)
         assert_true(fmod(plan.placements[i].share_pct, 5.0) == 0.0);
@@ -789,7 +789,7 @@ static void test_gpu_types_with_prices(void **state)
     assert_non_null(text);
     types[0] = fx->fitted; /* borrowed: not freed here */
     assert_int_equal(slo_ig_profile_parse(text, "cheap", &types[1], NULL), SLO_OK);
-    types[1].usd_per_h = 1.25;
+    types[1].usd_per_gpu_h = 1.25;
     assert_int_equal(slo_ig_plan(types, 2, w, 3, SLO_IG_POLICY_IGNITER, &plan, &err), SLO_OK);
     assert_int_equal(plan.n_gpus, 1);
     assert_int_equal(plan.gpus[0].type, 1);
@@ -802,7 +802,7 @@ static void test_gpu_types_with_prices(void **state)
             if (k != 3) /* k4 shifts the share; scale the time terms only */
                 types[1].models[i].k[k] *= 1.6;
     snprintf(types[1].gpu_model, sizeof types[1].gpu_model, "SLOW");
-    types[1].usd_per_h = 1.0;
+    types[1].usd_per_gpu_h = 1.0;
     for (size_t i = 0; i < 12; i++) {
         static const char *const names[4] = {"alexnet", "resnet50", "vgg19", "ssd"};
         snprintf(mix[i].model, sizeof mix[i].model, "%s", names[i % 4]);
@@ -1104,7 +1104,7 @@ static int solve_on(const struct slo_ig_profile *fitted, const struct slo_ig_wor
     struct slo_infer_options opt;
     int rv;
 
-    p.usd_per_h = -1.0; /* priced by the catalog, rule 2 */
+    p.usd_per_gpu_h = -1.0; /* priced by the catalog, rule 2 */
     assert_int_equal(slo_catalog_open("aws-table3", NULL, &cat, NULL), SLO_OK);
     pb.profiles = &p;
     pb.n_types = 1;
@@ -1134,7 +1134,7 @@ static void same_as_plan(const struct slo_infer_result *res, const struct slo_ig
         assert_int_equal(res->gpus[j].count, plan->gpus[j].count);
         assert_int_equal(res->gpus[j].dedicated, plan->gpus[j].dedicated);
         assert_true(res->gpus[j].share_pct == plan->gpus[j].share_pct);
-        assert_true(res->gpus[j].usd_per_gpu_h == plan->gpus[j].usd_per_h);
+        assert_true(res->gpus[j].usd_per_gpu_h == plan->gpus[j].usd_per_gpu_h);
     }
     for (size_t k = 0; k < plan->n_placements; k++) {
         const struct slo_infer_placement *a = &res->placements[k];
@@ -1382,7 +1382,7 @@ static void test_solve_pricing(void **state)
     assert_int_equal(slo_catalog_parse(cat_json, "hand.json", &cat, NULL), SLO_OK);
     snprintf(p.source, sizeof p.source, "hand-profile");
     /* rule 1: the profile's price, whatever the catalog says */
-    p.usd_per_h = 2.0;
+    p.usd_per_gpu_h = 2.0;
     p.instance_type[0] = '\0';
     snprintf(p.gpu_model, sizeof p.gpu_model, "V100");
     assert_int_equal(slo_infer_price_gpu(&p, &cat, SLO_PRICING_SPOT, "v-four", &ty, &err), SLO_OK);
@@ -1391,7 +1391,7 @@ static void test_solve_pricing(void **state)
     assert_int_equal(slo_infer_price_gpu(&p, NULL, SLO_PRICING_SPOT, NULL, &ty, &err), SLO_OK);
     assert_true(ty.usd_per_gpu_h == 2.0);
     /* rule 2: the named type's price / its GPUs; the profile's name wins */
-    p.usd_per_h = -1.0;
+    p.usd_per_gpu_h = -1.0;
     assert_int_equal(slo_infer_price_gpu(&p, &cat, SLO_PRICING_ON_DEMAND, "v-four", &ty, &err),
                      SLO_OK);
     assert_true(ty.usd_per_gpu_h == 2.5);
@@ -1478,7 +1478,7 @@ static void test_profile_open(void **state)
     slo_ig_profile_free(&p);
     path_of(path, sizeof path, PROFILE);
     assert_int_equal(slo_ig_profile_open(path, "--profile", &p, &err), SLO_OK);
-    assert_true(p.usd_per_h < 0.0);
+    assert_true(p.usd_per_gpu_h < 0.0);
     slo_ig_profile_free(&p);
     assert_int_equal(slo_ig_profile_open("a100", "--profile", &p, &err), SLO_ERR_NOT_FOUND);
     assert_string_equal(err.source, "--profile");

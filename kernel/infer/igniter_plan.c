@@ -769,7 +769,7 @@ static int plan_type(struct ctx *c, const struct slo_ig_workload *wl, const size
 }
 
 /* Append the GPUs of c to plan (shared GPUs first, then dedicated ones). */
-static int append_plan(struct slo_ig_plan *plan, const struct ctx *c, double usd_per_h)
+static int append_plan(struct slo_ig_plan *plan, const struct ctx *c, double usd_per_gpu_h)
 {
     size_t add_g = c->n_gpus + c->n_ded, add_p = c->n_ded;
     struct slo_ig_plan_gpu *ng;
@@ -789,7 +789,7 @@ static int append_plan(struct slo_ig_plan *plan, const struct ctx *c, double usd
         struct slo_ig_plan_gpu *g = &plan->gpus[plan->n_gpus++];
         memset(g, 0, sizeof *g);
         g->type = c->type;
-        g->usd_per_h = usd_per_h;
+        g->usd_per_gpu_h = usd_per_gpu_h;
         g->first = plan->n_placements;
         if (j < c->n_gpus) {
             const struct gpu *cg = &c->gpus[j];
@@ -816,7 +816,7 @@ static int append_plan(struct slo_ig_plan *plan, const struct ctx *c, double usd
             g->share_pct = 100.0;
             g->dedicated = 1;
         }
-        plan->cost_usd_per_h += usd_per_h;
+        plan->cost_usd_per_h += usd_per_gpu_h;
     }
     return SLO_OK;
 }
@@ -953,9 +953,9 @@ static int check_request(const struct slo_ig_profile *profiles, size_t n_types,
     if (n == 0)
         return slo__fail(err, SLO_ERR_INVALID, NULL, "expected at least one workload, found none");
     for (size_t t = 0; t < n_types; t++)
-        if (!(profiles[t].usd_per_h >= 0.0))
+        if (!(profiles[t].usd_per_gpu_h >= 0.0))
             return slo__fail(err, SLO_ERR_INVALID, profiles[t].source,
-                            "expected a price (usd_per_h >= 0) for GPU type %zu, found none "
+                            "expected a price (usd_per_gpu_h >= 0) for GPU type %zu, found none "
                             "(give gpu.usd_per_h or price it from a catalog)",
                             t);
     for (size_t i = 0; i < n; i++) {
@@ -1007,7 +1007,7 @@ static int plan_assignment(const struct slo_ig_profile *profiles, size_t n_types
             continue;
         if ((rv = ctx_init(&c, &profiles[t], t)) == SLO_OK &&
             (rv = plan_type(&c, wl, sel, k, policy, bad)) == SLO_OK)
-            rv = append_plan(out, &c, profiles[t].usd_per_h);
+            rv = append_plan(out, &c, profiles[t].usd_per_gpu_h);
         ctx_free(&c);
     }
     free(sel);
@@ -1074,9 +1074,9 @@ int slo__ig_plan_detail(const struct slo_ig_profile *profiles, size_t n_types,
                 goto out;
             }
             if (rv == SLO_OK) {
-                cost = profiles[t].usd_per_h * (double)c.n_ded;
+                cost = profiles[t].usd_per_gpu_h * (double)c.n_ded;
                 for (size_t k = 0; k < c.n_items; k++)
-                    cost += profiles[t].usd_per_h * c.items[k].r_new_pct / 100.0;
+                    cost += profiles[t].usd_per_gpu_h * c.items[k].r_new_pct / 100.0;
                 if (cost < best_cost[i]) {
                     best_cost[i] = cost;
                     type_of[i] = t;

@@ -233,7 +233,7 @@ static int parse_gpu(const json_t *g, const char *src, struct slo_ig_profile *p,
                               err)) ||
         (rv = slo__json_string(g, "instance_type", 0, src, "gpu", p->instance_type,
                               sizeof p->instance_type, err)) ||
-        (rv = slo__json_number(g, "usd_per_h", 0, 0, DBL_MAX, src, "gpu", &p->usd_per_h, err)))
+        (rv = slo__json_number(g, "usd_per_h", 0, 0, DBL_MAX, src, "gpu", &p->usd_per_gpu_h, err)))
         return rv;
     return SLO_OK;
 }
@@ -338,7 +338,7 @@ int slo_ig_profile_parse(const char *text, const char *source, struct slo_ig_pro
     int rv;
 
     memset(p, 0, sizeof *p);
-    p->usd_per_h = -1.0;
+    p->usd_per_gpu_h = -1.0;
     snprintf(p->source, sizeof p->source, "%s", source);
     if ((rv = merge_text(text, source, &root, err)))
         return rv;
@@ -405,7 +405,7 @@ int slo_ig_profile_open(const char *name_or_path, const char *opt, struct slo_ig
     const char *text;
 
     memset(p, 0, sizeof *p);
-    p->usd_per_h = -1.0;
+    p->usd_per_gpu_h = -1.0;
     if (!name_or_path)
         return slo__fail(err, SLO_ERR_INVALID, opt ? opt : "--profile",
                          "expected a GPU profile name or file, found none");
@@ -424,7 +424,7 @@ void slo_ig_profile_free(struct slo_ig_profile *p)
         return;
     free(p->models);
     memset(p, 0, sizeof *p);
-    p->usd_per_h = -1.0;
+    p->usd_per_gpu_h = -1.0;
 }
 
 char *slo_ig_profile_coefficients_json(const struct slo_ig_profile *p)
@@ -443,8 +443,8 @@ char *slo_ig_profile_coefficients_json(const struct slo_ig_profile *p)
         json_object_set_new(gpu, "model", json_string(p->gpu_model));
     if (p->instance_type[0])
         json_object_set_new(gpu, "instance_type", json_string(p->instance_type));
-    if (p->usd_per_h >= 0)
-        json_object_set_new(gpu, "usd_per_h", json_real(p->usd_per_h));
+    if (p->usd_per_gpu_h >= 0)
+        json_object_set_new(gpu, "usd_per_h", json_real(p->usd_per_gpu_h));
     json_object_set(root, "gpu", gpu);
     json_object_set_new(hw, "idlepower", json_real(p->idle_power_w));
     json_object_set_new(hw, "maxGPUfrequency", json_real(p->max_clock_mhz));

@@ -26,9 +26,9 @@ int slo_infer_price_gpu(const struct slo_ig_profile *p, const struct slo_catalog
     memset(out, 0, sizeof *out);
     snprintf(out->gpu_model, sizeof out->gpu_model, "%s", p->gpu_model);
     snprintf(out->instance_type, sizeof out->instance_type, "%s", p->instance_type);
-    out->usd_per_gpu_h = p->usd_per_h;
+    out->usd_per_gpu_h = p->usd_per_gpu_h;
     /* rule 1: the profile's own price */
-    if (p->usd_per_h >= 0.0)
+    if (p->usd_per_gpu_h >= 0.0)
         return SLO_OK;
     if (!cat)
         return slo__fail(err, SLO_ERR_INVALID, p->source,
@@ -99,20 +99,23 @@ static size_t max_tenants(const struct slo_ig_profile *p)
     return (size_t)floor(100.0 / p->unit_pct + 1e-9);
 }
 
-/* 1 when co-location on p can only add latency to any tenant (notes 1.2.5,
- * 1.2.7, 1.2.8): every model's alpha_cache >= 0, kc >= 0, bc >= 0 (so each
- * co-runner's L2 term c >= 0), Delta_sch(n) >= 0 for 2 <= n <= max tenants
- * (linear in n: both ends) and a clock that only drops (slope <= 0). */
-static int interference_adds(const struct slo_ig_profile *p)
+/* 1 when co-location on p can only add latency to any tenant of the
+ * workloads w[n] (notes 1.2.5, 1.2.7, 1.2.8): their models' alpha_cache >= 0,
+ * kc >= 0, bc >= 0 (so each co-runner's L2 term c >= 0), Delta_sch(k) >= 0
+ * for 2 <= k <= max tenants (linear in k: both ends) and a clock that only
+ * drops (slope <= 0). */
+static int interference_adds(const struct slo_ig_profile *p, const struct slo_ig_workload *w,
+                             size_t n)
 {
     size_t nmax = max_tenants(p);
     if (!(p->clock_slope_mhz_per_w <= 0.0))
         return 0;
     if (nmax >= 2 && (slo_ig_delta_sch_ms(p, 2) < 0.0 || slo_ig_delta_sch_ms(p, nmax) < 0.0))
         return 0;
-    for (size_t k = 0; k < p->n_models; k++) {
-        const struct slo_ig_model *m = &p->models[k];
-        if (!(m->alpha_cache_per_pct >= 0.0 && m->kc_pct_per_rps >= 0.0 && m->bc_pct >= 0.0))
+    for (size_t i = 0; i < n; i++) {
+        int mi = slo_ig_find_model(p, w[i].model);
+        const struct slo_ig_model *m = mi < 0 ? NULL : &p->models[mi];
+        if (m && !(m->alpha_cache_per_pct >= 0.0 && m->kc_pct_per_rps >= 0.0 && m->bc_pct >= 0.0))
             return 0;
     }
     return 1;
@@ -140,13 +143,14 @@ static double least_solo_share(const struct slo_ig_profile *p, const struct slo_
 }
 
 /* Lower bound (ms) on the latency of model mi on p at any batch 1..32 and
- * share in [u, 100], alone or with up to max_tenants - 1 co-runners of p's
- * models (notes 1.2.1-1.2.10 term by term: transfer b (d_in + d_out)/B;
+ * share in [u, 100], alone or with up to max_tenants - 1 co-runners among
+ * the workloads w[n] (notes 1.2.1-1.2.10 term by term: transfer b (d_in + d_out)/B;
  * t_sch >= t_sch0 + n_k min Delta_sch; t_act >= min over the share of
  * t_act0 times (1 + alpha_cache (tenants - 1) min(0, least bc)), the
  * co-runners' L2 terms at their least with kc >= 0; t_gpu >= t_sch + t_act
  * with a clock that only drops). NAN when a premise fails (no bound). */
-static double latency_lower_bound_ms(const struct slo_ig_profile *p, int mi)
+static double latency_lower_bound_ms(const struct slo_ig_profile *p, int mi,
+                                     const struct slo_ig_workload *w, size_t n)
 {
     const struct slo_ig_model *m = &p->models[mi];
     size_t nmax = max_tenants(p);
@@ -155,7 +159,10 @@ static double latency_lower_bound_ms(const struct slo_ig_profile *p, int mi)
     if (!(p->clock_slope_mhz_per_w <= 0.0) || !(m->alpha_cache_per_pct >= 0.0) ||
         !(m->k[3] + p->unit_pct > 0.0) || nmax < 1)
         return NAN;
-    for (size_t k = 0; k < p->n_models; k++) {
+    for (size_t i = 0; i < n; i++) {
+        int k = slo_ig_find_model(p, w[i].model);
+        if (k < 0)
+            continue;
         if (!(p->models[k].kc_pct_per_rps >= 0.0))
             return NAN;
         if (p->models[k].bc_pct < c_low)
@@ -180,20 +187,20 @@ static double latency_lower_bound_ms(const struct slo_ig_profile *p, int mi)
     return best;
 }
 
-/* 1 when no GPU type of problem can serve workload w within SLO/2 (proven
- * by latency_lower_bound_ms on every type that has its model). */
+/* 1 when no GPU type of problem can serve workload w[wi] of w[n] within
+ * SLO/2 (proven by latency_lower_bound_ms on every type that has its model). */
 static int proven_infeasible(const struct slo_ig_profile *profiles, size_t n_types,
-                             const struct slo_ig_workload *w)
+                             const struct slo_ig_workload *w, size_t n, size_t wi)
 {
     int any = 0;
     for (size_t t = 0; t < n_types; t++) {
-        int mi = slo_ig_find_model(&profiles[t], w->model);
+        int mi = slo_ig_find_model(&profiles[t], w[wi].model);
         double lb;
         if (mi < 0)
             continue;
         any = 1;
-        lb = latency_lower_bound_ms(&profiles[t], mi);
-        if (!(lb > w->slo_ms / 2.0))
+        lb = latency_lower_bound_ms(&profiles[t], mi, w, n);
+        if (!(lb > w[wi].slo_ms / 2.0))
             return 0;
     }
     return any;
@@ -207,8 +214,8 @@ static double cost_lower_bound(const struct slo_ig_profile *profiles, size_t n_t
     const struct slo_ig_profile *p = &profiles[0];
 
     for (size_t t = 0; t < n_types; t++)
-        lb = fmin(lb, profiles[t].usd_per_h);
-    if (n_types != 1 || !interference_adds(p))
+        lb = fmin(lb, profiles[t].usd_per_gpu_h);
+    if (n_types != 1 || !interference_adds(p, w, n))
         return lb;
     for (size_t i = 0; i < n; i++) {
         int mi = slo_ig_find_model(p, w[i].model);
@@ -217,7 +224,7 @@ static double cost_lower_bound(const struct slo_ig_profile *profiles, size_t n_t
             return lb; /* a split workload (or none): only the one-GPU bound */
         sum += r;
     }
-    return fmax(lb, p->usd_per_h * ceil(sum / 100.0 - 1e-9));
+    return fmax(lb, p->usd_per_gpu_h * ceil(sum / 100.0 - 1e-9));
 }
 
 static void set_reason(struct slo_infer_result *res, const slo_error_t *e)
@@ -255,7 +262,7 @@ static int copy_plan(const struct slo_ig_plan *plan, const struct slo_ig_profile
         o->type = g->type;
         o->dedicated = g->dedicated;
         o->share_pct = g->share_pct;
-        o->usd_per_gpu_h = priced[g->type].usd_per_h;
+        o->usd_per_gpu_h = priced[g->type].usd_per_gpu_h;
         o->power_w = g->power_w;
         o->clock_mhz = g->clock_mhz;
         o->first = g->first;
@@ -324,7 +331,7 @@ int slo_infer_solve(const struct slo_infer_problem *pb, const struct slo_infer_o
                                       err)))
             goto fail;
         priced[t] = pb->profiles[t];
-        priced[t].usd_per_h = ty->usd_per_gpu_h;
+        priced[t].usd_per_gpu_h = ty->usd_per_gpu_h;
         snprintf(priced[t].gpu_model, sizeof priced[t].gpu_model, "%s", ty->gpu_model);
         snprintf(priced[t].instance_type, sizeof priced[t].instance_type, "%s",
                  ty->instance_type);
@@ -334,7 +341,8 @@ int slo_infer_solve(const struct slo_infer_problem *pb, const struct slo_infer_o
     if (rv == SLO_ERR_INFEASIBLE) {
         /* what the planner found, not a failed call */
         res->status = failed != SIZE_MAX &&
-                              proven_infeasible(priced, pb->n_types, &pb->workloads[failed])
+                              proven_infeasible(priced, pb->n_types, pb->workloads,
+                                                pb->n_workloads, failed)
                           ? SLO_STATUS_INFEASIBLE
                           : SLO_STATUS_INFEASIBLE_UNPROVEN;
         set_reason(res, &e);

@@ -19,9 +19,8 @@
  * names: _ms milliseconds, _rps requests per second, _pct percent (of the
  * GPU's SMs for shares, of the L2 peak sector throughput for L2), _w watts,
  * _mhz megahertz, _bytes, _bytes_per_ms; prices: _usd_per_gpu_h US dollars per
- * GPU-hour (one GPU of a type), _usd_per_h US dollars per hour (a whole plan,
- * an instance; the older slo_ig_* structs use it for one GPU, as their
- * comments say).
+ * GPU-hour (one GPU of a type), _usd_per_h US dollars per hour (a whole plan;
+ * the catalog's per instance-hour prices).
  */
 #ifndef SLO_INFER_H
 #define SLO_INFER_H
@@ -86,7 +85,8 @@ struct slo_ig_profile {
     char source[SLO_ERROR_SOURCE_LENGTH];   /* file or "embedded:NAME" */
     char gpu_model[SLO_IG_NAME_LENGTH];     /* "V100"; "" when the profile does not say */
     char instance_type[SLO_IG_NAME_LENGTH]; /* catalog type to price it, "" if unknown */
-    double usd_per_h;            /* price of one GPU of this type per hour; < 0: not set
+    double usd_per_gpu_h;        /* price of one GPU of this type per hour (gpu.usd_per_h);
+                                    < 0: not set
                                     (the caller prices it, e.g. from a catalog) */
     double idle_power_w;         /* P_idle */
     double max_clock_mhz;        /* F, the locked SM clock */
@@ -282,7 +282,7 @@ struct slo_ig_plan_gpu {
     size_t type;         /* index into the profiles given to the planner */
     int dedicated;       /* 1: a split workload's dedicated GPU at 100 % */
     double share_pct;    /* sum of the shares */
-    double usd_per_h;
+    double usd_per_gpu_h; /* its type's price per GPU-hour */
     size_t first, count; /* placements [first, first + count) of the plan */
     double power_w, clock_mhz; /* predicted GPU state */
 };
@@ -303,7 +303,7 @@ void slo_ig_plan_free(struct slo_ig_plan *plan);
 
 /*
  * Plan workloads[n] on GPU types profiles[n_types] (each priced by its
- * usd_per_h, which must be >= 0) with the given policy.
+ * usd_per_gpu_h, which must be >= 0) with the given policy.
  *
  * igniter (HEAD algorithm(), notes 2.2, with the upstream defects of notes
  * 5.2 fixed): per type, T' = T/2; batch b0 = ceil(T' rho / (1 + d_in rho / B))
@@ -328,7 +328,7 @@ void slo_ig_plan_free(struct slo_ig_plan *plan);
  * are emptied, least loaded first, when all their tenants fit elsewhere by
  * the same rule.
  * With several GPU types: each workload goes to the type where its solo share
- * costs least (usd_per_h r_low / 100, split workloads by their dedicated-GPU
+ * costs least (usd_per_gpu_h r_low / 100, split workloads by their dedicated-GPU
  * count), iGniter runs per type, and the result is compared with every
  * single-type plan; the cheapest wins (ties: fewer GPUs, then the first).
  *
@@ -418,7 +418,7 @@ struct slo_infer_gpu_type {
 /*
  * Price one GPU of profile p (doc/infer.md, "Prices"), first rule that
  * applies:
- *  1. the profile's gpu.usd_per_h (p->usd_per_h >= 0), as given;
+ *  1. the profile's gpu.usd_per_h (p->usd_per_gpu_h >= 0), as given;
  *  2. the profile's gpu.instance_type, else instance_type (may be NULL):
  *     that catalog type's price under pricing (slo_instance_price, USD per
  *     instance-hour) divided by its GPUs; gpu_model from the catalog type if
