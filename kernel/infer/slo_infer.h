@@ -303,7 +303,9 @@ void slo_ig_plan_free(struct slo_ig_plan *plan);
 
 /*
  * Plan workloads[n] on GPU types profiles[n_types] (each priced by its
- * usd_per_gpu_h, which must be >= 0) with the given policy.
+ * usd_per_gpu_h, which must be >= 0) with the given policy. This is the
+ * planner of slo_infer_solve, which also prices the types from a catalog,
+ * checks each placement and reports a status instead of SLO_ERR_INFEASIBLE.
  *
  * igniter (HEAD algorithm(), notes 2.2, with the upstream defects of notes
  * 5.2 fixed): per type, T' = T/2; batch b0 = ceil(T' rho / (1 + d_in rho / B))
@@ -370,7 +372,7 @@ int slo_ig_plan_verify(const struct slo_ig_profile *profiles, size_t n_types,
 
 /*
  * Per-type quantities the planner uses for workload w (exposed for tests and
- * the CLI): the chosen batch, its latency bound, the solo lower-bound share
+ * embedders): the chosen batch, its latency bound, the solo lower-bound share
  * (may exceed 100; +inf when delta <= 0), and gamma, delta of notes 2.2 step 3.
  */
 struct slo_ig_bounds {
