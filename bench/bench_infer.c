@@ -132,7 +132,7 @@ int main(void)
         fprintf(stderr, "bench_infer: %s\n", err.text);
         return 1;
     }
-    p.usd_per_h = 3.06; /* p3.2xlarge on demand */
+    p.usd_per_gpu_h = 3.06; /* p3.2xlarge on demand */
     printf("bench_infer: iGniter placement on V100 (embedded profile), median wall time\n");
     printf("  %-9s %12s %8s %12s %12s %8s %14s\n", "workloads", "igniter ms", "GPUs", "USD/h",
            "upstream ms", "speedup", "ffd ms (GPUs)");

@@ -52,74 +52,6 @@ static void usage(FILE *f)
             slo_embedded_gpu_profile_names()[0], SLO_IG_MAX_BATCH);
 }
 
-/* A GPU profile: an embedded NAME or a file (cli_is_path); opt names the
- * argument in messages ("--profile", "PROFILE"). */
-static int load_profile(const char *opt, const char *arg, struct slo_ig_profile *p,
-                        slo_error_t *err)
-{
-    const char *text;
-    char src[SLO_ERROR_SOURCE_LENGTH];
-
-    memset(p, 0, sizeof *p);
-    if (cli_is_path(arg))
-        return slo_ig_profile_load(arg, p, err);
-    text = slo_embedded_gpu_profile(arg);
-    if (!text)
-        return cli_not_embedded(err, opt, "profile", slo_embedded_gpu_profile_names(), arg);
-    snprintf(src, sizeof src, "embedded profile %s", arg);
-    return slo_ig_profile_parse(text, src, p, err);
-}
-
-/* Price one GPU of profile p from the catalog: gpu.usd_per_h if given, else
- * the named instance type's price / its GPUs, else the cheapest per-GPU
- * price among types with the profile's GPU model. */
-static int price_profile(struct slo_ig_profile *p, const struct slo_catalog *cat,
-                         enum slo_pricing pricing, const char *instance_type,
-                         slo_error_t *err)
-{
-    if (p->usd_per_h >= 0.0)
-        return SLO_OK;
-    if (!p->instance_type[0] && instance_type)
-        snprintf(p->instance_type, sizeof p->instance_type, "%s", instance_type);
-    if (p->instance_type[0]) {
-        int k = slo_catalog_find(cat, p->instance_type);
-        if (k < 0) {
-            err->code = SLO_ERR_NOT_FOUND;
-            snprintf(err->source, sizeof err->source, "%s", p->source);
-            snprintf(err->text, sizeof err->text,
-                     "gpu.instance_type: expected an instance type of catalog %s, found \"%s\"",
-                     cat->name, p->instance_type);
-            return err->code;
-        }
-        p->usd_per_h = slo_instance_price(&cat->types[k], pricing) / cat->types[k].gpus;
-        if (!p->gpu_model[0])
-            snprintf(p->gpu_model, sizeof p->gpu_model, "%s", cat->types[k].gpu_model);
-        return SLO_OK;
-    }
-    if (p->gpu_model[0]) {
-        int best = -1;
-        for (size_t k = 0; k < cat->n_types; k++)
-            if (strcmp(cat->types[k].gpu_model, p->gpu_model) == 0 &&
-                (best < 0 || slo_instance_price(&cat->types[k], pricing) / cat->types[k].gpus <
-                                 slo_instance_price(&cat->types[best], pricing) /
-                                     cat->types[best].gpus))
-                best = (int)k;
-        if (best >= 0) {
-            snprintf(p->instance_type, sizeof p->instance_type, "%s", cat->types[best].name);
-            p->usd_per_h =
-                slo_instance_price(&cat->types[best], pricing) / cat->types[best].gpus;
-            return SLO_OK;
-        }
-    }
-    err->code = SLO_ERR_INVALID;
-    snprintf(err->source, sizeof err->source, "%s", p->source);
-    snprintf(err->text, sizeof err->text,
-             "gpu: expected a price for this GPU type (gpu.usd_per_h, gpu.instance_type or a "
-             "gpu.model of catalog %s), found %s; pass --instance-type TYPE",
-             cat->name, p->gpu_model[0] ? "a GPU model the catalog lacks" : "none");
-    return err->code;
-}
-
 /* MODEL:key=value:... ; keys rate, slo, share, batch. */
 struct spec {
     char model[SLO_IG_NAME_LENGTH];
@@ -215,50 +147,43 @@ static int parse_spec(const char *text, struct spec *s)
     return 0;
 }
 
-/* Slurm mapping (doc/infer.md): gres/mps with Count=100 per GPU. The gres
- * count is the share rounded down so co-located counts never exceed 100; the
- * MPS limit exported is the share rounded up so the workload keeps at least
- * its planned SMs (MPS limits are caps, they may sum above 100). */
-static int mps_count(double share) { return (int)floor(share + 1e-9); }
-static int mps_pct(double share) { return (int)ceil(share - 1e-9); }
-
-static const char *gpu_name(const struct slo_ig_profile *p)
+static const char *gpu_name(const char *gpu_model)
 {
-    return p->gpu_model[0] ? p->gpu_model : "GPU";
+    return gpu_model[0] ? gpu_model : "GPU";
 }
 
 static int print_plan_json(const struct slo_ig_profile *prof, const struct slo_ig_workload *w,
-                           const struct slo_ig_plan *plan, const char *pricing)
+                           const struct slo_infer_result *res, const char *pricing)
 {
     json_t *root = json_object(), *gpus = json_array();
     char *text;
 
     if (!root || !gpus)
         goto nomem;
-    json_object_set_new(root, "policy", json_string(slo_ig_policy_name(plan->policy)));
+    json_object_set_new(root, "policy", json_string(slo_ig_policy_name(res->policy)));
     json_object_set_new(root, "pricing", json_string(pricing));
-    json_object_set_new(root, "cost_usd_per_h", json_real(plan->cost_usd_per_h));
-    json_object_set_new(root, "n_gpus", json_integer((json_int_t)plan->n_gpus));
-    json_object_set_new(root, "violations", json_integer((json_int_t)plan->n_violations));
-    for (size_t j = 0; j < plan->n_gpus; j++) {
-        const struct slo_ig_plan_gpu *g = &plan->gpus[j];
-        const struct slo_ig_profile *p = &prof[g->type];
+    json_object_set_new(root, "cost_usd_per_h", json_real(res->cost_usd_per_h));
+    json_object_set_new(root, "n_gpus", json_integer((json_int_t)res->n_gpus));
+    json_object_set_new(root, "violations", json_integer((json_int_t)res->n_violations));
+    for (size_t j = 0; j < res->n_gpus; j++) {
+        const struct slo_infer_gpu *g = &res->gpus[j];
+        const struct slo_infer_gpu_type *ty = &res->types[g->type];
         json_t *go = json_object(), *wa = json_array();
         if (!go || !wa) {
             json_decref(go);
             json_decref(wa);
             goto nomem;
         }
-        json_object_set_new(go, "gpu_type", json_string(gpu_name(p)));
-        json_object_set_new(go, "instance_type", json_string(p->instance_type));
-        json_object_set_new(go, "usd_per_h", json_real(g->usd_per_h));
+        json_object_set_new(go, "gpu_type", json_string(gpu_name(ty->gpu_model)));
+        json_object_set_new(go, "instance_type", json_string(ty->instance_type));
+        json_object_set_new(go, "usd_per_h", json_real(g->usd_per_gpu_h));
         json_object_set_new(go, "dedicated", json_boolean(g->dedicated));
         json_object_set_new(go, "share_pct", json_real(g->share_pct));
         json_object_set_new(go, "power_w", json_real(g->power_w));
-        json_object_set_new(go, "power_cap_w", json_real(p->power_cap_w));
+        json_object_set_new(go, "power_cap_w", json_real(prof[g->type].power_cap_w));
         json_object_set_new(go, "clock_mhz", json_real(g->clock_mhz));
         for (size_t i = 0; i < g->count; i++) {
-            const struct slo_ig_placement *pl = &plan->placements[g->first + i];
+            const struct slo_infer_placement *pl = &res->placements[g->first + i];
             const struct slo_ig_workload *wl = &w[pl->workload];
             json_t *o = json_object(), *sl = json_object();
             char gres[32];
@@ -269,7 +194,7 @@ static int print_plan_json(const struct slo_ig_profile *prof, const struct slo_i
                 json_decref(wa);
                 goto nomem;
             }
-            snprintf(gres, sizeof gres, "mps:%d", mps_count(pl->share_pct));
+            snprintf(gres, sizeof gres, "mps:%d", pl->mps_gres_count);
             json_object_set_new(o, "workload", json_integer((json_int_t)pl->workload + 1));
             json_object_set_new(o, "model", json_string(wl->model));
             json_object_set_new(o, "rate_rps", json_real(pl->rate_rps));
@@ -278,12 +203,10 @@ static int print_plan_json(const struct slo_ig_profile *prof, const struct slo_i
             json_object_set_new(o, "batch", json_integer(pl->batch));
             json_object_set_new(o, "latency_ms", json_real(pl->latency_ms));
             json_object_set_new(o, "throughput_rps", json_real(pl->throughput_rps));
-            json_object_set_new(o, "meets_slo",
-                                json_boolean(pl->latency_ms <= wl->slo_ms / 2.0 * (1 + 1e-12) &&
-                                             pl->throughput_rps >= pl->rate_rps * (1 - 1e-12)));
+            json_object_set_new(o, "meets_slo", json_boolean(pl->meets_slo));
             json_object_set_new(sl, "gres", json_string(gres));
             json_object_set_new(sl, "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE",
-                                json_integer(mps_pct(pl->share_pct)));
+                                json_integer(pl->mps_active_thread_pct));
             json_object_set_new(o, "slurm", sl);
             json_array_append_new(wa, o);
         }
@@ -308,18 +231,19 @@ nomem2:
 }
 
 static void print_plan_human(const struct slo_ig_profile *prof, const struct slo_ig_workload *w,
-                             size_t n, const struct slo_ig_plan *plan, const char *pricing,
+                             size_t n, const struct slo_infer_result *res, const char *pricing,
                              const char *catalog)
 {
     printf("%zu workload%s on %zu GPU%s (policy %s): %.4g USD/h (%s, catalog %s)\n", n,
-           n == 1 ? "" : "s", plan->n_gpus, plan->n_gpus == 1 ? "" : "s",
-           slo_ig_policy_name(plan->policy), plan->cost_usd_per_h, pricing, catalog);
-    if (plan->n_violations)
+           n == 1 ? "" : "s", res->n_gpus, res->n_gpus == 1 ? "" : "s",
+           slo_ig_policy_name(res->policy), res->cost_usd_per_h, pricing, catalog);
+    if (res->n_violations)
         printf("WARNING: %zu placement%s miss SLO/2 or the rate under the interference model "
                "(baseline policy)\n",
-               plan->n_violations, plan->n_violations == 1 ? "" : "s");
-    for (size_t j = 0; j < plan->n_gpus; j++) {
-        const struct slo_ig_plan_gpu *g = &plan->gpus[j];
+               res->n_violations, res->n_violations == 1 ? "" : "s");
+    for (size_t j = 0; j < res->n_gpus; j++) {
+        const struct slo_infer_gpu *g = &res->gpus[j];
+        const struct slo_infer_gpu_type *ty = &res->types[g->type];
         const struct slo_ig_profile *p = &prof[g->type];
         char over[64] = "";
         /* term 4 is the tenants' power demand; above the cap the board holds
@@ -327,22 +251,20 @@ static void print_plan_human(const struct slo_ig_profile *prof, const struct slo
         if (g->power_w > p->power_cap_w)
             snprintf(over, sizeof over, " (demand; capped at %.0f W)", p->power_cap_w);
         printf("\nGPU %zu: %s (%s, %.4g USD/h)%s  share %.1f %%  power %.0f W%s  clock %.0f MHz\n",
-               j + 1, gpu_name(p), p->instance_type[0] ? p->instance_type : "-", g->usd_per_h,
-               g->dedicated ? "  dedicated (split workload)" : "", g->share_pct, g->power_w, over,
-               g->clock_mhz);
+               j + 1, gpu_name(ty->gpu_model), ty->instance_type[0] ? ty->instance_type : "-",
+               g->usd_per_gpu_h, g->dedicated ? "  dedicated (split workload)" : "",
+               g->share_pct, g->power_w, over, g->clock_mhz);
         printf("  %-3s %-10s %9s %7s %7s %5s %10s %8s %11s  %-4s %s\n", "#", "model", "rate/s",
                "SLO ms", "share%", "batch", "latency ms", "SLO/2 ms", "throughput/s", "ok",
                "slurm");
         for (size_t i = 0; i < g->count; i++) {
-            const struct slo_ig_placement *pl = &plan->placements[g->first + i];
+            const struct slo_infer_placement *pl = &res->placements[g->first + i];
             const struct slo_ig_workload *wl = &w[pl->workload];
-            int ok = pl->latency_ms <= wl->slo_ms / 2.0 * (1 + 1e-12) &&
-                     pl->throughput_rps >= pl->rate_rps * (1 - 1e-12);
             printf("  %-3zu %-10s %9.1f %7.1f %7.1f %5d %10.2f %8.2f %11.1f  %-4s "
                    "--gres=mps:%d CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=%d\n",
                    pl->workload + 1, wl->model, pl->rate_rps, wl->slo_ms, pl->share_pct,
-                   pl->batch, pl->latency_ms, wl->slo_ms / 2.0, pl->throughput_rps,
-                   ok ? "yes" : "NO", mps_count(pl->share_pct), mps_pct(pl->share_pct));
+                   pl->batch, pl->latency_ms, pl->slo_half_ms, pl->throughput_rps,
+                   pl->meets_slo ? "yes" : "NO", pl->mps_gres_count, pl->mps_active_thread_pct);
         }
     }
     printf("\nLatency is predicted per batch (transfer + GPU time under co-location) and held to "
@@ -405,7 +327,7 @@ static int run_predict(const struct slo_ig_profile *p, const struct spec *specs,
             status = SLO_EXIT_INTERNAL;
             goto out;
         }
-        json_object_set_new(root, "gpu_type", json_string(gpu_name(p)));
+        json_object_set_new(root, "gpu_type", json_string(gpu_name(p->gpu_model)));
         json_object_set_new(root, "share_pct", json_real(total));
         json_object_set_new(root, "power_w", json_real(st.total_power_w));
         json_object_set_new(root, "clock_mhz", json_real(st.clock_mhz));
@@ -445,7 +367,7 @@ static int run_predict(const struct slo_ig_profile *p, const struct spec *specs,
         free(text);
     } else {
         printf("%s, %zu co-located workload%s, shares %.1f %%%s: power %.1f W, clock %.1f MHz\n",
-               gpu_name(p), n, n == 1 ? "" : "s", total,
+               gpu_name(p->gpu_model), n, n == 1 ? "" : "s", total,
                total > 100.0 + 1e-9 ? " (over 100: a what-if no planner would choose)" : "",
                st.total_power_w, st.clock_mhz);
         printf("  %-10s %7s %5s %10s %11s %9s %9s %9s  %s\n", "model", "share%", "batch",
@@ -453,8 +375,9 @@ static int run_predict(const struct slo_ig_profile *p, const struct spec *specs,
         for (size_t i = 0; i < n; i++) {
             char verdict[96] = "";
             if (specs[i].has_slo || specs[i].has_rate) {
-                int ok = (!specs[i].has_slo || o[i].latency_ms <= specs[i].slo_ms / 2.0) &&
-                         (!specs[i].has_rate || o[i].throughput_rps >= specs[i].rate_rps);
+                int ok = slo_ig_meets_slo(o[i].latency_ms, o[i].throughput_rps,
+                                          specs[i].has_slo ? specs[i].slo_ms : 0.0,
+                                          specs[i].has_rate ? specs[i].rate_rps : 0.0);
                 snprintf(verdict, sizeof verdict, "%s", ok ? "meets" : "MISSES");
                 if (specs[i].has_slo) {
                     size_t used = strlen(verdict);
@@ -534,7 +457,10 @@ int slo_cmd_infer(int argc, char **argv)
     size_t n_prof = 0;
     struct slo_ig_workload *w = NULL;
     struct slo_catalog cat = {0};
-    struct slo_ig_plan plan = {0};
+    struct slo_infer_problem problem = {0};
+    struct slo_infer_options opt;
+    struct slo_infer_result res = {0};
+    const char *instance_types[MAX_PROFILES];
     struct cli_seen seen;
     enum slo_pricing pricing = SLO_PRICING_ON_DEMAND;
     int policy = SLO_IG_POLICY_IGNITER, predict = 0, coef = 0, as_json = 0, c;
@@ -645,7 +571,7 @@ int slo_cmd_infer(int argc, char **argv)
         goto out;
     }
     for (size_t i = 0; i < n_profile_args; i++) {
-        if (load_profile("--profile", profile_args[i], &prof[i], &err)) {
+        if (slo_ig_profile_open(profile_args[i], "--profile", &prof[i], &err)) {
             status = cli_report(CMD, &err);
             goto out;
         }
@@ -711,24 +637,35 @@ int slo_cmd_infer(int argc, char **argv)
         goto out;
     }
     for (size_t i = 0; i < n_prof; i++)
-        if (price_profile(&prof[i], &cat, pricing, instance, &err)) {
-            status = cli_report(CMD, &err);
-            goto out;
-        }
-    if (slo_ig_plan(prof, n_prof, w, n_w, policy, &plan, &err)) {
+        instance_types[i] = instance;
+    problem.profiles = prof;
+    problem.n_types = n_prof;
+    problem.catalog = &cat;
+    problem.pricing = pricing;
+    problem.instance_types = instance_types;
+    problem.workloads = w;
+    problem.n_workloads = n_w;
+    slo_infer_options_init(&opt);
+    opt.policy = policy;
+    if (slo_infer_solve(&problem, &opt, &res, &err)) {
         status = cli_report(CMD, &err);
         goto out;
     }
+    if (res.n_gpus == 0) {
+        /* no plan: a workload no GPU type can serve (infeasible, proven or not) */
+        status = cli_usage_error(CMD, "%s", res.reason);
+        goto out;
+    }
     if (as_json)
-        status = print_plan_json(prof, w, &plan,
+        status = print_plan_json(prof, w, &res,
                                  pricing == SLO_PRICING_SPOT ? "spot" : "on-demand");
     else {
-        print_plan_human(prof, w, n_w, &plan,
+        print_plan_human(prof, w, n_w, &res,
                          pricing == SLO_PRICING_SPOT ? "spot" : "on-demand", cat.name);
         status = SLO_EXIT_OK;
     }
 out:
-    slo_ig_plan_free(&plan);
+    slo_infer_result_free(&res);
     for (size_t i = 0; i < n_prof; i++)
         slo_ig_profile_free(&prof[i]);
     slo_catalog_free(&cat);
@@ -771,7 +708,7 @@ int slo_cmd_fit_infer(int argc, char **argv)
     if (argc - optind != 1)
         return cli_usage_error("fit infer", "expected one PROFILE file, found %d arguments",
                                argc - optind);
-    if (load_profile("PROFILE", argv[optind], &p, &err))
+    if (slo_ig_profile_open(argv[optind], "PROFILE", &p, &err))
         return cli_report("fit infer", &err);
     text = slo_ig_profile_coefficients_json(&p);
     slo_ig_profile_free(&p);

@@ -6,11 +6,13 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "slo_private.h"
 #include "slo_infer.h"
+#include "infer_private.h"
 
 #define SHARE_EPS 1e-9 /* shares are multiples of u; sums of 2.5 are exact */
 
@@ -767,7 +769,7 @@ static int plan_type(struct ctx *c, const struct slo_ig_workload *wl, const size
 }
 
 /* Append the GPUs of c to plan (shared GPUs first, then dedicated ones). */
-static int append_plan(struct slo_ig_plan *plan, const struct ctx *c, double usd_per_h)
+static int append_plan(struct slo_ig_plan *plan, const struct ctx *c, double usd_per_gpu_h)
 {
     size_t add_g = c->n_gpus + c->n_ded, add_p = c->n_ded;
     struct slo_ig_plan_gpu *ng;
@@ -787,7 +789,7 @@ static int append_plan(struct slo_ig_plan *plan, const struct ctx *c, double usd
         struct slo_ig_plan_gpu *g = &plan->gpus[plan->n_gpus++];
         memset(g, 0, sizeof *g);
         g->type = c->type;
-        g->usd_per_h = usd_per_h;
+        g->usd_per_gpu_h = usd_per_gpu_h;
         g->first = plan->n_placements;
         if (j < c->n_gpus) {
             const struct gpu *cg = &c->gpus[j];
@@ -814,7 +816,7 @@ static int append_plan(struct slo_ig_plan *plan, const struct ctx *c, double usd
             g->share_pct = 100.0;
             g->dedicated = 1;
         }
-        plan->cost_usd_per_h += usd_per_h;
+        plan->cost_usd_per_h += usd_per_gpu_h;
     }
     return SLO_OK;
 }
@@ -859,8 +861,8 @@ static int evaluate_plan(const struct slo_ig_profile *profiles,
             struct slo_ig_placement *pl = &plan->placements[g->first + i];
             pl->latency_ms = o[i].latency_ms;
             pl->throughput_rps = o[i].throughput_rps;
-            if (pl->latency_ms > wl[pl->workload].slo_ms / 2.0 * (1 + 1e-12) ||
-                pl->throughput_rps < pl->rate_rps * (1 - 1e-12) ||
+            if (!slo_ig_meets_slo(pl->latency_ms, pl->throughput_rps, wl[pl->workload].slo_ms,
+                                  pl->rate_rps) ||
                 g->share_pct > 100.0 + SHARE_EPS)
                 plan->n_violations++;
         }
@@ -951,9 +953,9 @@ static int check_request(const struct slo_ig_profile *profiles, size_t n_types,
     if (n == 0)
         return slo__fail(err, SLO_ERR_INVALID, NULL, "expected at least one workload, found none");
     for (size_t t = 0; t < n_types; t++)
-        if (!(profiles[t].usd_per_h >= 0.0))
+        if (!(profiles[t].usd_per_gpu_h >= 0.0))
             return slo__fail(err, SLO_ERR_INVALID, profiles[t].source,
-                            "expected a price (usd_per_h >= 0) for GPU type %zu, found none "
+                            "expected a price (usd_per_gpu_h >= 0) for GPU type %zu, found none "
                             "(give gpu.usd_per_h or price it from a catalog)",
                             t);
     for (size_t i = 0; i < n; i++) {
@@ -1005,7 +1007,7 @@ static int plan_assignment(const struct slo_ig_profile *profiles, size_t n_types
             continue;
         if ((rv = ctx_init(&c, &profiles[t], t)) == SLO_OK &&
             (rv = plan_type(&c, wl, sel, k, policy, bad)) == SLO_OK)
-            rv = append_plan(out, &c, profiles[t].usd_per_h);
+            rv = append_plan(out, &c, profiles[t].usd_per_gpu_h);
         ctx_free(&c);
     }
     free(sel);
@@ -1014,15 +1016,30 @@ static int plan_assignment(const struct slo_ig_profile *profiles, size_t n_types
     return rv;
 }
 
+int slo_ig_meets_slo(double latency_ms, double throughput_rps, double slo_ms, double rate_rps)
+{
+    return (!(slo_ms > 0.0) || latency_ms <= slo_ms / 2.0 * (1 + 1e-12)) &&
+           (!(rate_rps > 0.0) || throughput_rps >= rate_rps * (1 - 1e-12));
+}
+
 int slo_ig_plan(const struct slo_ig_profile *profiles, size_t n_types,
                 const struct slo_ig_workload *wl, size_t n, int policy,
                 struct slo_ig_plan *plan, slo_error_t *err)
+{
+    size_t failed;
+    return slo__ig_plan_detail(profiles, n_types, wl, n, policy, plan, &failed, err);
+}
+
+int slo__ig_plan_detail(const struct slo_ig_profile *profiles, size_t n_types,
+                        const struct slo_ig_workload *wl, size_t n, int policy,
+                        struct slo_ig_plan *plan, size_t *failed, slo_error_t *err)
 {
     size_t *type_of = NULL, bad = 0;
     double *best_cost = NULL;
     int rv, have = 0;
 
     memset(plan, 0, sizeof *plan);
+    *failed = SIZE_MAX;
     if (policy < SLO_IG_POLICY_IGNITER || policy > SLO_IG_POLICY_GPULETS)
         return slo__fail(err, SLO_ERR_INVALID, NULL,
                         "policy: expected igniter, ffd, gslice or gpulets, found %d", policy);
@@ -1057,9 +1074,9 @@ int slo_ig_plan(const struct slo_ig_profile *profiles, size_t n_types,
                 goto out;
             }
             if (rv == SLO_OK) {
-                cost = profiles[t].usd_per_h * (double)c.n_ded;
+                cost = profiles[t].usd_per_gpu_h * (double)c.n_ded;
                 for (size_t k = 0; k < c.n_items; k++)
-                    cost += profiles[t].usd_per_h * c.items[k].r_new_pct / 100.0;
+                    cost += profiles[t].usd_per_gpu_h * c.items[k].r_new_pct / 100.0;
                 if (cost < best_cost[i]) {
                     best_cost[i] = cost;
                     type_of[i] = t;
@@ -1068,6 +1085,7 @@ int slo_ig_plan(const struct slo_ig_profile *profiles, size_t n_types,
             ctx_free(&c);
         }
         if (type_of[i] == n_types) {
+            *failed = i;
             rv = infeasible_error(profiles, n_types, &wl[i], i, err);
             goto out;
         }
@@ -1078,6 +1096,7 @@ int slo_ig_plan(const struct slo_ig_profile *profiles, size_t n_types,
         goto out;
     }
     if (rv) {
+        *failed = bad;
         rv = infeasible_error(profiles, n_types, &wl[bad], bad, err);
         goto out;
     }
@@ -1169,7 +1188,7 @@ int slo_ig_plan_verify(const struct slo_ig_profile *profiles, size_t n_types,
         for (size_t i = 0; i < g->count; i++) {
             const struct slo_ig_placement *pl = &plan->placements[g->first + i];
             const struct slo_ig_workload *w = &wl[pl->workload];
-            if (o[i].latency_ms > w->slo_ms / 2.0 * (1 + 1e-12)) {
+            if (!slo_ig_meets_slo(o[i].latency_ms, 0.0, w->slo_ms, 0.0)) {
                 rv = slo__fail(err, SLO_ERR_INFEASIBLE, NULL,
                               "GPU %zu: workload %zu (%s): predicted latency %g ms, expected "
                               "at most SLO/2 = %g ms",
@@ -1177,7 +1196,7 @@ int slo_ig_plan_verify(const struct slo_ig_profile *profiles, size_t n_types,
                               w->slo_ms / 2.0);
                 break;
             }
-            if (o[i].throughput_rps < pl->rate_rps * (1 - 1e-12)) {
+            if (!slo_ig_meets_slo(o[i].latency_ms, o[i].throughput_rps, 0.0, pl->rate_rps)) {
                 rv = slo__fail(err, SLO_ERR_INFEASIBLE, NULL,
                               "GPU %zu: workload %zu (%s): predicted throughput %g req/s, "
                               "expected at least its rate %g",

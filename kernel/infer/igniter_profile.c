@@ -233,7 +233,7 @@ static int parse_gpu(const json_t *g, const char *src, struct slo_ig_profile *p,
                               err)) ||
         (rv = slo__json_string(g, "instance_type", 0, src, "gpu", p->instance_type,
                               sizeof p->instance_type, err)) ||
-        (rv = slo__json_number(g, "usd_per_h", 0, 0, DBL_MAX, src, "gpu", &p->usd_per_h, err)))
+        (rv = slo__json_number(g, "usd_per_h", 0, 0, DBL_MAX, src, "gpu", &p->usd_per_gpu_h, err)))
         return rv;
     return SLO_OK;
 }
@@ -338,7 +338,7 @@ int slo_ig_profile_parse(const char *text, const char *source, struct slo_ig_pro
     int rv;
 
     memset(p, 0, sizeof *p);
-    p->usd_per_h = -1.0;
+    p->usd_per_gpu_h = -1.0;
     snprintf(p->source, sizeof p->source, "%s", source);
     if ((rv = merge_text(text, source, &root, err)))
         return rv;
@@ -398,13 +398,33 @@ int slo_ig_profile_load(const char *path, struct slo_ig_profile *p, slo_error_t 
     return rv;
 }
 
+int slo_ig_profile_open(const char *name_or_path, const char *opt, struct slo_ig_profile *p,
+                        slo_error_t *err)
+{
+    char src[SLO_ERROR_SOURCE_LENGTH];
+    const char *text;
+
+    memset(p, 0, sizeof *p);
+    p->usd_per_gpu_h = -1.0;
+    if (!name_or_path)
+        return slo__fail(err, SLO_ERR_INVALID, opt ? opt : "--profile",
+                         "expected a GPU profile name or file, found none");
+    if (slo__is_path(name_or_path, NULL))
+        return slo_ig_profile_load(name_or_path, p, err);
+    if (!(text = slo_embedded_gpu_profile(name_or_path)))
+        return slo__not_embedded(err, opt ? opt : "--profile", "profile",
+                                 slo_embedded_gpu_profile_names(), name_or_path, "JSON");
+    snprintf(src, sizeof src, "embedded profile %s", name_or_path);
+    return slo_ig_profile_parse(text, src, p, err);
+}
+
 void slo_ig_profile_free(struct slo_ig_profile *p)
 {
     if (!p)
         return;
     free(p->models);
     memset(p, 0, sizeof *p);
-    p->usd_per_h = -1.0;
+    p->usd_per_gpu_h = -1.0;
 }
 
 char *slo_ig_profile_coefficients_json(const struct slo_ig_profile *p)
@@ -423,8 +443,8 @@ char *slo_ig_profile_coefficients_json(const struct slo_ig_profile *p)
         json_object_set_new(gpu, "model", json_string(p->gpu_model));
     if (p->instance_type[0])
         json_object_set_new(gpu, "instance_type", json_string(p->instance_type));
-    if (p->usd_per_h >= 0)
-        json_object_set_new(gpu, "usd_per_h", json_real(p->usd_per_h));
+    if (p->usd_per_gpu_h >= 0)
+        json_object_set_new(gpu, "usd_per_h", json_real(p->usd_per_gpu_h));
     json_object_set(root, "gpu", gpu);
     json_object_set_new(hw, "idlepower", json_real(p->idle_power_w));
     json_object_set_new(hw, "maxGPUfrequency", json_real(p->max_clock_mhz));

@@ -18,7 +18,9 @@
  * status (enum slo_code) and a caller-owned slo_error_t. Units are in the
  * names: _ms milliseconds, _rps requests per second, _pct percent (of the
  * GPU's SMs for shares, of the L2 peak sector throughput for L2), _w watts,
- * _mhz megahertz, _bytes, _bytes_per_ms, _usd_per_h US dollars per GPU-hour.
+ * _mhz megahertz, _bytes, _bytes_per_ms; prices: _usd_per_gpu_h US dollars per
+ * GPU-hour (one GPU of a type), _usd_per_h US dollars per hour (a whole plan;
+ * the catalog's per instance-hour prices).
  */
 #ifndef SLO_INFER_H
 #define SLO_INFER_H
@@ -83,7 +85,8 @@ struct slo_ig_profile {
     char source[SLO_ERROR_SOURCE_LENGTH];   /* file or "embedded:NAME" */
     char gpu_model[SLO_IG_NAME_LENGTH];     /* "V100"; "" when the profile does not say */
     char instance_type[SLO_IG_NAME_LENGTH]; /* catalog type to price it, "" if unknown */
-    double usd_per_h;            /* price of one GPU of this type per hour; < 0: not set
+    double usd_per_gpu_h;        /* price of one GPU of this type per hour (gpu.usd_per_h);
+                                    < 0: not set
                                     (the caller prices it, e.g. from a catalog) */
     double idle_power_w;         /* P_idle */
     double max_clock_mhz;        /* F, the locked SM clock */
@@ -121,6 +124,19 @@ int slo_ig_profile_parse(const char *text, const char *source, struct slo_ig_pro
 /* As slo_ig_profile_parse, reading the file at path (SLO_ERR_IO if unreadable). */
 int slo_ig_profile_load(const char *path, struct slo_ig_profile *p, slo_error_t *err);
 void slo_ig_profile_free(struct slo_ig_profile *p);
+/*
+ * Open a GPU profile the way every front end names one (after
+ * slo_catalog_open): an embedded NAME (slo_embedded_gpu_profile_names(),
+ * parsed with source "embedded profile NAME") or a FILE path - an argument
+ * with a '/', ending in .json, or naming an existing file is a path (read
+ * with slo_ig_profile_load). opt names the argument in messages
+ * ("--profile", "PROFILE"; NULL: "--profile"). Errors: those of
+ * slo_ig_profile_load / slo_ig_profile_parse, and SLO_ERR_NOT_FOUND with
+ * source opt: "expected an embedded profile (NAMES) or a JSON file path,
+ * found "ARG"". On failure *p is left empty.
+ */
+int slo_ig_profile_open(const char *name_or_path, const char *opt, struct slo_ig_profile *p,
+                        slo_error_t *err);
 /* Index of the model named name in p, or -1. */
 int slo_ig_find_model(const struct slo_ig_profile *p, const char *name);
 /* JSON text of the embedded default profile ("v100": the upstream V100
@@ -266,7 +282,7 @@ struct slo_ig_plan_gpu {
     size_t type;         /* index into the profiles given to the planner */
     int dedicated;       /* 1: a split workload's dedicated GPU at 100 % */
     double share_pct;    /* sum of the shares */
-    double usd_per_h;
+    double usd_per_gpu_h; /* its type's price per GPU-hour */
     size_t first, count; /* placements [first, first + count) of the plan */
     double power_w, clock_mhz; /* predicted GPU state */
 };
@@ -287,7 +303,9 @@ void slo_ig_plan_free(struct slo_ig_plan *plan);
 
 /*
  * Plan workloads[n] on GPU types profiles[n_types] (each priced by its
- * usd_per_h, which must be >= 0) with the given policy.
+ * usd_per_gpu_h, which must be >= 0) with the given policy. This is the
+ * planner of slo_infer_solve, which also prices the types from a catalog,
+ * checks each placement and reports a status instead of SLO_ERR_INFEASIBLE.
  *
  * igniter (HEAD algorithm(), notes 2.2, with the upstream defects of notes
  * 5.2 fixed): per type, T' = T/2; batch b0 = ceil(T' rho / (1 + d_in rho / B))
@@ -312,7 +330,7 @@ void slo_ig_plan_free(struct slo_ig_plan *plan);
  * are emptied, least loaded first, when all their tenants fit elsewhere by
  * the same rule.
  * With several GPU types: each workload goes to the type where its solo share
- * costs least (usd_per_h r_low / 100, split workloads by their dedicated-GPU
+ * costs least (usd_per_gpu_h r_low / 100, split workloads by their dedicated-GPU
  * count), iGniter runs per type, and the result is compared with every
  * single-type plan; the cheapest wins (ties: fewer GPUs, then the first).
  *
@@ -332,6 +350,16 @@ int slo_ig_plan(const struct slo_ig_profile *profiles, size_t n_types,
                 struct slo_ig_plan *plan, slo_error_t *err);
 
 /*
+ * The one "meets its SLO" test of the inference planner (notes 5.1.2:
+ * iGniter holds latency to half the SLO, the other half being left for the
+ * batch to fill): 1 when latency_ms <= slo_ms / 2 and throughput_rps >=
+ * rate_rps, each to a relative 1e-12 (floating-point slack), else 0. A bound
+ * <= 0 is not checked (slo_ms <= 0: no SLO; rate_rps <= 0: no rate), so
+ * `slo infer --predict` checks only what the user gave. Units: ms, req/s.
+ */
+int slo_ig_meets_slo(double latency_ms, double throughput_rps, double slo_ms, double rate_rps);
+
+/*
  * Independent check of a plan against the model: every GPU at most 100 %
  * (to 1e-9), every placement's latency re-predicted from scratch with its
  * co-runners <= T/2 and throughput >= its rate, and the rates of each
@@ -344,7 +372,7 @@ int slo_ig_plan_verify(const struct slo_ig_profile *profiles, size_t n_types,
 
 /*
  * Per-type quantities the planner uses for workload w (exposed for tests and
- * the CLI): the chosen batch, its latency bound, the solo lower-bound share
+ * embedders): the chosen batch, its latency bound, the solo lower-bound share
  * (may exceed 100; +inf when delta <= 0), and gamma, delta of notes 2.2 step 3.
  */
 struct slo_ig_bounds {
@@ -374,6 +402,157 @@ void slo_ig_bounds_for(const struct slo_ig_profile *p, const struct slo_ig_model
  * the chosen batch into out. r_low never grows when slo_half_ms does. */
 void slo_ig_choose_batch(const struct slo_ig_profile *p, const struct slo_ig_model *m,
                          double rate_rps, double slo_half_ms, struct slo_ig_bounds *out);
+
+/* ------------------------------------------------------------------ */
+/* The solve call: price, plan, check (what `slo infer` does)          */
+/* ------------------------------------------------------------------ */
+
+/* A GPU type as priced for the plan. */
+struct slo_infer_gpu_type {
+    char gpu_model[SLO_IG_NAME_LENGTH];     /* profile's gpu.model, else the catalog
+                                               type's gpu_model; "" if neither */
+    char instance_type[SLO_IG_NAME_LENGTH]; /* catalog type that prices it (rule 1:
+                                               the profile's gpu.instance_type, may
+                                               be "") */
+    double usd_per_gpu_h;                   /* price of one GPU of this type per hour */
+};
+
+/*
+ * Price one GPU of profile p (doc/infer.md, "Prices"), first rule that
+ * applies:
+ *  1. the profile's gpu.usd_per_h (p->usd_per_gpu_h >= 0), as given;
+ *  2. the profile's gpu.instance_type, else instance_type (may be NULL):
+ *     that catalog type's price under pricing (slo_instance_price, USD per
+ *     instance-hour) divided by its GPUs; gpu_model from the catalog type if
+ *     the profile names none;
+ *  3. the profile's gpu.model: the cheapest per-GPU price among the
+ *     catalog's types with that gpu_model (first of equals), which then
+ *     names instance_type.
+ * cat may be NULL only when rule 1 applies. Errors (source p->source):
+ * SLO_ERR_NOT_FOUND "gpu.instance_type: expected an instance type of catalog
+ * NAME, found "TYPE""; SLO_ERR_INVALID "gpu: expected a price for this GPU
+ * type (gpu.usd_per_h, gpu.instance_type or a gpu.model of catalog NAME),
+ * found none|a GPU model the catalog lacks; pass --instance-type TYPE".
+ */
+int slo_infer_price_gpu(const struct slo_ig_profile *p, const struct slo_catalog *cat,
+                        enum slo_pricing pricing, const char *instance_type,
+                        struct slo_infer_gpu_type *out, slo_error_t *err);
+
+struct slo_infer_problem {
+    const struct slo_ig_profile *profiles; /* [n_types] GPU types (slo_ig_profile_open) */
+    size_t n_types;                        /* >= 1 */
+    const struct slo_catalog *catalog;     /* prices the profiles without gpu.usd_per_h
+                                              (slo_infer_price_gpu); NULL: every profile
+                                              must give gpu.usd_per_h */
+    enum slo_pricing pricing;              /* on-demand or spot catalog prices */
+    const char *const *instance_types;     /* [n_types] catalog type of each profile that
+                                              names none (entries may be NULL); NULL: none */
+    const struct slo_ig_workload *workloads; /* [n_workloads]: model, rate_rps, slo_ms */
+    size_t n_workloads;                    /* >= 1 */
+};
+
+struct slo_infer_options {
+    int policy; /* enum slo_ig_policy; default SLO_IG_POLICY_IGNITER */
+};
+
+/* Defaults: policy igniter. */
+void slo_infer_options_init(struct slo_infer_options *opt);
+
+/* One workload (or part of a split workload) on one GPU. */
+struct slo_infer_placement {
+    size_t workload;       /* index into problem->workloads */
+    size_t gpu;            /* index into result->gpus */
+    size_t type;           /* index into problem->profiles (and result->types) */
+    double rate_rps;       /* the part of the workload's rate served here */
+    int batch;             /* requests per batch, 1..SLO_IG_MAX_BATCH */
+    double share_pct;      /* MPS share, % of the GPU's SMs (a multiple of the unit) */
+    int mps_gres_count;    /* Slurm gres/mps count with Count=100 per GPU: the share
+                              rounded down, so co-located counts never exceed 100 */
+    int mps_active_thread_pct; /* CUDA_MPS_ACTIVE_THREAD_PERCENTAGE: the share rounded up,
+                                  so the workload keeps at least its planned SMs */
+    double latency_ms;     /* predicted with this GPU's co-runners (notes 1.2.10) */
+    double slo_half_ms;    /* the bound it is held to: the workload's SLO / 2 */
+    double throughput_rps; /* predicted (notes 1.2.11) */
+    double usd_per_gpu_h;  /* price of the GPU it runs on, per GPU-hour */
+    int meets_slo;         /* slo_ig_meets_slo(latency, throughput, SLO, rate) */
+};
+
+/* One GPU of the plan. */
+struct slo_infer_gpu {
+    size_t type;             /* index into problem->profiles (and result->types) */
+    int dedicated;           /* 1: a split workload's dedicated GPU at 100 % */
+    double share_pct;        /* sum of its placements' shares, % */
+    double usd_per_gpu_h;    /* its price per GPU-hour */
+    double power_w;          /* predicted board power demand (notes 1.2.4) */
+    double clock_mhz;        /* predicted SM clock (notes 1.2.5) */
+    size_t first, count;     /* its placements: result->placements[first, first + count) */
+};
+
+struct slo_infer_result {
+    int status;                      /* enum slo_status, rule below */
+    char reason[SLO_REASON_LENGTH];  /* why not optimal; "" when optimal */
+    int policy;                      /* the policy that planned */
+    size_t n_types;
+    struct slo_infer_gpu_type *types; /* [n_types]: the profiles as priced, owned */
+    size_t n_gpus;
+    struct slo_infer_gpu *gpus;      /* [n_gpus], owned; 0 GPUs when no plan */
+    size_t n_placements;
+    struct slo_infer_placement *placements; /* [n_placements], owned, grouped by GPU */
+    double cost_usd_per_h;           /* sum of the GPUs' prices, USD per hour */
+    double cost_lower_bound_usd_per_h; /* proven lower bound on any plan's cost
+                                          (rule below); 0 when no plan */
+    size_t n_violations;             /* placements with meets_slo = 0 or on a GPU over
+                                        100 % (baselines only; igniter: 0) */
+};
+
+void slo_infer_result_free(struct slo_infer_result *res);
+
+/*
+ * Price the GPU types (slo_infer_price_gpu, profile i with
+ * problem->instance_types[i]), plan the workloads with opt->policy
+ * (slo_ig_plan; opt NULL: defaults) and check every placement against its
+ * SLO (slo_ig_meets_slo). Source: iGniter (HEAD algorithm(), notes 2.2) and
+ * the baselines of notes 2.5, as slo_ig_plan.
+ *
+ * Status (result->status, enum slo_status) and reason:
+ *  - SLO_STATUS_OPTIMAL: every placement meets its SLO and the cost equals
+ *    the lower bound cost_lower_bound_usd_per_h (to 1e-9 USD/h), reason "".
+ *    The bound is the larger of (a) the cheapest GPU type's price (any plan
+ *    needs one GPU) and (b), with one GPU type whose interference terms
+ *    only add latency (every model's alpha_cache >= 0, kc >= 0 and bc >= 0,
+ *    Delta_sch(n) >= 0 for n >= 2, clock slope <= 0) and no workload
+ *    needing more than one GPU: price x ceil(sum_i r_min_i / 100), r_min_i
+ *    the least solo share (in units u, any batch 1..SLO_IG_MAX_BATCH) at
+ *    which workload i meets SLO/2 and its rate alone at the full clock
+ *    (notes 2.2 step 3) - no plan placing each workload on one GPU needs
+ *    fewer GPUs.
+ *  - SLO_STATUS_FEASIBLE_UNPROVEN: every placement meets its SLO, the cost
+ *    is above that bound (iGniter is a greedy heuristic); the reason gives
+ *    both costs.
+ *  - SLO_STATUS_INFEASIBLE: no plan; a workload cannot meet its SLO on any
+ *    GPU type even alone on a whole GPU, and the model proves it: on every
+ *    type that has its model, either moving one request over PCIe (d_in +
+ *    d_out)/B already exceeds SLO/2, or a lower bound on its latency at any
+ *    batch and share, alone or co-located, exceeds SLO/2 (solo at 100 %,
+ *    the full clock, co-runners' L2 terms at their least). The reason
+ *    names the workload ("workload 1 (ssd, 100 req/s, SLO 12 ms): no GPU
+ *    type can serve it: ..."), as slo_ig_plan's SLO_ERR_INFEASIBLE text.
+ *  - SLO_STATUS_INFEASIBLE_UNPROVEN: no plan meets every SLO and no proof:
+ *    a workload whose solo latency fits but that needs more than a million
+ *    dedicated GPUs, or a workload the bounds above cannot rule out (no
+ *    plan; reason names it), or a baseline plan (ffd, gslice, gpulets) with
+ *    violations - that plan is returned (n_gpus > 0, n_violations > 0) and
+ *    the reason counts the placements that miss.
+ *
+ * Errors (return value; the result is then empty, types NULL):
+ * SLO_ERR_INVALID (a policy out of range, n_types or n_workloads 0, a
+ * rate or SLO <= 0 or not finite, an unpriced profile with no catalog:
+ * slo_ig_plan's and slo_infer_price_gpu's texts), SLO_ERR_NOT_FOUND (a model
+ * no profile has, an instance type not in the catalog), SLO_ERR_NUMERIC,
+ * SLO_ERR_NOMEM. SLO_ERR_INFEASIBLE is never returned: it is a status.
+ */
+int slo_infer_solve(const struct slo_infer_problem *problem, const struct slo_infer_options *opt,
+                    struct slo_infer_result *result, slo_error_t *err);
 
 /* ------------------------------------------------------------------ */
 /* Accuracy against measured co-locations                              */
