@@ -10,8 +10,8 @@
  *   slo_train.h  training: spotDNN models, planners, loss fit
  *   slo_infer.h  inference: iGniter interference model and GPU placement
  *   slo_comm.h   gradient communication: link, simulator, policies, blocks
- * doc/api.md is the embedder's guide; doc/api/*.md show each planner's call in a
- * complete program (doc/examples/*.c, compiled and run by tests/api_examples.sh).
+ * doc/api.md is the embedder's guide; doc/api/ has each planner's call in a
+ * complete program (doc/examples/, compiled and run by tests/api_examples.sh).
  */
 #ifndef SLO_H
 #define SLO_H

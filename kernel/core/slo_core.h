@@ -85,7 +85,7 @@ enum slo_status {
                                            exists */
 };
 
-#define SLO_REASON_LENGTH 512
+#define SLO_REASON_LENGTH 2048
 
 /* "optimal", "feasible_unproven", "infeasible", "infeasible_unproven";
  * "unknown" for any other value. Never NULL. */
