@@ -33,7 +33,7 @@
 /* ------------------------------------------------------------------ */
 
 /* One reading: where the text came from and the first error. The readers
- * return -1 (or NULL) on failure, with c->rc and c->err set. */
+ * return c->rc (nonzero, SLO_ERR_*) or NULL on failure, with c->err set. */
 struct ctx {
     const char *source;
     slo_error_t *err;
@@ -49,7 +49,7 @@ static int fail(struct ctx *c, const char *fmt, ...)
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
     c->rc = slo__fail(c->err, SLO_ERR_INVALID, c->source, "%s", text);
-    return -1;
+    return c->rc;
 }
 
 /* A value for "found ...": a whole real says it is not an integer (trial
@@ -127,7 +127,7 @@ static int number(struct ctx *c, const json_t *o, const char *path, const char *
 {
     json_t *v = field(c, o, path, key, want);
     if (!v)
-        return -1;
+        return c->rc;
     if (!json_is_number(v) || !isfinite(json_number_value(v)) || json_number_value(v) < min ||
         json_number_value(v) > max)
         return bad(c, path, key, want, v);
@@ -144,7 +144,7 @@ static int num(struct ctx *c, const json_t *o, const char *path, const char *key
     snprintf(want, sizeof want, "a number %s %g%s", strict ? ">" : ">=", min,
              nullable ? " or null" : "");
     if (!(v = field(c, o, path, key, want)))
-        return -1;
+        return c->rc;
     if (nullable && json_is_null(v)) {
         *out = NAN;
         return 0;
@@ -163,7 +163,7 @@ static int integer(struct ctx *c, const json_t *o, const char *path, const char 
     json_t *v;
     snprintf(want, sizeof want, "an integer in [%lld, %lld]", min, max);
     if (!(v = field(c, o, path, key, want)))
-        return -1;
+        return c->rc;
     if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max)
         return bad(c, path, key, want, v);
     *out = json_integer_value(v);
@@ -176,7 +176,7 @@ static int string(struct ctx *c, const json_t *o, const char *path, const char *
     const char *want = nullable ? "a string or null" : "a string";
     json_t *v;
     if (!(v = field(c, o, path, key, want)))
-        return -1;
+        return c->rc;
     if (nullable && json_is_null(v)) {
         if (out)
             *out = NULL;
@@ -193,7 +193,7 @@ static int boolean(struct ctx *c, const json_t *o, const char *path, const char 
 {
     json_t *v;
     if (!(v = field(c, o, path, key, "true or false")))
-        return -1;
+        return c->rc;
     if (!json_is_boolean(v))
         return bad(c, path, key, "true or false", v);
     *out = json_is_true(v);
@@ -307,7 +307,7 @@ static int read_link(struct ctx *c, const json_t *root, struct slo_comm_link *li
     in.world_size = (int)world;
     if (in.world_size < 2)
         return fail(c, "mpi.world_size: expected at least 2 ranks (a link needs two ends), "
-                       "found %d", in.world_size), c->rc;
+                       "found %d", in.world_size);
     if (!(ceiling = object(c, root, "", "ceiling", 0)) ||
         number(c, ceiling, "ceiling", "memcpy_bytes_per_s", DBL_MIN, DBL_MAX, "a number > 0",
                &in.memcpy_bytes_per_s))
@@ -327,13 +327,13 @@ static int read_link(struct ctx *c, const json_t *root, struct slo_comm_link *li
     v = json_object_get(allreduce, "ring_model");
     if (v && json_is_null(v))
         return fail(c, "allreduce.ring_model: expected an object, found null (the profiler "
-                       "could not derive a ring link from this run)"), c->rc;
+                       "could not derive a ring link from this run)");
     if (!(ring = object(c, allreduce, "allreduce", "ring_model", 0)) ||
         integer(c, ring, "allreduce.ring_model", "workers", 2, SLO_COMM_MAX_WORKERS, &workers))
         return c->rc;
     if (workers != in.world_size)
         return fail(c, "allreduce.ring_model.workers: expected mpi.world_size = %d, found %lld",
-                    in.world_size, workers), c->rc;
+                    in.world_size, workers);
     snprintf(want, sizeof want, "a number in [0, %g] (seconds per ring step)",
              SLO_COMM_MAX_LATENCY_S);
     if (number(c, ring, "allreduce.ring_model", "alpha_s", 0, SLO_COMM_MAX_LATENCY_S, want,
@@ -342,21 +342,20 @@ static int read_link(struct ctx *c, const json_t *root, struct slo_comm_link *li
     v = json_object_get(ring, "suspect");
     if (!v || !json_is_boolean(v))
         return fail(c, "allreduce.ring_model.suspect: expected true or false, found %s",
-                    describe(v, found, sizeof found)), c->rc;
+                    describe(v, found, sizeof found));
     in.bandwidth_suspect = json_is_true(v);
     if (in.bandwidth_suspect) {
         json_t *r = json_object_get(ring, "suspect_reason");
         if (!json_is_string(r) || !json_string_length(r))
             return fail(c, "allreduce.ring_model.suspect_reason: expected a non-empty string "
-                           "(suspect is true), found %s", describe(r, found, sizeof found)),
-                   c->rc;
+                           "(suspect is true), found %s", describe(r, found, sizeof found));
         snprintf(in.suspect_reason, sizeof in.suspect_reason, "%s", json_string_value(r));
     }
     v = json_object_get(ring, "link_bandwidth_bytes_per_s");
     if (v && json_is_null(v) && beta == 0)
         return fail(c, "allreduce.ring_model.link_bandwidth_bytes_per_s: expected a number, "
                        "found null (the fit's beta is 0: the sizes measured do not determine a "
-                       "bandwidth; re-run slo-mpiprof with larger --sizes)"), c->rc;
+                       "bandwidth; re-run slo-mpiprof with larger --sizes)");
     snprintf(want, sizeof want, "a number in [%g, %g]", SLO_COMM_MIN_BANDWIDTH_BYTES_PER_S,
              SLO_COMM_MAX_BANDWIDTH_BYTES_PER_S);
     if (number(c, ring, "allreduce.ring_model", "link_bandwidth_bytes_per_s",
@@ -367,12 +366,11 @@ static int read_link(struct ctx *c, const json_t *root, struct slo_comm_link *li
     want_alpha = slo_comm_ring_latency_from_fit(alpha, (int)workers);
     if (!agrees(ring_alpha, want_alpha))
         return fail(c, "allreduce.ring_model.alpha_s: expected allreduce.fit.alpha_s / "
-                       "(2(p-1)) = %.10g, found %.10g", want_alpha, ring_alpha), c->rc;
+                       "(2(p-1)) = %.10g, found %.10g", want_alpha, ring_alpha);
     want_bw = slo_comm_ring_bandwidth_from_fit(beta, (int)workers);
     if (beta <= 0 || !agrees(ring_bw, want_bw))
         return fail(c, "allreduce.ring_model.link_bandwidth_bytes_per_s: expected 2(p-1) / (p "
-                       "allreduce.fit.beta_s_per_byte) = %.10g, found %.10g", want_bw, ring_bw),
-               c->rc;
+                       "allreduce.fit.beta_s_per_byte) = %.10g, found %.10g", want_bw, ring_bw);
     out.bandwidth_bytes_per_s = ring_bw;
     out.latency_s = ring_alpha;
     out.workers = (int)workers;
@@ -430,9 +428,9 @@ static int check_flag(struct ctx *c, const json_t *o, const char *path, double v
     int s;
     const char *r;
     if (boolean(c, o, path, "suspect", &s))
-        return -1;
+        return c->rc;
     if (s && (string(c, o, path, "suspect_reason", 0, &r) || !*r))
-        return c->rc ? -1 : fail(c, "%s.suspect_reason: expected a reason, found \"\"", path);
+        return c->rc ? c->rc : fail(c, "%s.suspect_reason: expected a reason, found \"\"", path);
     if (!s && (isnan(value) ||
                (ceiling > 0 && value > SLO_COMM_PROFILE_CEILING_FACTOR * ceiling)))
         return fail(c, "%s.suspect: expected true (%s %.4g is above %.2f x the ceiling %.4g), "
@@ -445,9 +443,9 @@ static int check_device(struct ctx *c, const json_t *d, const char *path, int ni
     double sp;
     if (string(c, d, path, "name", 0, NULL) || string(c, d, path, "backend", 0, NULL) ||
         string(c, d, path, "pci_busid", 1, NULL) || string(c, d, path, "pcie_bridge", 1, NULL))
-        return -1;
+        return c->rc;
     if (nic && num(c, d, path, "speed_bytes_per_s", 0, 1, 1, &sp))
-        return -1;
+        return c->rc;
     return 0;
 }
 
