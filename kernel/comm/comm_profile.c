@@ -52,31 +52,21 @@ static int fail(struct ctx *c, const char *fmt, ...)
     return c->rc;
 }
 
-/* A value for "found ...": a whole real says it is not an integer (trial
- * finding M10: "expected an integer ..., found 1" for 1.0). */
+/* A value for "found ...": slo__json_describe, with an array's length and a
+ * whole real saying it is not an integer (trial finding M10: "expected an
+ * integer ..., found 1" for 1.0). */
 static const char *describe(const json_t *v, char *buf, size_t len)
 {
     if (!v)
         snprintf(buf, len, "it missing");
-    else if (json_is_string(v))
-        snprintf(buf, len, "the string \"%.40s\"", json_string_value(v));
-    else if (json_is_integer(v))
-        snprintf(buf, len, "%lld", (long long)json_integer_value(v));
-    else if (json_is_real(v)) {
-        double x = json_real_value(v);
-        if (x == floor(x) && fabs(x) < 1e15)
-            snprintf(buf, len, "%.1f (a number with a fraction part, not an integer)", x);
-        else
-            snprintf(buf, len, "%.10g", x);
-    }
-    else if (json_is_boolean(v))
-        snprintf(buf, len, json_is_true(v) ? "true" : "false");
-    else if (json_is_null(v))
-        snprintf(buf, len, "null");
     else if (json_is_array(v))
         snprintf(buf, len, "an array of %zu", json_array_size(v));
+    else if (json_is_real(v) && json_real_value(v) == floor(json_real_value(v)) &&
+             fabs(json_real_value(v)) < 1e15)
+        snprintf(buf, len, "%.1f (a number with a fraction part, not an integer)",
+                 json_real_value(v));
     else
-        snprintf(buf, len, "an object");
+        slo__json_describe(v, buf, len);
     return buf;
 }
 
