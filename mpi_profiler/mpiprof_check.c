@@ -89,7 +89,8 @@ int mpiprof_check_file(const char *path)
         }
         printf("%s: %s: valid (schema_version %d, %d ranks, %lld pairs); ring link for slo "
                "comm: alpha %.4g us per step, B %.4g GB/s, %d workers%s\n",
-               MPIPROF_NAME, path, SLO_COMM_PROFILE_SCHEMA_VERSION, np, (long long)np * (np - 1) / 2,
+               MPIPROF_NAME, path, SLO_COMM_PROFILE_SCHEMA_VERSION, np,
+               (long long)np * (np - 1) / 2,
                link.latency_s * 1e6, link.bandwidth_bytes_per_s / 1e9, link.workers,
                info.bandwidth_suspect ? " (bandwidth flagged suspect)" : "");
     } else {

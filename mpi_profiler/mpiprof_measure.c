@@ -128,7 +128,8 @@ static void quiet_barrier(MPI_Comm comm)
     quiet_wait(&r);
 }
 
-static void progress(struct mpiprof_progress *pr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void progress(struct mpiprof_progress *pr, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 static void progress(struct mpiprof_progress *pr, const char *fmt, ...)
 {
     va_list ap;

@@ -439,6 +439,13 @@ static int check_device(struct ctx *c, const json_t *d, const char *path, int ni
     return 0;
 }
 
+/* nodes[node].memcpy_bytes_per_s (checked before the pairs are) */
+static double node_memcpy(const json_t *nodes, int node)
+{
+    return json_number_value(
+        json_object_get(json_array_get(nodes, (size_t)node), "memcpy_bytes_per_s"));
+}
+
 /* The schema walk of slo_comm_profile_check on a parsed document whose
  * schema_version open_profile has checked; *world_size = mpi.world_size. */
 static int check_document(struct ctx *c, const json_t *doc, long long *world_size)
@@ -586,7 +593,8 @@ static int check_document(struct ctx *c, const json_t *doc, long long *world_siz
             goto out;
         }
         if (factor != SLO_COMM_PROFILE_CEILING_FACTOR) {
-            fail(c, "ceiling.factor: expected %g, found %g", SLO_COMM_PROFILE_CEILING_FACTOR, factor);
+            fail(c, "ceiling.factor: expected %g, found %g", SLO_COMM_PROFILE_CEILING_FACTOR,
+                 factor);
             goto out;
         }
     }
@@ -651,8 +659,7 @@ static int check_document(struct ctx *c, const json_t *doc, long long *world_siz
                      json_array_size(bw), json_array_size(lat));
                 goto out;
             }
-            ceil_pair = fmin(json_number_value(json_object_get(json_array_get(nodes, (size_t)node_of[a]), "memcpy_bytes_per_s")),
-                             json_number_value(json_object_get(json_array_get(nodes, (size_t)node_of[bb]), "memcpy_bytes_per_s")));
+            ceil_pair = fmin(node_memcpy(nodes, node_of[a]), node_memcpy(nodes, node_of[bb]));
             if (!same && isfinite(nic) && nic < ceil_pair)
                 ceil_pair = nic;
             for (j = 0; j < n_sizes; j++) {
