@@ -1,21 +1,30 @@
 /*
  * mpiprof.h - modules of slo-mpiprof, the in-job-step MPI link profiler
- * (doc/mpiprof.md). Not installed.
+ * (doc/mpiprof.md). Not installed. The profiler uses only libslo's public
+ * API (slo_comm.h): the alpha-beta fit and its ring reading
+ * (slo_comm_fit_alpha_beta, slo_comm_ring_*_from_fit) and the one validator
+ * of its document (slo_comm_profile_check, slo_comm_profile_parse).
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #ifndef SLO_MPIPROF_H
 #define SLO_MPIPROF_H
 
 #include <jansson.h>
+#include <mpi.h>
 #include <stddef.h>
+#include <stdio.h>
+
+#include "slo_comm.h"
 
 #define MPIPROF_NAME "slo-mpiprof"
-#define MPIPROF_SCHEMA_VERSION 1
+#define MPIPROF_SCHEMA_VERSION SLO_COMM_PROFILE_SCHEMA_VERSION
 /* A figure above this factor x the physical ceiling (memcpy bandwidth of
  * the node, or the NIC speed when known) is flagged "suspect". */
-#define MPIPROF_CEILING_FACTOR 1.05
+#define MPIPROF_CEILING_FACTOR SLO_COMM_PROFILE_CEILING_FACTOR
 #define MPIPROF_MAX_SIZES 64
 #define MPIPROF_MAX_MESSAGE_BYTES (256u << 20)
+#define MPIPROF_HOST_LEN 256
+#define MPIPROF_BIND_LEN 128
 
 /* Run parameters (all ranks hold the same, parsed from the same argv). */
 struct mpiprof_params {
@@ -33,22 +42,91 @@ struct mpiprof_params {
     int memcpy_reps;
 };
 
-/* ---- mpiprof_fit.c ---- */
-struct mpiprof_fit {
-    double alpha_s, beta_s_per_byte;          /* t = alpha + beta * bytes */
-    double raw_alpha_s, raw_beta_s_per_byte;  /* unconstrained least squares */
-    int constrained;                          /* raw had a negative coefficient */
-    double rms_residual_s, max_relative_residual;
+/* ---- mpiprof_options.c (pure: no MPI) ---- */
+struct mpiprof_options {
+    struct mpiprof_params p;
+    const char *output, *check;
+    int help;
 };
-/*
- * Fit t_i = alpha + beta s_i (sizes s [n] bytes, times t [n] seconds > 0,
- * n >= 2) by least squares on relative residuals (rows scaled by 1/t_i),
- * LAPACKE_dgels. A negative coefficient is replaced by the best fit with
- * that coefficient at 0 (the 2-parameter non-negative least squares
- * solution). Residuals are of the returned fit: RMS in seconds and the
- * largest |fit - t| / t. Returns 0, or -1 when dgels fails or n < 2.
- */
-int mpiprof_fit_alpha_beta(const double *s, const double *t, size_t n, struct mpiprof_fit *fit);
+/* --help text */
+void mpiprof_usage(FILE *f);
+/* Parse argv (every rank parses the same); 0, or -1 with the message in
+ * msg ("--sizes: expected ..."). */
+int mpiprof_parse_options(int argc, char **argv, struct mpiprof_options *o, char *msg,
+                          size_t len);
+
+/* ---- mpiprof_measure.c: the run's ranks, errors, measurement phases ---- */
+struct mpiprof_progress {
+    int on, tty, step, total;
+};
+struct mpiprof_allreduce_point {
+    size_t bytes;
+    int reps;
+    double min_s, median_s; /* the slowest rank's time per repetition: min, median */
+    int verified;
+};
+/* What the phases share; the per-rank arrays and JSON only on rank 0. */
+struct mpiprof_run {
+    const struct mpiprof_params *p;
+    const char *launched;       /* "mpirun", "pmix" or NULL (singleton) */
+    int rank, np, node_rank;
+    MPI_Comm node_comm;         /* the ranks of this node */
+    double t_start;             /* MPI_Wtime at the start, s */
+    size_t n_pairs;
+    struct mpiprof_progress pr; /* rank 0 */
+    char host[MPIPROF_HOST_LEN];
+    double memcpy_bytes_per_s;  /* node leaders: the first pass */
+    char *hosts, *binds;        /* rank 0: [np] x HOST_LEN / BIND_LEN */
+    int *leaders;               /* rank 0: [np] node leader of each rank */
+    json_t *nodes, *pairs;      /* rank 0: nodes[], point_to_point.pairs[] (no flags yet) */
+    struct mpiprof_allreduce_point *ap; /* rank 0: [p->n_allreduce_sizes] */
+};
+
+/* This process's rank in MPI_COMM_WORLD, for the error paths below. */
+extern int mpiprof_rank;
+/* Test-only fault injection (--enable-test-hooks; always 0 without):
+ * 1 if SLO_MPIPROF_TEST_FAULT is "KIND:R" and R is this rank. */
+int mpiprof_test_fault(const char *kind);
+/* An error every rank has: rank 0 prints it, MPI_Abort(code); the other
+ * ranks wait for that abort. */
+void mpiprof_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+/* An error of this rank only: printed with its rank, MPI_Abort(code). */
+void mpiprof_die_local(int code, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3), noreturn));
+/* 64-byte aligned allocation; out of memory ends the job (die_local). */
+void *mpiprof_xalloc(size_t n);
+/* A JSON real, null when x is not finite. */
+json_t *mpiprof_num(double x);
+double mpiprof_now_s(void);
+
+/* The phases, in order; every rank calls each. */
+void mpiprof_nodes_setup(struct mpiprof_run *r);      /* node_comm, hosts, bindings */
+void mpiprof_memcpy_phase(struct mpiprof_run *r);     /* memcpy on node leaders */
+void mpiprof_node_documents(struct mpiprof_run *r);   /* leaders -> rank 0: nodes[] */
+void mpiprof_point_to_point(struct mpiprof_run *r);   /* every pair: pairs[] */
+void mpiprof_allreduce_phase(struct mpiprof_run *r);  /* allreduce over sizes: ap[] */
+void mpiprof_memcpy_again(struct mpiprof_run *r);     /* the better of two memcpy passes */
+
+/* ---- mpiprof_transport.c ---- */
+/* mpi.{library_version, mpi_version, transport} from MPI_T (new reference). */
+json_t *mpiprof_transport(void);
+
+/* ---- mpiprof_doc.c (rank 0) ---- */
+/* The document (doc/mpiprof.md) from the phases' results: ceilings, flags,
+ * summaries, the alpha-beta fit and its ring reading. New reference. */
+json_t *mpiprof_document(struct mpiprof_run *r);
+/* The document must pass --check and the link reader before it is written:
+ * on failure rank 0 says so and aborts (exit 1). */
+void mpiprof_self_check(json_t *doc, int np);
+
+/* ---- mpiprof_output.c ---- */
+#define MPIPROF_PATH_LEN 4096
+/* Rank 0 (collective: every rank calls it): check --output before any
+ * measurement (a temp file made and removed); a bad path ends the job. */
+void mpiprof_output_probe(const struct mpiprof_options *o, int rank);
+/* Rank 0: write the document to --output (temp file + rename) or stdout;
+ * a failure aborts the job. */
+void mpiprof_output_write(const struct mpiprof_options *o, json_t *doc);
 
 /* ---- mpiprof_topo.c ---- */
 /* The hwloc view of this node as a JSON object (doc/mpiprof.md "nodes[]
@@ -59,12 +137,9 @@ json_t *mpiprof_topology(void);
 void mpiprof_binding(char *buf, size_t len);
 
 /* ---- mpiprof_check.c ---- */
-/* Validate the document in path against the schema; print the result
- * (stdout on success, stderr on failure) and return the exit status: 0
- * valid, 2 invalid or unreadable. */
+/* Validate the document in path (slo_comm_profile_check, then the link
+ * reader); print the result (stdout on success, stderr on failure) and
+ * return the exit status: 0 valid, 2 invalid or unreadable. */
 int mpiprof_check_file(const char *path);
-/* Validate a loaded document; on failure write "FIELD: expected ..., found
- * ..." into msg and return -1. */
-int mpiprof_check_doc(const json_t *doc, char *msg, size_t len);
 
 #endif

@@ -1,16 +1,12 @@
 /*
- * mpiprof_check.c - `slo-mpiprof --check FILE`: validate a profile document
- * against the schema of doc/mpiprof.md (schema_version 1): every field's
- * presence, type, unit (by name) and range, and the consistency rules the
- * schema states (pairs and sizes complete and in order, summaries equal to
- * the figures, residuals recomputed from the points, ring figures derived
- * from the fit, every figure above 1.05 x its ceiling flagged suspect).
- * No MPI: runs as a plain command.
+ * mpiprof_check.c - `slo-mpiprof --check FILE`: read the file and hand it to
+ * libslo's one validator of the profile format, slo_comm_profile_check
+ * (kernel/comm/comm_profile.c: the schema of doc/mpiprof.md and its
+ * consistency rules), then to the link reader `slo comm --profile` uses,
+ * slo_comm_profile_parse. No MPI: runs as a plain command.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <errno.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,642 +15,40 @@
 #include "mpiprof.h"
 #include "slo_comm.h"
 
-struct ctx {
-    char *msg;
-    size_t len;
-};
-
-static int fail(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int fail(struct ctx *c, const char *fmt, ...)
+/* The whole of f as a NUL-terminated malloc'd text; NULL on a read error
+ * or out of memory (errno set). */
+static char *read_all(FILE *f)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(c->msg, c->len, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
-static const char *describe(const json_t *v, char *buf, size_t len)
-{
-    if (!v)
-        snprintf(buf, len, "it missing");
-    else if (json_is_string(v))
-        snprintf(buf, len, "the string \"%.40s\"", json_string_value(v));
-    else if (json_is_integer(v))
-        snprintf(buf, len, "%lld", (long long)json_integer_value(v));
-    else if (json_is_real(v)) { /* "1.0" is not an integer: show that it is a real (M10) */
-        double x = json_real_value(v);
-        if (x == floor(x) && fabs(x) < 1e15)
-            snprintf(buf, len, "%.1f (a number with a fraction part, not an integer)", x);
-        else
-            snprintf(buf, len, "%.10g", x);
-    }
-    else if (json_is_boolean(v))
-        snprintf(buf, len, json_is_true(v) ? "true" : "false");
-    else if (json_is_null(v))
-        snprintf(buf, len, "null");
-    else if (json_is_array(v))
-        snprintf(buf, len, "an array of %zu", json_array_size(v));
-    else
-        snprintf(buf, len, "an object");
-    return buf;
-}
-
-static const char *const unit_suffixes[] = {"_bytes_per_s", "_s_per_byte", "_bytes", "_s",
-                                            NULL};
-
-/* obj.key, or a failure naming path.key; a sibling with the same stem in
- * another unit is named ("found latency_us instead"). */
-static json_t *field(struct ctx *c, const json_t *obj, const char *path, const char *key,
-                     const char *want)
-{
-    json_t *v = json_object_get(obj, key);
-    size_t klen = strlen(key), slen = klen;
-    const char *k;
-    json_t *x;
-    if (v)
-        return v;
-    for (const char *const *u = unit_suffixes; *u; u++)
-        if (klen > strlen(*u) && strcmp(key + klen - strlen(*u), *u) == 0) {
-            slen = klen - strlen(*u);
-            break;
-        }
-    if (slen < klen)
-        json_object_foreach((json_t *)obj, k, x) {
-            if (strncmp(k, key, slen + 1) == 0 && strcmp(k, key) != 0) {
-                fail(c, "%s%s%s: expected %s, found \"%s\" instead (another unit: units are "
-                        "in the field names)", path, *path ? "." : "", key, want, k);
+    size_t len = 0, cap = 1 << 16, n;
+    char *text = malloc(cap), *bigger;
+    if (!text)
+        return NULL;
+    while ((n = fread(text + len, 1, cap - len - 1, f)) > 0) {
+        len += n;
+        if (cap - len - 1 == 0) {
+            if (!(bigger = realloc(text, cap * 2))) {
+                free(text);
+                errno = ENOMEM;
                 return NULL;
             }
+            text = bigger;
+            cap *= 2;
         }
-    fail(c, "%s%s%s: expected %s, found it missing", path, *path ? "." : "", key, want);
-    return NULL;
-}
-
-static int bad(struct ctx *c, const char *path, const char *key, const char *want,
-               const json_t *v)
-{
-    char found[96];
-    return fail(c, "%s%s%s: expected %s, found %s", path, *path ? "." : "", key, want,
-                describe(v, found, sizeof found));
-}
-
-/* number: > min (strict) or >= min; nullable: null allowed (*out = NAN) */
-static int num(struct ctx *c, const json_t *o, const char *path, const char *key, double min,
-               int strict, int nullable, double *out)
-{
-    char want[96];
-    json_t *v;
-    snprintf(want, sizeof want, "a number %s %g%s", strict ? ">" : ">=", min,
-             nullable ? " or null" : "");
-    if (!(v = field(c, o, path, key, want)))
-        return -1;
-    if (nullable && json_is_null(v)) {
-        *out = NAN;
-        return 0;
     }
-    if (!json_is_number(v) || !isfinite(json_number_value(v)) ||
-        (strict ? json_number_value(v) <= min : json_number_value(v) < min))
-        return bad(c, path, key, want, v);
-    *out = json_number_value(v);
-    return 0;
-}
-
-static int integer(struct ctx *c, const json_t *o, const char *path, const char *key,
-                   long long min, long long max, long long *out)
-{
-    char want[96];
-    json_t *v;
-    snprintf(want, sizeof want, "an integer in [%lld, %lld]", min, max);
-    if (!(v = field(c, o, path, key, want)))
-        return -1;
-    if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max)
-        return bad(c, path, key, want, v);
-    *out = json_integer_value(v);
-    return 0;
-}
-
-static int string(struct ctx *c, const json_t *o, const char *path, const char *key,
-                  int nullable, const char **out)
-{
-    const char *want = nullable ? "a string or null" : "a string";
-    json_t *v;
-    if (!(v = field(c, o, path, key, want)))
-        return -1;
-    if (nullable && json_is_null(v)) {
-        if (out)
-            *out = NULL;
-        return 0;
-    }
-    if (!json_is_string(v))
-        return bad(c, path, key, want, v);
-    if (out)
-        *out = json_string_value(v);
-    return 0;
-}
-
-static int boolean(struct ctx *c, const json_t *o, const char *path, const char *key, int *out)
-{
-    json_t *v;
-    if (!(v = field(c, o, path, key, "true or false")))
-        return -1;
-    if (!json_is_boolean(v))
-        return bad(c, path, key, "true or false", v);
-    *out = json_is_true(v);
-    return 0;
-}
-
-static json_t *object(struct ctx *c, const json_t *o, const char *path, const char *key,
-                      int nullable)
-{
-    const char *want = nullable ? "an object or null" : "an object";
-    json_t *v = field(c, o, path, key, want);
-    if (!v)
-        return NULL;
-    if (json_is_object(v) || (nullable && json_is_null(v)))
-        return v;
-    bad(c, path, key, want, v);
-    return NULL;
-}
-
-static json_t *array(struct ctx *c, const json_t *o, const char *path, const char *key,
-                     size_t min_len)
-{
-    char want[64];
-    json_t *v;
-    snprintf(want, sizeof want, "an array of at least %zu", min_len);
-    if (!(v = field(c, o, path, key, want)))
-        return NULL;
-    if (!json_is_array(v) || json_array_size(v) < min_len) {
-        bad(c, path, key, want, v);
+    if (ferror(f)) {
+        free(text);
         return NULL;
     }
-    return v;
-}
-
-static int element_object(struct ctx *c, const json_t *arr, size_t i, const char *path,
-                          const char *key, char *epath, size_t elen, json_t **out)
-{
-    json_t *e = json_array_get(arr, i);
-    char found[96];
-    snprintf(epath, elen, "%s%s%s[%zu]", path, *path ? "." : "", key, i);
-    if (!json_is_object(e))
-        return fail(c, "%s: expected an object, found %s", epath, describe(e, found, sizeof found));
-    *out = e;
-    return 0;
-}
-
-static int close_to(double a, double b, double rel)
-{
-    return fabs(a - b) <= rel * fmax(fabs(a), fabs(b)) + 1e-300;
-}
-
-/* suspect / suspect_reason, and: above factor x ceiling must be suspect */
-static int check_flag(struct ctx *c, const json_t *o, const char *path, double value,
-                      double ceiling, const char *what)
-{
-    int s;
-    const char *r;
-    if (boolean(c, o, path, "suspect", &s))
-        return -1;
-    if (s && (string(c, o, path, "suspect_reason", 0, &r) || !*r))
-        return *c->msg ? -1 : fail(c, "%s.suspect_reason: expected a reason, found \"\"", path);
-    if (!s && (isnan(value) || (ceiling > 0 && value > MPIPROF_CEILING_FACTOR * ceiling)))
-        return fail(c, "%s.suspect: expected true (%s %.4g is above %.2f x the ceiling %.4g), "
-                       "found false", path, what, value, MPIPROF_CEILING_FACTOR, ceiling);
-    return 0;
-}
-
-static int check_device(struct ctx *c, const json_t *d, const char *path, int nic)
-{
-    double sp;
-    if (string(c, d, path, "name", 0, NULL) || string(c, d, path, "backend", 0, NULL) ||
-        string(c, d, path, "pci_busid", 1, NULL) || string(c, d, path, "pcie_bridge", 1, NULL))
-        return -1;
-    if (nic && num(c, d, path, "speed_bytes_per_s", 0, 1, 1, &sp))
-        return -1;
-    return 0;
-}
-
-int mpiprof_check_doc(const json_t *doc, char *msg, size_t len)
-{
-    struct ctx cx = {msg, len}, *c = &cx;
-    char path[128], p2[256], p3[400];
-    long long ver, np, ll;
-    const char *mode;
-    json_t *mpi, *t, *nodes, *ranks, *ceiling, *pp, *sizes, *pairs, *ar, *pts, *fit, *ring, *e;
-    double d, ceil_memcpy = INFINITY, nic;
-    int b;
-    size_t i, j, n_nodes, n_sizes, n_pairs;
-    int *node_of = NULL;
-
-    msg[0] = '\0';
-    if (!json_is_object(doc))
-        return fail(c, "document: expected a JSON object, found another value");
-    if (integer(c, doc, "", "schema_version", 0, 1000000, &ver))
-        return -1;
-    if (ver != MPIPROF_SCHEMA_VERSION)
-        return fail(c, "schema_version: expected %d, found %lld (written by another version "
-                       "of slo-mpiprof)", MPIPROF_SCHEMA_VERSION, ver);
-    if (string(c, doc, "", "generator", 0, NULL) || string(c, doc, "", "created_utc", 0, NULL) ||
-        string(c, doc, "", "mode", 0, &mode) || num(c, doc, "", "elapsed_s", 0, 0, 0, &d))
-        return -1;
-    if (strcmp(mode, "quick") && strcmp(mode, "default"))
-        return fail(c, "mode: expected \"quick\" or \"default\", found \"%s\"", mode);
-
-    /* mpi */
-    if (!(mpi = object(c, doc, "", "mpi", 0)) ||
-        string(c, mpi, "mpi", "library_version", 0, NULL) ||
-        string(c, mpi, "mpi", "mpi_version", 0, NULL) ||
-        integer(c, mpi, "mpi", "world_size", 1, 1000000, &np) ||
-        string(c, mpi, "mpi", "launcher", 0, NULL) ||
-        string(c, mpi, "mpi", "slurm_job_id", 1, NULL) ||
-        !(t = object(c, mpi, "mpi", "transport", 0)) ||
-        boolean(c, t, "mpi.transport", "mpi_t_available", &b))
-        return -1;
-    {
-        json_t *pml = object(c, t, "mpi.transport", "pml", 0), *btl;
-        if (!pml || string(c, pml, "mpi.transport.pml", "selected", 0, NULL) ||
-            string(c, pml, "mpi.transport.pml", "mca_value", 1, NULL) ||
-            string(c, pml, "mpi.transport.pml", "source", 0, NULL) ||
-            !(btl = object(c, t, "mpi.transport", "btl", 0)) ||
-            string(c, btl, "mpi.transport.btl", "allowed", 0, NULL) ||
-            string(c, btl, "mpi.transport.btl", "source", 0, NULL) ||
-            string(c, t, "mpi.transport", "shared_memory_single_copy", 0, NULL))
-            return -1;
-    }
-
-    /* nodes */
-    if (!(nodes = array(c, doc, "", "nodes", 1)))
-        return -1;
-    n_nodes = json_array_size(nodes);
-    node_of = malloc(sizeof(int) * (size_t)np);
-    if (!node_of)
-        return fail(c, "out of memory");
-    for (long long r = 0; r < np; r++)
-        node_of[r] = -1;
-    for (i = 0; i < n_nodes; i++) {
-        json_t *nd, *rs, *topo, *x;
-        if (element_object(c, nodes, i, "", "nodes", path, sizeof path, &nd) ||
-            string(c, nd, path, "hostname", 0, NULL) || !(rs = array(c, nd, path, "ranks", 1)) ||
-            num(c, nd, path, "memcpy_bytes_per_s", 0, 1, 0, &d) ||
-            integer(c, nd, path, "memcpy_buffer_bytes", 1, 1LL << 40, &ll) ||
-            !(topo = object(c, nd, path, "topology", 0)))
-            goto out;
-        if (d < ceil_memcpy)
-            ceil_memcpy = d;
-        json_array_foreach(rs, j, x) {
-            long long r = json_is_integer(x) ? json_integer_value(x) : -1;
-            if (r < 0 || r >= np || node_of[r] >= 0) {
-                char found[96];
-                fail(c, "%s.ranks[%zu]: expected a rank in [0, %lld] not listed before, "
-                        "found %s", path, j, np - 1, describe(x, found, sizeof found));
-                goto out;
-            }
-            node_of[r] = (int)i;
-        }
-        snprintf(p2, sizeof p2, "%s.topology", path);
-        if (boolean(c, topo, p2, "available", &b))
-            goto out;
-        if (!b) {
-            if (string(c, topo, p2, "reason", 0, NULL))
-                goto out;
-        } else {
-            json_t *g, *n, *sh;
-            if (string(c, topo, p2, "hwloc_version", 0, NULL) ||
-                integer(c, topo, p2, "packages", 0, 1 << 20, &ll) ||
-                integer(c, topo, p2, "cores", 0, 1 << 24, &ll) ||
-                integer(c, topo, p2, "pus", 1, 1 << 24, &ll) ||
-                integer(c, topo, p2, "numa_nodes", 0, 1 << 20, &ll) ||
-                !(g = array(c, topo, p2, "gpus", 0)) || !(n = array(c, topo, p2, "nics", 0)) ||
-                !(sh = array(c, topo, p2, "shared_pcie_bridges", 0)))
-                goto out;
-            json_array_foreach(g, j, x) {
-                if (element_object(c, g, j, p2, "gpus", p3, sizeof p3, &x) ||
-                    check_device(c, x, p3, 0))
-                    goto out;
-            }
-            json_array_foreach(n, j, x) {
-                if (element_object(c, n, j, p2, "nics", p3, sizeof p3, &x) ||
-                    check_device(c, x, p3, 1))
-                    goto out;
-            }
-            json_array_foreach(sh, j, x) {
-                if (element_object(c, sh, j, p2, "shared_pcie_bridges", p3, sizeof p3, &x) ||
-                    string(c, x, p3, "pcie_bridge", 0, NULL) || !array(c, x, p3, "devices", 2))
-                    goto out;
-            }
-        }
-    }
-    for (long long r = 0; r < np; r++)
-        if (node_of[r] < 0) {
-            fail(c, "nodes: expected every rank 0..%lld on one node, found rank %lld on none",
-                 np - 1, r);
-            goto out;
-        }
-
-    /* ranks */
-    if (!(ranks = array(c, doc, "", "ranks", (size_t)np)))
-        goto out;
-    if ((long long)json_array_size(ranks) != np) {
-        fail(c, "ranks: expected %lld entries (mpi.world_size), found %zu", np,
-             json_array_size(ranks));
-        goto out;
-    }
-    json_array_foreach(ranks, i, e) {
-        long long r, node;
-        if (element_object(c, ranks, i, "", "ranks", path, sizeof path, &e) ||
-            integer(c, e, path, "rank", (long long)i, (long long)i, &r) ||
-            string(c, e, path, "hostname", 0, NULL) ||
-            integer(c, e, path, "node", node_of[i], node_of[i], &node) ||
-            string(c, e, path, "cpu_binding", 0, NULL))
-            goto out;
-    }
-
-    /* ceiling */
-    {
-        double memc, factor;
-        if (!(ceiling = object(c, doc, "", "ceiling", 0)) ||
-            num(c, ceiling, "ceiling", "memcpy_bytes_per_s", 0, 1, 0, &memc) ||
-            num(c, ceiling, "ceiling", "nic_bytes_per_s", 0, 1, 1, &nic) ||
-            num(c, ceiling, "ceiling", "factor", 1, 0, 0, &factor) ||
-            string(c, ceiling, "ceiling", "source", 0, NULL))
-            goto out;
-        if (!close_to(memc, ceil_memcpy, 1e-9)) {
-            fail(c, "ceiling.memcpy_bytes_per_s: expected the slowest node's "
-                    "memcpy_bytes_per_s %.10g, found %.10g", ceil_memcpy, memc);
-            goto out;
-        }
-        if (factor != MPIPROF_CEILING_FACTOR) {
-            fail(c, "ceiling.factor: expected %g, found %g", MPIPROF_CEILING_FACTOR, factor);
-            goto out;
-        }
-    }
-
-    /* point_to_point */
-    if (!(pp = object(c, doc, "", "point_to_point", 0)) ||
-        !(sizes = array(c, pp, "point_to_point", "sizes_bytes", 1)) ||
-        integer(c, pp, "point_to_point", "window", 1, 1 << 20, &ll) ||
-        string(c, pp, "point_to_point", "method", 0, NULL) ||
-        string(c, pp, "point_to_point", "direction", 0, NULL) ||
-        !(pairs = array(c, pp, "point_to_point", "pairs", 0)))
-        goto out;
-    n_sizes = json_array_size(sizes);
-    for (i = 0; i < n_sizes; i++) {
-        json_t *x = json_array_get(sizes, i);
-        if (!json_is_integer(x) || json_integer_value(x) < 1 ||
-            (i && json_integer_value(x) <= json_integer_value(json_array_get(sizes, i - 1)))) {
-            char found[96];
-            fail(c, "point_to_point.sizes_bytes[%zu]: expected an integer >= 1, larger than the "
-                    "one before, found %s", i, describe(x, found, sizeof found));
-            goto out;
-        }
-    }
-    n_pairs = (size_t)(np * (np - 1) / 2);
-    if (json_array_size(pairs) != n_pairs) {
-        fail(c, "point_to_point.pairs: expected %zu pairs (every pair of %lld ranks), found %zu",
-             n_pairs, np, json_array_size(pairs));
-        goto out;
-    }
-    {
-        long long a = 0, bb = 0;
-        double mn_bw = INFINITY, mx_bw = 0, mn_lat = INFINITY, mx_lat = 0, v;
-        long long n_suspect = 0, got_suspect;
-        json_t *sum;
-        for (i = 0; i < n_pairs; i++) {
-            json_t *pr, *bw, *lat, *x;
-            long long ra, rb;
-            int same;
-            double ceil_pair, large, small;
-            /* pairs in order (0,1), (0,2), ..., (1,2), ... */
-            if (++bb >= np)
-                a++, bb = a + 1;
-            if (i == 0)
-                a = 0, bb = 1;
-            if (element_object(c, pairs, i, "point_to_point", "pairs", path, sizeof path, &pr) ||
-                integer(c, pr, path, "rank_a", a, a, &ra) ||
-                integer(c, pr, path, "rank_b", bb, bb, &rb) ||
-                boolean(c, pr, path, "same_node", &same) ||
-                !(bw = array(c, pr, path, "bandwidth", n_sizes)) ||
-                !(lat = array(c, pr, path, "latency", n_sizes)) ||
-                num(c, pr, path, "large_message_bandwidth_bytes_per_s", 0, 1, 0, &large) ||
-                num(c, pr, path, "small_message_latency_s", 0, 1, 0, &small))
-                goto out;
-            if (same != (node_of[a] == node_of[bb])) {
-                fail(c, "%s.same_node: expected %s (nodes[].ranks), found %s", path,
-                     same ? "false" : "true", same ? "true" : "false");
-                goto out;
-            }
-            if (json_array_size(bw) != n_sizes || json_array_size(lat) != n_sizes) {
-                fail(c, "%s: expected %zu bandwidth and latency entries (one per "
-                        "point_to_point.sizes_bytes), found %zu and %zu", path, n_sizes,
-                     json_array_size(bw), json_array_size(lat));
-                goto out;
-            }
-            ceil_pair = fmin(json_number_value(json_object_get(json_array_get(nodes, (size_t)node_of[a]), "memcpy_bytes_per_s")),
-                             json_number_value(json_object_get(json_array_get(nodes, (size_t)node_of[bb]), "memcpy_bytes_per_s")));
-            if (!same && isfinite(nic) && nic < ceil_pair)
-                ceil_pair = nic;
-            for (j = 0; j < n_sizes; j++) {
-                long long sz = json_integer_value(json_array_get(sizes, j)), it;
-                int s;
-                if (element_object(c, bw, j, path, "bandwidth", p2, sizeof p2, &x) ||
-                    integer(c, x, p2, "size_bytes", sz, sz, &ll) ||
-                    num(c, x, p2, "bandwidth_bytes_per_s", 0, 1, 0, &v) ||
-                    integer(c, x, p2, "iterations", 1, 1LL << 40, &it) ||
-                    integer(c, x, p2, "window", 1, 1 << 20, &it) ||
-                    check_flag(c, x, p2, v, ceil_pair, "bandwidth_bytes_per_s") ||
-                    boolean(c, x, p2, "suspect", &s))
-                    goto out;
-                n_suspect += s;
-                if (j == n_sizes - 1 && !close_to(v, large, 1e-12)) {
-                    fail(c, "%s.large_message_bandwidth_bytes_per_s: expected the bandwidth "
-                            "at the largest size %.10g, found %.10g", path, v, large);
-                    goto out;
-                }
-                if (element_object(c, lat, j, path, "latency", p2, sizeof p2, &x) ||
-                    integer(c, x, p2, "size_bytes", sz, sz, &ll) ||
-                    num(c, x, p2, "latency_s", 0, 1, 0, &v) ||
-                    integer(c, x, p2, "iterations", 1, 1LL << 40, &it))
-                    goto out;
-                if (j == 0 && !close_to(v, small, 1e-12)) {
-                    fail(c, "%s.small_message_latency_s: expected the latency at the smallest "
-                            "size %.10g, found %.10g", path, v, small);
-                    goto out;
-                }
-            }
-            mn_bw = fmin(mn_bw, large), mx_bw = fmax(mx_bw, large);
-            mn_lat = fmin(mn_lat, small), mx_lat = fmax(mx_lat, small);
-        }
-        if (!(sum = object(c, pp, "point_to_point", "summary", 0)))
-            goto out;
-        {
-            const char *keys[4] = {"min_large_message_bandwidth_bytes_per_s",
-                                   "max_large_message_bandwidth_bytes_per_s",
-                                   "min_small_message_latency_s", "max_small_message_latency_s"};
-            double want[4] = {mn_bw, mx_bw, mn_lat, mx_lat};
-            for (int q = 0; q < 4; q++) {
-                if (num(c, sum, "point_to_point.summary", keys[q], 0, 1, 1, &v))
-                    goto out;
-                if (n_pairs ? !close_to(v, want[q], 1e-12) : !isnan(v)) {
-                    fail(c, "point_to_point.summary.%s: expected %.10g (over the pairs), "
-                            "found %.10g", keys[q], n_pairs ? want[q] : NAN, v);
-                    goto out;
-                }
-            }
-            if (integer(c, sum, "point_to_point.summary", "suspect_figures", 0, 1LL << 40,
-                        &got_suspect))
-                goto out;
-            if (got_suspect != n_suspect) {
-                fail(c, "point_to_point.summary.suspect_figures: expected %lld (flags in the "
-                        "pairs), found %lld", n_suspect, got_suspect);
-                goto out;
-            }
-        }
-    }
-
-    /* allreduce */
-    if (!(ar = object(c, doc, "", "allreduce", 0)) ||
-        string(c, ar, "allreduce", "method", 0, NULL) ||
-        string(c, ar, "allreduce", "datatype", 0, NULL) ||
-        boolean(c, ar, "allreduce", "verified", &b) ||
-        !(pts = array(c, ar, "allreduce", "points", 2)) ||
-        !(fit = object(c, ar, "allreduce", "fit", 1)) ||
-        !(ring = object(c, ar, "allreduce", "ring_model", 1)))
-        goto out;
-    if ((np >= 2) != json_is_object(fit) || (np >= 2) != json_is_object(ring)) {
-        fail(c, "allreduce.%s: expected %s for %lld rank%s, found %s",
-             (np >= 2) != json_is_object(fit) ? "fit" : "ring_model",
-             np >= 2 ? "an object" : "null", np, np > 1 ? "s" : "",
-             np >= 2 ? "null" : "an object");
-        goto out;
-    }
-    {
-        double alpha = 0, beta = 0, rms = 0, maxrel = 0, v, mn, med, algbw, busbw, x2, ft;
-        long long prev = 0, sz, reps;
-        int verified_all = 1, vv, cons, fit_min = 0;
-        const char *stat = NULL;
-        if (np >= 2 &&
-            (num(c, fit, "allreduce.fit", "alpha_s", 0, 0, 0, &alpha) ||
-             num(c, fit, "allreduce.fit", "beta_s_per_byte", 0, 0, 0, &beta) ||
-             num(c, fit, "allreduce.fit", "unconstrained_alpha_s", -INFINITY, 0, 0, &v) ||
-             num(c, fit, "allreduce.fit", "unconstrained_beta_s_per_byte", -INFINITY, 0, 0, &v) ||
-             boolean(c, fit, "allreduce.fit", "constrained", &cons) ||
-             string(c, fit, "allreduce.fit", "model", 0, NULL) ||
-             string(c, fit, "allreduce.fit", "method", 0, NULL) ||
-             string(c, fit, "allreduce.fit", "statistic", 0, &stat) ||
-             num(c, fit, "allreduce.fit", "rms_residual_s", 0, 0, 0, &rms) ||
-             num(c, fit, "allreduce.fit", "max_relative_residual", 0, 0, 0, &maxrel) ||
-             integer(c, fit, "allreduce.fit", "points", (long long)json_array_size(pts),
-                     (long long)json_array_size(pts), &ll)))
-            goto out;
-        /* the fit is to the minimum (slo-mpiprof since the trial: robust to
-         * a loaded machine) or, in older profiles, the median time */
-        if (np >= 2) {
-            if (!strcmp(stat, "min_time_s")) {
-                fit_min = 1;
-            } else if (strcmp(stat, "median_time_s") != 0) {
-                fail(c, "allreduce.fit.statistic: expected \"min_time_s\" or "
-                        "\"median_time_s\", found \"%s\"", stat);
-                goto out;
-            }
-        }
-        double sse = 0, mrel = 0, tmax = 0;
-        for (i = 0; i < json_array_size(pts); i++) {
-            json_t *x;
-            if (element_object(c, pts, i, "allreduce", "points", path, sizeof path, &x) ||
-                integer(c, x, path, "size_bytes", prev + 1, 1LL << 40, &sz) ||
-                integer(c, x, path, "repetitions", 1, 1LL << 40, &reps) ||
-                num(c, x, path, "min_time_s", 0, 1, 0, &mn) ||
-                num(c, x, path, "median_time_s", mn, 0, 0, &med) ||
-                num(c, x, path, "algorithm_bandwidth_bytes_per_s", 0, 1, 0, &algbw) ||
-                num(c, x, path, "bus_bandwidth_bytes_per_s", 0, 1, np < 2, &busbw) ||
-                boolean(c, x, path, "verified", &vv))
-                goto out;
-            prev = sz;
-            verified_all &= vv;
-            tmax = fmax(tmax, med);
-            if (!close_to(algbw, (double)sz / med, 1e-8)) {
-                fail(c, "%s.algorithm_bandwidth_bytes_per_s: expected size_bytes / "
-                        "median_time_s = %.10g, found %.10g", path, (double)sz / med, algbw);
-                goto out;
-            }
-            if (np >= 2) {
-                double f, rr;
-                if (!close_to(busbw, algbw * 2.0 * (double)(np - 1) / (double)np, 1e-8)) {
-                    fail(c, "%s.bus_bandwidth_bytes_per_s: expected algorithm bandwidth x "
-                            "2(p-1)/p = %.10g, found %.10g", path,
-                         algbw * 2.0 * (double)(np - 1) / (double)np, busbw);
-                    goto out;
-                }
-                if (check_flag(c, x, path, busbw, ceil_memcpy, "bus_bandwidth_bytes_per_s") ||
-                    num(c, x, path, "fit_time_s", -INFINITY, 0, 0, &f) ||
-                    num(c, x, path, "relative_residual", -INFINITY, 0, 0, &rr))
-                    goto out;
-                x2 = alpha + beta * (double)sz;
-                ft = fit_min ? mn : med;
-                if (!close_to(f, x2, 1e-8) || fabs(rr - (x2 - ft) / ft) > 1e-6) {
-                    fail(c, "%s.fit_time_s: expected alpha_s + beta_s_per_byte * size_bytes = "
-                            "%.10g (relative residual %.6g), found %.10g (%.6g)", path, x2,
-                         (x2 - ft) / ft, f, rr);
-                    goto out;
-                }
-                sse += (x2 - ft) * (x2 - ft);
-                mrel = fmax(mrel, fabs(x2 - ft) / ft);
-            }
-        }
-        if (verified_all != b) {
-            fail(c, "allreduce.verified: expected %s (all points verified?), found %s",
-                 verified_all ? "true" : "false", b ? "true" : "false");
-            goto out;
-        }
-        if (np >= 2) {
-            double ra, rb, want_b;
-            /* residuals recomputed from the points */
-            sse = sqrt(sse / (double)json_array_size(pts));
-            if (!close_to(rms, sse, 1e-6) && fabs(rms - sse) > 1e-9 * tmax) {
-                fail(c, "allreduce.fit.rms_residual_s: expected %.10g (from the points), found "
-                        "%.10g", sse, rms);
-                goto out;
-            }
-            if (fabs(maxrel - mrel) > 1e-6) {
-                fail(c, "allreduce.fit.max_relative_residual: expected %.10g (from the points), "
-                        "found %.10g", mrel, maxrel);
-                goto out;
-            }
-            if (integer(c, ring, "allreduce.ring_model", "workers", np, np, &ll) ||
-                string(c, ring, "allreduce.ring_model", "model", 0, NULL) ||
-                num(c, ring, "allreduce.ring_model", "alpha_s", 0, 0, 0, &ra) ||
-                num(c, ring, "allreduce.ring_model", "link_bandwidth_bytes_per_s", 0, 1, 1, &rb))
-                goto out;
-            if (!close_to(ra, alpha / (2.0 * (double)(np - 1)), 1e-8)) {
-                fail(c, "allreduce.ring_model.alpha_s: expected allreduce.fit.alpha_s / (2(p-1)) "
-                        "= %.10g, found %.10g", alpha / (2.0 * (double)(np - 1)), ra);
-                goto out;
-            }
-            want_b = beta > 0 ? 2.0 * (double)(np - 1) / ((double)np * beta) : NAN;
-            if (isnan(want_b) != isnan(rb) || (!isnan(rb) && !close_to(rb, want_b, 1e-8))) {
-                fail(c, "allreduce.ring_model.link_bandwidth_bytes_per_s: expected 2(p-1) / (p "
-                        "beta_s_per_byte) = %.10g, found %.10g", want_b, rb);
-                goto out;
-            }
-            if (check_flag(c, ring, "allreduce.ring_model", rb, ceil_memcpy,
-                           "link_bandwidth_bytes_per_s"))
-                goto out;
-        }
-    }
-out:
-    free(node_of);
-    return *msg ? -1 : 0;
+    text[len] = '\0';
+    return text;
 }
 
 int mpiprof_check_file(const char *path)
 {
-    json_error_t je;
-    json_t *doc;
-    char msg[768];
-    long long np;
     struct stat st;
+    slo_error_t err = {0};
+    int np = 0;
+    char *text;
     FILE *f = fopen(path, "r");
     /* plain words for a file that cannot be read (trial finding M10: jansson
      * said "line -1, column -1: unable to open" and, for a directory, "'['
@@ -671,40 +65,38 @@ int mpiprof_check_file(const char *path)
         fclose(f);
         return 2;
     }
-    doc = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
+    text = read_all(f);
     fclose(f);
-    if (!doc) {
-        fprintf(stderr, "%s: --check: %s: not a JSON document: line %d, column %d: %s\n",
-                MPIPROF_NAME, path, je.line, je.column, je.text);
+    if (!text) {
+        fprintf(stderr, "%s: --check: %s: cannot read: %s\n", MPIPROF_NAME, path,
+                strerror(errno));
         return 2;
     }
-    if (mpiprof_check_doc(doc, msg, sizeof msg)) {
-        fprintf(stderr, "%s: --check: %s: %s\n", MPIPROF_NAME, path, msg);
-        json_decref(doc);
+    if (slo_comm_profile_check(text, path, &np, &err)) {
+        fprintf(stderr, "%s: --check: %s: %s\n", MPIPROF_NAME, path, err.text);
+        free(text);
         return 2;
     }
-    np = json_integer_value(json_object_get(json_object_get(doc, "mpi"), "world_size"));
     if (np >= 2) {
         /* and slo comm --profile must accept it */
         struct slo_comm_link link;
         struct slo_comm_profile_info info;
-        slo_error_t err = {0};
-        if (slo_comm_profile_load(path, &link, &info, &err)) {
+        if (slo_comm_profile_parse(text, path, &link, &info, &err)) {
             fprintf(stderr, "%s: --check: %s: valid document, but the link reader rejects it: "
                             "%s\n", MPIPROF_NAME, path, err.text);
-            json_decref(doc);
+            free(text);
             return 2;
         }
-        printf("%s: %s: valid (schema_version %d, %lld ranks, %zu pairs); ring link for slo "
+        printf("%s: %s: valid (schema_version %d, %d ranks, %lld pairs); ring link for slo "
                "comm: alpha %.4g us per step, B %.4g GB/s, %d workers%s\n",
-               MPIPROF_NAME, path, MPIPROF_SCHEMA_VERSION, np,
-               json_array_size(json_object_get(json_object_get(doc, "point_to_point"), "pairs")),
+               MPIPROF_NAME, path, SLO_COMM_PROFILE_SCHEMA_VERSION, np,
+               (long long)np * (np - 1) / 2,
                link.latency_s * 1e6, link.bandwidth_bytes_per_s / 1e9, link.workers,
                info.bandwidth_suspect ? " (bandwidth flagged suspect)" : "");
     } else {
         printf("%s: %s: valid (schema_version %d, 1 rank: no link to measure)\n", MPIPROF_NAME,
-               path, MPIPROF_SCHEMA_VERSION);
+               path, SLO_COMM_PROFILE_SCHEMA_VERSION);
     }
-    json_decref(doc);
+    free(text);
     return 0;
 }

@@ -1,7 +1,11 @@
 /*
- * test_comm_profile.c - slo_comm_profile_parse / _load (kernel/comm/comm_profile.c):
- * the link (alpha, B, p) of kernel/comm/slo_comm.h read from a slo-mpiprof
- * profile (doc/mpiprof.md), with fixtures in tests/mpiprof/:
+ * test_comm_profile.c - the measured link of kernel/comm/slo_comm.h:
+ * the alpha-beta fit and its ring reading (kernel/comm/comm_link_fit.c:
+ * slo_comm_fit_alpha_beta, slo_comm_ring_*_from_fit) on hand-worked points
+ * and against a brute-force scan of the non-negative quadrant, and the
+ * profile validator (kernel/comm/comm_profile.c: slo_comm_profile_parse /
+ * _load, slo_comm_profile_check) on a slo-mpiprof profile (doc/mpiprof.md),
+ * with fixtures in tests/mpiprof/:
  *   reader-good.json        hand-made: fit alpha = 3e-5 s, beta = 1e-9 s/byte,
  *                           p = 4; ring model: alpha_step = alpha / (2(p-1))
  *                           = 5e-6 s, B = 2(p-1) / (p beta) = 6 / 4e-9 =
@@ -237,13 +241,344 @@ static void test_real_profile(void **state)
                  alpha + beta * 4194304.0, 1e-6);
 }
 
+
+/* ------------------------------------------------------------------ */
+/* The alpha-beta fit and its ring reading (comm_link_fit.c)           */
+/* ------------------------------------------------------------------ */
+
+/* Points on the line t = 2e-5 s + 1e-9 s/byte x bytes (20 us, 1 GB/s), the
+ * times written out by hand: the fit must give the line back. */
+static void test_fit_exact_line(void **state)
+{
+    const double s[] = {8, 1024, 65536, 1048576, 4194304};
+    const double t[] = {2.0008e-5, 2.1024e-5, 8.5536e-5, 1.068576e-3, 4.214304e-3};
+    struct slo_comm_alpha_beta f;
+    slo_error_t err = {0};
+    (void)state;
+    assert_int_equal(slo_comm_fit_alpha_beta(s, t, 5, &f, &err), SLO_OK);
+    assert_close(f.alpha_s, 2e-5, 1e-9);
+    assert_close(f.beta_s_per_byte, 1e-9, 1e-9);
+    assert_close(f.unconstrained_alpha_s, 2e-5, 1e-9);
+    assert_close(f.unconstrained_beta_s_per_byte, 1e-9, 1e-9);
+    assert_int_equal(f.constrained, 0);
+    assert_true(f.rms_residual_s < 1e-14);
+    assert_true(f.max_relative_residual < 1e-9);
+    /* two points determine the line too: 1 MB in 1.02 ms, 2 MB in 2.02 ms
+     * -> beta = 1 ms / 1e6 bytes = 1e-9, alpha = 1.02e-3 - 1e-3 = 2e-5 */
+    {
+        const double s2[] = {1e6, 2e6}, t2[] = {1.02e-3, 2.02e-3};
+        assert_int_equal(slo_comm_fit_alpha_beta(s2, t2, 2, &f, &err), SLO_OK);
+        assert_close(f.alpha_s, 2e-5, 1e-9);
+        assert_close(f.beta_s_per_byte, 1e-9, 1e-9);
+        assert_int_equal(f.constrained, 0);
+    }
+}
+
+/* Two points whose line has a negative coefficient: the NNLS optimum lies on
+ * a face, worked by hand. The relative SSE is sum ((a + b s_i - t_i) / t_i)^2.
+ * (a) s = {1, 2}, t = {2, 1}: free line a = 3, b = -1. Face a = 0: b =
+ *     sum(s/t) / sum((s/t)^2) = 2.5 / 4.25 = 10/17, SSE = (12/17)^2 + (3/17)^2
+ *     = 153/289 = 0.529; face b = 0: a = sum(1/t) / sum(1/t^2) = 1.5 / 1.25 =
+ *     1.2, SSE = 0.4^2 + 0.2^2 = 0.2: the fit is a = 1.2, b = 0; residuals
+ *     -0.8 and 0.2 s: rms sqrt(0.34), max relative 0.8 / 2 = 0.4.
+ * (b) s = {1, 2}, t = {1, 3}: free a = -1, b = 2. Face a = 0: b = (5/3) /
+ *     (13/9) = 15/13, SSE = (2/13)^2 + (3/13)^2 = 1/13 = 0.077; face b = 0: a
+ *     = (4/3) / (10/9) = 1.2, SSE = 0.2^2 + 0.6^2 = 0.4: the fit is a = 0, b =
+ *     15/13; residuals 2/13 and -9/13: rms sqrt(85/338), max relative 3/13. */
+static void test_fit_nnls_faces_by_hand(void **state)
+{
+    const double s[] = {1, 2}, ta[] = {2, 1}, tb[] = {1, 3};
+    struct slo_comm_alpha_beta f;
+    slo_error_t err = {0};
+    (void)state;
+    assert_int_equal(slo_comm_fit_alpha_beta(s, ta, 2, &f, &err), SLO_OK);
+    assert_int_equal(f.constrained, 1);
+    assert_close(f.unconstrained_alpha_s, 3, 1e-9);
+    assert_close(f.unconstrained_beta_s_per_byte, -1, 1e-9);
+    assert_close(f.alpha_s, 1.2, 1e-12);
+    assert_true(f.beta_s_per_byte == 0);
+    assert_close(f.rms_residual_s, sqrt(0.34), 1e-12);
+    assert_close(f.max_relative_residual, 0.4, 1e-12);
+
+    assert_int_equal(slo_comm_fit_alpha_beta(s, tb, 2, &f, &err), SLO_OK);
+    assert_int_equal(f.constrained, 1);
+    assert_close(f.unconstrained_alpha_s, -1, 1e-9);
+    assert_close(f.unconstrained_beta_s_per_byte, 2, 1e-9);
+    assert_true(f.alpha_s == 0);
+    assert_close(f.beta_s_per_byte, 15.0 / 13, 1e-12);
+    assert_close(f.rms_residual_s, sqrt(85.0 / 338), 1e-12);
+    assert_close(f.max_relative_residual, 3.0 / 13, 1e-12);
+}
+
+static double rel_sse(const double *s, const double *t, size_t n, double a, double b)
+{
+    double e = 0;
+    for (size_t i = 0; i < n; i++)
+        e += ((a + b * s[i] - t[i]) / t[i]) * ((a + b * s[i] - t[i]) / t[i]);
+    return e;
+}
+
+/* The minimum of the relative SSE along one face (which = 0: alpha = 0,
+ * scan beta; 1: beta = 0, scan alpha) over [0, hi]: a grid of 20001 points,
+ * then 20001 points across the best cell's neighbours. */
+static double scan_face(const double *s, const double *t, size_t n, int which, double hi,
+                        double *arg)
+{
+    double lo = 0, best = INFINITY, x = 0;
+    for (int level = 0; level < 2; level++) {
+        double step = (hi - lo) / 20000, c = x;
+        for (int i = 0; i <= 20000; i++) {
+            double v = lo + step * i;
+            double e = which ? rel_sse(s, t, n, v, 0) : rel_sse(s, t, n, 0, v);
+            if (e < best)
+                best = e, c = v;
+        }
+        x = c;
+        lo = fmax(0, c - 2 * step);
+        hi = c + 2 * step;
+    }
+    *arg = x;
+    return best;
+}
+
+/* Allreduce-like times that fall with size (a loaded run): the free fit's
+ * beta is negative; the fit must be the better face's minimum found by a
+ * brute-force scan, and no point of a grid over the whole quadrant alpha,
+ * beta >= 0 may do better. */
+static void test_fit_nnls_brute_force(void **state)
+{
+    const double s[] = {1000, 2000, 4000, 8000};
+    const double t[] = {5e-6, 4.9e-6, 4.7e-6, 4.75e-6};
+    struct slo_comm_alpha_beta f;
+    slo_error_t err = {0};
+    double a0, b0, e_a0, e_b0, e_fit, e_grid = INFINITY;
+    (void)state;
+    assert_int_equal(slo_comm_fit_alpha_beta(s, t, 4, &f, &err), SLO_OK);
+    assert_true(f.unconstrained_beta_s_per_byte < 0);
+    assert_int_equal(f.constrained, 1);
+    e_b0 = scan_face(s, t, 4, 0, 2 * 5e-6 / 1000, &b0); /* alpha = 0 */
+    e_a0 = scan_face(s, t, 4, 1, 2 * 5e-6, &a0);        /* beta = 0 */
+    e_fit = rel_sse(s, t, 4, f.alpha_s, f.beta_s_per_byte);
+    if (e_a0 <= e_b0) {
+        assert_true(f.beta_s_per_byte == 0);
+        assert_close(f.alpha_s, a0, 1e-6);
+    } else {
+        assert_true(f.alpha_s == 0);
+        assert_close(f.beta_s_per_byte, b0, 1e-6);
+    }
+    assert_true(e_fit <= fmin(e_a0, e_b0) * (1 + 1e-9));
+    for (int i = 0; i <= 400; i++)
+        for (int j = 0; j <= 400; j++)
+            e_grid = fmin(e_grid, rel_sse(s, t, 4, 1e-5 * i / 400, 5e-9 * j / 400));
+    assert_true(e_fit <= e_grid * (1 + 1e-9));
+    /* the residuals reported are the returned fit's */
+    {
+        double sq = 0, mx = 0;
+        for (int i = 0; i < 4; i++) {
+            double r = f.alpha_s + f.beta_s_per_byte * s[i] - t[i];
+            sq += r * r;
+            mx = fmax(mx, fabs(r) / t[i]);
+        }
+        assert_close(f.rms_residual_s, sqrt(sq / 4), 1e-12);
+        assert_close(f.max_relative_residual, mx, 1e-12);
+    }
+}
+
+/* The fit the profiler wrote into real-quick-np4.json (before the fit moved
+ * into libslo: mpi_profiler/mpiprof_fit.c) is what slo_comm_fit_alpha_beta
+ * gives on the document's own points (min_time_s), to the 10 significant
+ * digits the profiler writes. (This older document fitted median_time_s:
+ * the times are those its fit.statistic names.) */
+static void test_fit_reproduces_real_profile(void **state)
+{
+    json_error_t je;
+    json_t *doc = json_load_file(fixture("real-quick-np4.json"), 0, &je), *ar, *fit, *pt;
+    double s[64], t[64];
+    size_t n, i;
+    struct slo_comm_alpha_beta f;
+    slo_error_t err = {0};
+    const char *stat;
+    (void)state;
+    assert_non_null(doc);
+    ar = json_object_get(doc, "allreduce");
+    fit = json_object_get(ar, "fit");
+    stat = json_string_value(json_object_get(fit, "statistic"));
+    assert_non_null(stat);
+    n = json_array_size(json_object_get(ar, "points"));
+    assert_true(n >= 2 && n <= 64);
+    json_array_foreach(json_object_get(ar, "points"), i, pt) {
+        s[i] = (double)json_integer_value(json_object_get(pt, "size_bytes"));
+        t[i] = json_number_value(json_object_get(pt, stat));
+    }
+    assert_int_equal(slo_comm_fit_alpha_beta(s, t, n, &f, &err), SLO_OK);
+#define FIELD(name) json_number_value(json_object_get(fit, name))
+    assert_close(f.alpha_s, FIELD("alpha_s"), 1e-8);
+    assert_close(f.beta_s_per_byte, FIELD("beta_s_per_byte"), 1e-8);
+    assert_close(f.unconstrained_alpha_s, FIELD("unconstrained_alpha_s"), 1e-8);
+    assert_close(f.unconstrained_beta_s_per_byte, FIELD("unconstrained_beta_s_per_byte"), 1e-8);
+    assert_close(f.rms_residual_s, FIELD("rms_residual_s"), 1e-8);
+    assert_close(f.max_relative_residual, FIELD("max_relative_residual"), 1e-8);
+#undef FIELD
+    assert_int_equal(f.constrained, json_is_true(json_object_get(fit, "constrained")));
+    json_decref(doc);
+}
+
+static void expect_fit_error(const double *s, const double *t, size_t n, int code,
+                             const char *needle)
+{
+    struct slo_comm_alpha_beta f;
+    slo_error_t err = {0};
+    memset(&f, 0x5a, sizeof f);
+    f.alpha_s = -7;
+    if (slo_comm_fit_alpha_beta(s, t, n, &f, &err) != code || !strstr(err.text, needle)) {
+        print_error("rc %d (want %d): %s: %s\n", err.code, code, err.source, err.text);
+        fail();
+    }
+    assert_true(f.alpha_s == -7); /* unchanged */
+}
+
+static void test_fit_errors(void **state)
+{
+    const double s[] = {8, 4096, 65536}, t[] = {1e-5, 2e-5, 3e-5};
+    const double t0[] = {1e-5, 0, 3e-5}, tn[] = {1e-5, NAN, 3e-5};
+    const double same[] = {4096, 4096, 4096}, sneg[] = {8, -1, 65536};
+    (void)state;
+    expect_fit_error(s, t, 1, SLO_ERR_INVALID, "expected at least 2 measured sizes, found 1");
+    expect_fit_error(s, t, 0, SLO_ERR_INVALID, "expected at least 2 measured sizes, found 0");
+    expect_fit_error(s, t0, 3, SLO_ERR_INVALID, "point 1: expected a size >= 0 and a finite "
+                                                "time > 0");
+    expect_fit_error(s, tn, 3, SLO_ERR_INVALID, "point 1");
+    expect_fit_error(sneg, t, 3, SLO_ERR_INVALID, "point 1");
+    expect_fit_error(same, t, 3, SLO_ERR_INVALID, "expected at least 2 different sizes");
+    expect_fit_error(NULL, t, 3, SLO_ERR_INVALID, "found NULL");
+    expect_fit_error(s, NULL, 3, SLO_ERR_INVALID, "found NULL");
+    {
+        slo_error_t err = {0};
+        assert_int_equal(slo_comm_fit_alpha_beta(s, t, 3, NULL, &err), SLO_ERR_INVALID);
+    }
+}
+
+/* The ring reading (slo_comm.h, Transport): a ring allreduce of s bytes over
+ * p workers takes 2(p-1) alpha_step + 2(p-1)/p s / B = alpha + beta s. By
+ * hand for reader-good.json's fit: alpha = 3e-5 s, beta = 1e-9 s/byte, p = 4:
+ * alpha_step = 3e-5 / 6 = 5e-6 s, B = 6 / (4 x 1e-9) = 1.5e9 bytes/s; p = 2:
+ * alpha / 2 and 1 / beta. */
+static void test_ring_readings(void **state)
+{
+    struct slo_comm_link l;
+    slo_error_t err = {0};
+    (void)state;
+    assert_close(slo_comm_ring_latency_from_fit(3e-5, 4), 5e-6, 1e-15);
+    assert_close(slo_comm_ring_bandwidth_from_fit(1e-9, 4), 1.5e9, 1e-15);
+    assert_close(slo_comm_ring_latency_from_fit(3e-5, 2), 1.5e-5, 1e-15);
+    assert_close(slo_comm_ring_bandwidth_from_fit(1e-9, 2), 1e9, 1e-15);
+    assert_true(isnan(slo_comm_ring_latency_from_fit(3e-5, 1)));
+    assert_true(isnan(slo_comm_ring_bandwidth_from_fit(1e-9, 1)));
+    assert_true(isnan(slo_comm_ring_bandwidth_from_fit(-1e-9, 4)));
+    assert_true(isinf(slo_comm_ring_bandwidth_from_fit(0, 4)));
+
+    assert_int_equal(slo_comm_ring_link_from_fit(3e-5, 1e-9, 4, &l, &err), SLO_OK);
+    assert_close(l.latency_s, 5e-6, 1e-15);
+    assert_close(l.bandwidth_bytes_per_s, 1.5e9, 1e-15);
+    assert_int_equal(l.workers, 4);
+    assert_int_equal(l.collective, SLO_COMM_RING);
+    assert_int_equal(l.max_in_flight, 0);
+    assert_int_equal(slo_comm_link_check(&l, &err), SLO_OK);
+    /* the link's own time for 1 MB is the fit's: 3e-5 + 1e-9 x 1e6 */
+    assert_close(slo_comm_message_latency_s(&l) +
+                     slo_comm_bytes_factor(&l) * 1e6 / l.bandwidth_bytes_per_s,
+                 3e-5 + 1e-3, 1e-12);
+    /* beta 0: an infinite bandwidth, clamped to the header's limit */
+    assert_int_equal(slo_comm_ring_link_from_fit(3e-5, 0, 4, &l, &err), SLO_OK);
+    assert_true(l.bandwidth_bytes_per_s == SLO_COMM_MAX_BANDWIDTH_BYTES_PER_S);
+    /* a latency above the limit is clamped too: 60 s / 6 = 10 s per step */
+    assert_int_equal(slo_comm_ring_link_from_fit(60, 1e-9, 4, &l, &err), SLO_OK);
+    assert_true(l.latency_s == SLO_COMM_MAX_LATENCY_S);
+
+    sentinel(&l); /* failures leave it alone */
+    assert_int_equal(slo_comm_ring_link_from_fit(3e-5, 1e-9, 1, &l, &err), SLO_ERR_INVALID);
+    assert_non_null(strstr(err.text, "found 1"));
+    assert_int_equal(slo_comm_ring_link_from_fit(-3e-5, 1e-9, 4, &l, &err), SLO_ERR_INVALID);
+    assert_int_equal(slo_comm_ring_link_from_fit(3e-5, NAN, 4, &l, &err), SLO_ERR_INVALID);
+    assert_int_equal(slo_comm_ring_link_from_fit(3e-5, 1e-9, 4, NULL, &err), SLO_ERR_INVALID);
+    assert_sentinel(&l);
+}
+
+/* ------------------------------------------------------------------ */
+/* The whole document (slo_comm_profile_check, what --check runs)      */
+/* ------------------------------------------------------------------ */
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    long n;
+    char *text;
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    rewind(f);
+    text = malloc((size_t)n + 1);
+    assert_non_null(text);
+    assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
+    text[n] = '\0';
+    fclose(f);
+    return text;
+}
+
+static void expect_check_error(const char *text, const char *needle)
+{
+    slo_error_t err = {0};
+    int np = -7;
+    if (slo_comm_profile_check(text, "doc.json", &np, &err) != SLO_ERR_INVALID ||
+        !strstr(err.text, needle)) {
+        print_error("want \"%s\", got %s: %s\n", needle, err.source, err.text);
+        fail();
+    }
+    assert_string_equal(err.source, "doc.json");
+    assert_int_equal(np, -7);
+}
+
+static void test_check_document(void **state)
+{
+    char *real = slurp(fixture("real-quick-np4.json")), *good = slurp(fixture("reader-good.json"));
+    slo_error_t err = {0};
+    int np = 0;
+    (void)state;
+    assert_int_equal(slo_comm_profile_check(real, "real.json", &np, &err), SLO_OK);
+    assert_int_equal(np, 4);
+    assert_int_equal(slo_comm_profile_check(real, NULL, NULL, &err), SLO_OK);
+    /* the link reader's fixture is a part of a document only */
+    expect_check_error(good, "generator: expected a string, found it missing");
+    expect_check_error("{\"schema_version\": 1,", "not a JSON document: line 1, column");
+    expect_check_error("[1]", "document: expected a JSON object");
+    expect_check_error("{}", "schema_version: expected 1 (a slo-mpiprof profile), found it "
+                             "missing");
+    expect_check_error("{\"schema_version\": 1.0}",
+                       "schema_version: expected an integer in [0, 1000000], found 1.0 (a "
+                       "number with a fraction part, not an integer)");
+    expect_check_error("{\"schema_version\": 2}", "schema_version: expected 1, found 2");
+    /* one figure changed: the residual is recomputed from the points */
+    {
+        char *p = strstr(real, "\"max_relative_residual\": ");
+        assert_non_null(p);
+        p += strlen("\"max_relative_residual\": ");
+        p[0] = '9'; /* 0.65... -> 9.65... */
+        expect_check_error(real, "allreduce.fit.max_relative_residual: expected ");
+    }
+    free(real);
+    free(good);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_good_hand),      cmocka_unit_test(test_missing_field),
         cmocka_unit_test(test_wrong_type),     cmocka_unit_test(test_wrong_units),
         cmocka_unit_test(test_suspect),        cmocka_unit_test(test_inline_errors),
-        cmocka_unit_test(test_real_profile),
+        cmocka_unit_test(test_real_profile),   cmocka_unit_test(test_fit_exact_line),
+        cmocka_unit_test(test_fit_nnls_faces_by_hand), cmocka_unit_test(test_fit_nnls_brute_force),
+        cmocka_unit_test(test_fit_errors),     cmocka_unit_test(test_ring_readings),
+        cmocka_unit_test(test_fit_reproduces_real_profile), cmocka_unit_test(test_check_document),
     };
     return cmocka_run_group_tests_name("comm_profile", tests, NULL, NULL);
 }

@@ -31,13 +31,14 @@ static double rel_sse(const double *s, const double *t, size_t n, double a, doub
 }
 
 int slo_comm_fit_alpha_beta(const double *bytes, const double *time_s, size_t n,
-                            struct slo_comm_alpha_beta *fit, slo_error_t *err)
+                            struct slo_comm_alpha_beta *out, slo_error_t *err)
 {
     const double *s = bytes, *t = time_s;
+    struct slo_comm_alpha_beta result, *fit = &result;
     double *a, *y;
     lapack_int info;
 
-    if (!bytes || !time_s || !fit)
+    if (!bytes || !time_s || !out)
         return slo__fail(err, SLO_ERR_INVALID, "alpha-beta fit", "expected the sizes, "
                          "times and fit, found NULL");
     if (n < 2)
@@ -48,6 +49,15 @@ int slo_comm_fit_alpha_beta(const double *bytes, const double *time_s, size_t n,
             return slo__fail(err, SLO_ERR_INVALID, "alpha-beta fit",
                              "point %zu: expected a size >= 0 and a finite time > 0, found "
                              "%g bytes, %g s", i, s[i], t[i]);
+    {
+        size_t i = 1;
+        while (i < n && s[i] == s[0])
+            i++;
+        if (i == n) /* the columns [1/t, s/t] are proportional: no line */
+            return slo__fail(err, SLO_ERR_INVALID, "alpha-beta fit",
+                             "expected at least 2 different sizes, found every one %g bytes",
+                             s[0]);
+    }
     a = malloc(2 * n * sizeof *a);
     y = malloc(n * sizeof *y);
     if (!a || !y) {
@@ -69,7 +79,7 @@ int slo_comm_fit_alpha_beta(const double *bytes, const double *time_s, size_t n,
         free(y);
         return slo__fail(err, SLO_ERR_NUMERIC, "alpha-beta fit",
                          "LAPACKE_dgels failed (info %d): the sizes do not determine a "
-                         "line (all equal?)", (int)info);
+                         "line", (int)info);
     }
     fit->unconstrained_alpha_s = y[0];
     fit->unconstrained_beta_s_per_byte = y[1] / 1e6;
@@ -108,6 +118,7 @@ int slo_comm_fit_alpha_beta(const double *bytes, const double *time_s, size_t n,
             fit->max_relative_residual = fabs(r) / t[i];
     }
     fit->rms_residual_s = sqrt(fit->rms_residual_s / (double)n);
+    *out = result;
     return SLO_OK;
 }
 

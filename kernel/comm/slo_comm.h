@@ -294,9 +294,12 @@ struct slo_comm_alpha_beta {
  * by least squares on relative residuals (LAPACKE_dgels, rows scaled by 1/t),
  * bounded to alpha, beta >= 0 (the better NNLS face when the free fit has a
  * negative coefficient). Source: Hockney's model; research notes 6.1.
- * Errors: SLO_ERR_INVALID (n < 2, a non-finite or non-positive time, a
- * negative size; text names the point), SLO_ERR_NUMERIC (dgels failed, e.g.
- * every size equal), SLO_ERR_NOMEM.
+ * Arrays: bytes[n] and time_s[n], n >= 2 points with at least 2 different
+ * sizes. Errors (source "alpha-beta fit"): SLO_ERR_INVALID (NULL arrays,
+ * n < 2, a non-finite or non-positive time, a negative or non-finite size -
+ * text names the point -, every size equal: no line through the points),
+ * SLO_ERR_NUMERIC (dgels failed), SLO_ERR_NOMEM. On failure *fit is
+ * unchanged.
  */
 int slo_comm_fit_alpha_beta(const double *bytes, const double *time_s, size_t n,
                             struct slo_comm_alpha_beta *fit, slo_error_t *err);
@@ -512,6 +515,10 @@ void slo_comm_steps_free(struct slo_comm_steps *steps);
 
 /* schema_version of the slo-mpiprof documents this reader accepts. */
 #define SLO_COMM_PROFILE_SCHEMA_VERSION 1
+/* A bandwidth above this factor x its physical ceiling (the memcpy
+ * bandwidth of the node, bytes/s, or the NIC speed when known) must be
+ * flagged "suspect" by the profiler (doc/mpiprof.md "ceiling"). */
+#define SLO_COMM_PROFILE_CEILING_FACTOR 1.05
 
 /* What a profile says besides the link (for front ends that report it). */
 struct slo_comm_profile_info {
@@ -559,6 +566,31 @@ int slo_comm_profile_parse(const char *text, const char *source, struct slo_comm
  * cannot be read; source is the path). */
 int slo_comm_profile_load(const char *path, struct slo_comm_link *link,
                           struct slo_comm_profile_info *info, slo_error_t *err);
+
+/*
+ * Validate a whole slo-mpiprof document (text: JSON, schema doc/mpiprof.md,
+ * schema_version SLO_COMM_PROFILE_SCHEMA_VERSION): what `slo-mpiprof
+ * --check` and the profiler's self-check run. Every field's presence, type,
+ * unit (units are in the field names: bytes, s, bytes/s, s/byte) and range,
+ * and the schema's consistency rules: every rank on one node and every pair
+ * (0,1), (0,2), ..., (1,2), ... in order with one bandwidth and latency entry
+ * per point_to_point.sizes_bytes; summaries equal to the pair figures; the
+ * ceiling the slowest node's memcpy; every bandwidth above
+ * SLO_COMM_PROFILE_CEILING_FACTOR x its ceiling (memcpy of the pair's nodes,
+ * the NIC across nodes) flagged suspect with a reason; allreduce bandwidths
+ * equal to size / median time (bus: x 2(p-1)/p); the fit's residuals
+ * recomputed from the points (relative 1e-6); the ring figures derived from
+ * the fit as slo_comm_profile_parse reads them (relative 1e-8). A 1-rank
+ * document (fit and ring_model null) is valid; slo_comm_profile_parse is
+ * what says whether a document gives a link. *world_size (may be NULL)
+ * receives mpi.world_size on success.
+ * Errors: SLO_ERR_INVALID, source = source (NULL: "profile"), text
+ * "FIELD: expected ..., found ..." for the first rule broken ("not a JSON
+ * document: line L, column C: malformed JSON: ..." for text that is not
+ * JSON); SLO_ERR_NOMEM.
+ */
+int slo_comm_profile_check(const char *text, const char *source, int *world_size,
+                           slo_error_t *err);
 
 /*
  * spotDNN's B_ps (the parameter server's NIC bandwidth, MB/s; spotDNN
