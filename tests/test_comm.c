@@ -29,6 +29,7 @@
 #include <cmocka.h>
 
 #include "slo.h"
+#include "comm_oracle.h"
 #include "slo_comm.h"
 
 #define MS 1e-3
@@ -632,16 +633,20 @@ static void test_optimal_groups_hand(void **state)
     assert_float_equal(r.lower_bound_s, 4 * MS, TOL);
     slo_comm_result_free(&r);
     {
-        /* the same plan through the planner API */
+        /* the same plan through the planner API (slo_comm_solve, policy
+         * optimal by default) */
+        struct slo_comm_problem prob = {&m, &link};
+        struct slo_comm_result sol;
         struct slo_comm_plan plan;
         slo_error_t err = {0};
-        assert_int_equal(slo_comm_plan_optimal(&m, &link, &plan, &err), SLO_OK);
+        assert_int_equal(slo_comm_solve(&prob, NULL, &sol, &err), SLO_OK);
+        plan = sol.plan;
         assert_int_equal(plan.n_blocks, 2);
         assert_int_equal(plan.n_ranges, 2);
         assert_int_equal(plan.ranges[1].block, 1);
-        assert_float_equal(plan.ranges[0].bytes, 2000, 0);
+        assert_float_equal((double)plan.ranges[0].size_bytes, 2000, 0);
         assert_float_equal(plan.iteration_s, 6 * MS, TOL);
-        slo_comm_plan_free(&plan);
+        slo_comm_result_free(&sol);
     }
     simulate(&m, &link, NULL, SLO_COMM_FIFO, &r);
     assert_float_equal(r.iteration_s, 9 * MS, TOL);
@@ -847,7 +852,7 @@ static void test_property_never_below_bound(void **state)
  * slo_comm.h), the forward of a layer waits for its gradient, T >= T_LB
  * (slo_comm_lower_bound), T_optimal <= T of every policy (each policy's
  * schedule replayed is one of its candidates), and planning again
- * (slo_comm_plan_optimal) gives the same plan and period. Gradients are
+ * (slo_comm_solve) gives the same plan and period. Gradients are
  * at least 4 bytes (one fp32) and models below 1.5e9 bytes. */
 static void test_ps_in_flight_plans_valid(void **state)
 {
@@ -861,7 +866,8 @@ static void test_ps_in_flight_plans_valid(void **state)
         struct slo_comm_link link;
         struct slo_comm_params params;
         struct slo_comm_result r;
-        struct slo_comm_plan plan;
+        struct slo_comm_result plan;
+        struct slo_comm_problem prob = {&m, &link};
         slo_error_t err = {0};
         assert_int_equal(slo_comm_model_alloc(&m, n, &err), SLO_OK);
         for (size_t j = 0; j < n; j++) {
@@ -886,16 +892,16 @@ static void test_ps_in_flight_plans_valid(void **state)
         check_policies(&m, &link, &params, 1e-12, what);
         /* the plan does not depend on anything but the model and link */
         simulate(&m, &link, NULL, SLO_COMM_OPTIMAL, &r);
-        assert_int_equal(slo_comm_plan_optimal(&m, &link, &plan, &err), SLO_OK);
-        assert_int_equal(plan.n_ranges, r.n_messages);
+        assert_int_equal(slo_comm_solve(&prob, NULL, &plan, &err), SLO_OK);
+        assert_int_equal(plan.n_messages, r.n_messages);
         assert_int_equal(plan.n_blocks, r.n_blocks);
         assert_true(plan.iteration_s == r.iteration_s);
-        for (size_t k = 0; k < plan.n_ranges; k++) {
-            assert_true(plan.ranges[k].offset_bytes == r.messages[k].offset_bytes);
-            assert_true(plan.ranges[k].bytes == r.messages[k].bytes);
-            assert_true(plan.ranges[k].post_s == r.messages[k].post_s);
+        for (size_t k = 0; k < plan.n_messages; k++) {
+            assert_true(plan.messages[k].offset_bytes == r.messages[k].offset_bytes);
+            assert_true(plan.messages[k].bytes == r.messages[k].bytes);
+            assert_true(plan.messages[k].post_s == r.messages[k].post_s);
         }
-        slo_comm_plan_free(&plan);
+        slo_comm_result_free(&plan);
         slo_comm_result_free(&r);
         slo_comm_model_free(&m);
     }
@@ -906,7 +912,7 @@ static void test_ps_in_flight_plans_valid(void **state)
  * (kernel/comm/comm_optimal.c, pending_cap(): the early stop and the window
  * query over a treap of the pending gradients, used when the pull is
  * backed up) must give the very plan of the plain scan over every pending
- * gradient; params.optimal_full_scan switches them off. Seeded random
+ * gradient; slo__comm_simulate_scan(..., 1, ...) switches them off. Seeded random
  * models (layer times scaled per layer by 0-5, 4 B-2 MB gradients, a fifth
  * of them 30 times larger) on links slower than the compute (all bytes
  * take 1.5-6 backward passes to push), where the pull backs up and many
@@ -951,8 +957,8 @@ static void test_ps_shortcuts_match_full_scan(void **state)
         link.max_in_flight = trial % 4 == 3 ? 0 : 2;
         link.bandwidth_bytes_per_s = bytes / (compute * (1.5 + 4.5 * uniform(&seed)));
         slo_comm_params_default(&params);
-        params.optimal_full_scan = 1;
-        simulate(&m, &link, &params, SLO_COMM_OPTIMAL, &full);
+        assert_int_equal(slo__comm_simulate_scan(&m, &link, &params, SLO_COMM_OPTIMAL, 1,
+                                                 &full, &err), SLO_OK);
         simulate(&m, &link, NULL, SLO_COMM_OPTIMAL, &fast);
         assert_true(full.iteration_s == fast.iteration_s);
         assert_int_equal(full.n_messages, fast.n_messages);
@@ -1776,8 +1782,7 @@ static void test_limits_simulate(void **state)
                      SLO_ERR_INVALID);
     assert_string_equal(err.source, "prophet_partition_bytes");
     slo_comm_params_default(&params);
-    params.optimal_full_scan = 2;
-    assert_int_equal(slo_comm_simulate(&m, &link, &params, SLO_COMM_OPTIMAL, &r, &err),
+    assert_int_equal(slo__comm_simulate_scan(&m, &link, &params, SLO_COMM_OPTIMAL, 2, &r, &err),
                      SLO_ERR_INVALID);
     assert_string_equal(err.source, "optimal_full_scan");
     slo_comm_params_default(&params);

@@ -149,7 +149,7 @@ struct planner {
         struct range *runs, *out;
         size_t *stk_g, *block_end, *block_lowest;
     } snap;
-    /* params->optimal_full_scan: pending_cap() visits every pending
+    /* full_scan (comm_oracle.h): pending_cap() visits every pending
      * gradient (no early stop, no window query), for tests/test_comm.c to
      * compare the plans with and without them */
     int full_scan;
@@ -1042,7 +1042,7 @@ static int plan_blocks(const struct comm_sim *s, struct planner *p, slo_error_t 
         p->tp_l = malloc((G + 1) * sizeof *p->tp_l);
         p->tp_r = malloc((G + 1) * sizeof *p->tp_r);
         p->rexact = malloc(G + 1);
-        p->full_scan = s->params->optimal_full_scan;
+        p->full_scan = s->full_scan;
         if (!p->stk_key || !p->tp_l || !p->tp_r || !p->rexact)
             return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
     }
@@ -1512,30 +1512,4 @@ static const struct comm_policy_ops optimal_ops = {
 const struct comm_policy_ops *comm_optimal_ops(void)
 {
     return &optimal_ops;
-}
-
-void slo_comm_plan_free(struct slo_comm_plan *plan)
-{
-    if (!plan)
-        return;
-    free(plan->ranges);
-    memset(plan, 0, sizeof *plan);
-}
-
-int slo_comm_plan_optimal(const struct slo_comm_model *model, const struct slo_comm_link *link,
-                          struct slo_comm_plan *plan, slo_error_t *err)
-{
-    struct slo_comm_result r;
-    int rc;
-
-    memset(plan, 0, sizeof *plan);
-    if ((rc = slo_comm_simulate(model, link, NULL, SLO_COMM_OPTIMAL, &r, err)))
-        return rc;
-    plan->n_blocks = r.n_blocks;
-    plan->n_ranges = r.n_messages;
-    plan->ranges = r.messages;
-    plan->iteration_s = r.iteration_s;
-    r.messages = NULL;
-    slo_comm_result_free(&r);
-    return SLO_OK;
 }
