@@ -236,7 +236,8 @@ int slo_prophet_plan_from_messages(const struct slo_comm_message *msgs, size_t n
     memset(plan, 0, sizeof *plan);
     memset(&sp, 0, sizeof sp);
     if (!model || model->n_layers == 0)
-        return prophet_fail(err, SLO_ERR_INVALID, "plan", "expected a model with layers, found none");
+        return prophet_fail(err, SLO_ERR_INVALID, "plan",
+                     "expected a model with layers, found none");
     if (elem < 1)
         return prophet_fail(err, SLO_ERR_INVALID, "plan", "elem_bytes: expected >= 1, found 0");
     n = model->n_layers;
@@ -257,13 +258,15 @@ int slo_prophet_plan_from_messages(const struct slo_comm_message *msgs, size_t n
     for (size_t j = 0; j < n; j++) {
         double s = model->layers[j].grad_bytes;
         if (!isfinite(s) || s < 0) {
-            rc = prophet_fail(err, SLO_ERR_INVALID, "plan", "layer %zu: expected gradient bytes >= 0, "
+            rc = prophet_fail(err, SLO_ERR_INVALID, "plan",
+                         "layer %zu: expected gradient bytes >= 0, "
                       "found %g", j, s);
             goto out;
         }
         if (!grad_bytes) {
             if (s != floor(s) || fmod(s, (double)elem) != 0 || s > 1e15) {
-                rc = prophet_fail(err, SLO_ERR_INVALID, "plan", "layer %zu: expected a whole number "
+                rc = prophet_fail(err, SLO_ERR_INVALID, "plan",
+                             "layer %zu: expected a whole number "
                           "of %zu-byte elements, found %.17g bytes", j, elem, s);
                 goto out;
             }
@@ -275,7 +278,8 @@ int slo_prophet_plan_from_messages(const struct slo_comm_message *msgs, size_t n
     sp.O[0] = 0;
     for (size_t j = 0; j < n; j++) {
         if (sp.S[j] % elem) {
-            rc = prophet_fail(err, SLO_ERR_INVALID, "plan", "gradient %zu: expected a size that is a "
+            rc = prophet_fail(err, SLO_ERR_INVALID, "plan",
+                         "gradient %zu: expected a size that is a "
                       "multiple of %zu bytes, found %zu", j, elem, sp.S[j]);
             goto out;
         }
@@ -328,7 +332,8 @@ int slo_prophet_plan_from_messages(const struct slo_comm_message *msgs, size_t n
         if (x0 + t >= sp.total)
             lo = hi;
         if (lo < m->first_layer || hi > m->last_layer) {
-            rc = prophet_fail(err, SLO_ERR_INVALID, "plan", "block %zu: expected its bytes in layers "
+            rc = prophet_fail(err, SLO_ERR_INVALID, "plan",
+                         "block %zu: expected its bytes in layers "
                       "%zu..%zu, found bytes %.17g..%.17g in layers %zu..%zu: a plan for "
                       "another gradient list", m->block, m->first_layer, m->last_layer, x0,
                       x1, lo, hi);
@@ -729,7 +734,8 @@ int slo_prophet_sched_mark(struct slo_prophet_sched *s, size_t g, slo_error_t *e
     if (p->grad_bytes[g] == 0)
         return SLO_OK;
     if (s->ready[g])
-        return prophet_fail(err, SLO_ERR_INVALID, "mark_ready", "gradient %zu: expected it once per "
+        return prophet_fail(err, SLO_ERR_INVALID, "mark_ready",
+                     "gradient %zu: expected it once per "
                     "backward pass, found it marked ready twice", g);
     s->ready[g] = 1;
     s->n_ready++;

@@ -131,7 +131,8 @@ int slo_prophet_create(MPI_Comm comm, MPI_Datatype datatype, int flags,
     if ((rc = MPI_Type_size(datatype, &tsize)) != MPI_SUCCESS)
         return mpi_fail(err, rc, "MPI_Type_size");
     if (tsize <= 0)
-        return prophet_fail(err, SLO_ERR_INVALID, "create", "datatype: expected a type of size > 0, "
+        return prophet_fail(err, SLO_ERR_INVALID, "create",
+                     "datatype: expected a type of size > 0, "
                     "found size %d", tsize);
     /* counts are bytes / MPI_Type_size, but MPI steps through the buffer by
      * the extent: only a predefined type whose extent is its size (lower
@@ -154,7 +155,8 @@ int slo_prophet_create(MPI_Comm comm, MPI_Datatype datatype, int flags,
                     "lower bound 0 (contiguous elements), found size %d, extent %ld, lower "
                     "bound %ld", tsize, (long)extent, (long)lb);
     if ((flags & SLO_PROPHET_AVERAGE) && datatype != MPI_FLOAT && datatype != MPI_DOUBLE)
-        return prophet_fail(err, SLO_ERR_INVALID, "create", "SLO_PROPHET_AVERAGE: expected MPI_FLOAT "
+        return prophet_fail(err, SLO_ERR_INVALID, "create",
+                     "SLO_PROPHET_AVERAGE: expected MPI_FLOAT "
                     "or MPI_DOUBLE, found another datatype");
     if (!(rt = calloc(1, sizeof *rt)))
         return prophet_fail(err, SLO_ERR_NOMEM, "create", "out of memory");
@@ -181,7 +183,8 @@ int slo_prophet_register(struct slo_prophet *rt, void *buf, size_t bytes, slo_er
         return prophet_fail(err, SLO_ERR_INVALID, "register", "gradient %zu: expected registration "
                     "before the first set_plan, found a plan installed", rt->n_grads);
     if (bytes % rt->elem)
-        return prophet_fail(err, SLO_ERR_INVALID, "register", "gradient %zu: expected a multiple of "
+        return prophet_fail(err, SLO_ERR_INVALID, "register",
+                     "gradient %zu: expected a multiple of "
                     "the %zu-byte element, found %zu bytes", rt->n_grads, rt->elem, bytes);
     if (bytes && !buf)
         return prophet_fail(err, SLO_ERR_INVALID, "register", "gradient %zu: expected a buffer for "
@@ -369,7 +372,8 @@ int slo_prophet_begin(struct slo_prophet *rt, slo_error_t *err)
 {
     int rc;
     if (!rt->have_plan)
-        return prophet_fail(err, SLO_ERR_INVALID, "begin", "expected a plan (set_plan), found none");
+        return prophet_fail(err, SLO_ERR_INVALID, "begin",
+                     "expected a plan (set_plan), found none");
     if ((rc = drain(rt, err)))
         return rc;
     slo_prophet_sched_reset(&rt->sched);
@@ -480,7 +484,8 @@ static int install_local(struct slo_prophet *rt, const struct slo_prophet_plan *
         return err && err->code == SLO_ERR_NOMEM ? BAD_NOMEM : BAD_PLAN;
     for (size_t b = 0; b < plan->n_blocks; b++)
         if (plan->block_bytes[b] / rt->elem > (size_t)INT32_MAX) {
-            prophet_fail(err, SLO_ERR_INVALID, "set_plan", "block %zu: expected at most %d elements "
+            prophet_fail(err, SLO_ERR_INVALID, "set_plan",
+                         "block %zu: expected at most %d elements "
                  "(an MPI int count), found %zu", b, INT32_MAX, plan->block_bytes[b] / rt->elem);
             return BAD_COUNT;
         }

@@ -168,7 +168,8 @@ static int send_lowest(struct planner *p, double t, double q, slo_error_t *err)
         }
     }
     if (p->recording) {
-        if (comm_opt_grow((void **)&p->block_end, &p->cap_blocks, p->n_blocks + 1, sizeof(size_t)) ||
+        if (comm_opt_grow((void **)&p->block_end, &p->cap_blocks, p->n_blocks + 1,
+                          sizeof(size_t)) ||
             comm_opt_resize((void **)&p->block_lowest, p->cap_blocks, sizeof(size_t)))
             return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
         p->block_end[p->n_blocks] = p->n_out;
