@@ -331,6 +331,18 @@ int slo_comm_plan_policies(const char *text, const char *source,
     *n = 0;
     if (rc)
         return rc;
+    if (json_object_get(root, "blocks") && !json_object_get(root, "policies")) {
+        /* a plan object: its one policy */
+        const json_t *name = json_object_get(root, "policy");
+        char buf[96];
+        if (!json_is_string(name))
+            rc = slo__fail(err, SLO_ERR_INVALID, source, "policy: expected a string, found %s",
+                           describe(name, buf, sizeof buf));
+        else if (max > 0)
+            snprintf(names[(*n)++], SLO_COMM_NAME_LENGTH, "%s", json_string_value(name));
+        json_decref(root);
+        return rc;
+    }
     if (!(rc = policies_of(root, source, &pols, err)))
         for (size_t i = 0; i < json_array_size(pols) && *n < max; i++)
             snprintf(names[(*n)++], SLO_COMM_NAME_LENGTH, "%s",

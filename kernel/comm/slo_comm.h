@@ -508,10 +508,11 @@ int slo_comm_plan_parse(const char *text, const char *source, const char *policy
 int slo_comm_plan_load(const char *path, const char *policy, size_t elem_bytes,
                        struct slo_comm_plan *plan, slo_error_t *err);
 /*
- * The policy names of a `slo comm --json` document, in order: names [max]
- * of SLO_COMM_NAME_LENGTH bytes each; *n gets how many (at most max).
- * Errors: SLO_ERR_INVALID (not JSON, duplicate keys, no "policies" list, an
- * entry without a string "name", a name given twice), source as above.
+ * The policy names of a `slo comm --json` document, in order (of a plan
+ * object: its "policy"): names [max] of SLO_COMM_NAME_LENGTH bytes each; *n
+ * gets how many (at most max). Errors: SLO_ERR_INVALID (not JSON, duplicate
+ * keys, no "policies" list, an entry without a string "name", a name given
+ * twice), source as above.
  */
 int slo_comm_plan_policies(const char *text, const char *source,
                            char (*names)[SLO_COMM_NAME_LENGTH], size_t max, size_t *n,
