@@ -1,7 +1,9 @@
 /*
  * slo_prophet_plan.h - the MPI-free half of the Prophet allreduce runtime:
- * block plans over a registered gradient list (built from libslo's planners
- * and simulator, or read from `slo comm --json` output), their validation,
+ * libslo's block plans (struct slo_comm_plan, from slo_comm_solve or read by
+ * the kernel's slo_comm_plan_parse from `slo comm --json` output) mapped
+ * onto a registered gradient list as per-gradient pieces with holds
+ * (struct slo_prophet_plan: what the runtime executes), their validation,
  * the gradient -> block mapping and the issue rule. The MPI half is
  * slo_prophet.h (which includes this header). doc/runtime.md has the whole
  * picture.
