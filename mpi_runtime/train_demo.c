@@ -499,7 +499,7 @@ static size_t verify(const float *x, size_t n, int p, int it, size_t g, unsigned
 }
 
 /* ------------------------------------------------------------------ */
-/* Link measurement: MPI_Allreduce over sizes, alpha-beta by LAPACKE   */
+/* Link measurement: MPI_Allreduce over sizes, alpha-beta by libslo    */
 /* ------------------------------------------------------------------ */
 
 /* Time MPI_Iallreduce + MPI_Wait of fp32 over a few sizes (the slowest rank
