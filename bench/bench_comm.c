@@ -94,6 +94,18 @@ static int stacked(const struct slo_comm_model *base, size_t grads, struct slo_c
     return SLO_OK;
 }
 
+/* The comm planner's one call (slo_comm_solve) for policy with the default
+ * tunables: simulate, plan at element granularity, status. */
+static int solve(const struct slo_comm_model *m, const struct slo_comm_link *link, int policy,
+                 struct slo_comm_result *r, slo_error_t *err)
+{
+    struct slo_comm_problem prob = {m, link};
+    struct slo_comm_options opt;
+    slo_comm_options_init(&opt);
+    opt.policy = policy;
+    return slo_comm_solve(&prob, &opt, r, err);
+}
+
 static int time_policy(const struct slo_comm_model *m, const struct slo_comm_link *link,
                        int policy, double *per_iter_s, slo_error_t *err)
 {
@@ -101,7 +113,7 @@ static int time_policy(const struct slo_comm_model *m, const struct slo_comm_lin
     int reps = 0, rc;
     double t0 = now_s(), t;
     do {
-        if ((rc = slo_comm_simulate(m, link, NULL, policy, &r, err)))
+        if ((rc = solve(m, link, policy, &r, err)))
             return rc;
         slo_comm_result_free(&r);
         reps++;
@@ -174,7 +186,7 @@ static int bench_one(int argc, char **argv)
             c->sumc = seq - comp;
             for (int p = 0; p < SLO_COMM_N_POLICIES; p++) {
                 struct slo_comm_result r;
-                if (slo_comm_simulate(&m, &link, NULL, p, &r, &err))
+                if (solve(&m, &link, p, &r, &err))
                     return die(&err);
                 rho[p] = r.rho;
                 if (p == SLO_COMM_FIFO || p == SLO_COMM_PROPHET) {

@@ -324,28 +324,19 @@ static size_t next_block(const struct slo_comm_result *r, size_t from, struct bl
     return k;
 }
 
+/* The plan's blocks as the kernel writes them (slo_comm_plan_to_json):
+ * integer byte offsets at element granularity, the simulator's times. */
 static json_t *blocks_json(const struct slo_comm_result *r)
 {
-    json_t *arr = json_array();
-    struct block_view b;
-    for (size_t k = 0; arr && k < r->n_messages;) {
-        json_t *ranges = json_array(), *o;
-        k = next_block(r, k, &b);
-        for (size_t i = b.from; ranges && i < b.to; i++)
-            json_array_append_new(ranges, json_pack("{s:f,s:f}", "offset_bytes",
-                                                    r->messages[i].offset_bytes, "bytes",
-                                                    r->messages[i].bytes));
-        o = json_pack("{s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:o}", "first_layer",
-                      (json_int_t)b.first_layer, "last_layer", (json_int_t)b.last_layer,
-                      "bytes", b.bytes, "post_s", r->messages[b.from].post_s, "start_s",
-                      b.start_s, "end_s", b.end_s, "done_s", b.done_s, "ranges",
-                      ranges ? ranges : json_null());
-        if (!o || json_array_append_new(arr, o)) {
-            json_decref(arr);
-            return NULL;
-        }
-    }
-    return arr;
+    char *text = NULL;
+    json_t *plan, *blocks;
+    if (slo_comm_plan_to_json(&r->plan, &text, NULL))
+        return NULL;
+    plan = json_loads(text, 0, NULL);
+    free(text);
+    blocks = json_incref(json_object_get(plan, "blocks"));
+    json_decref(plan);
+    return blocks;
 }
 
 static int trace_event(json_t *ev, const char *name, const char *cat, int pid, int tid,
@@ -565,7 +556,11 @@ int slo_cmd_comm(int argc, char **argv)
     for (int p = 0; p < SLO_COMM_N_POLICIES; p++) {
         if (o.policy >= 0 && p != o.policy && p != SLO_COMM_FIFO)
             continue;
-        if (slo_comm_simulate(&m, &o.link, NULL, p, &res[p], &err)) {
+        struct slo_comm_problem prob = {&m, &o.link};
+        struct slo_comm_options opt;
+        slo_comm_options_init(&opt);
+        opt.policy = p;
+        if (slo_comm_solve(&prob, &opt, &res[p], &err)) {
             status = cli_report(CMD, &err);
             goto out;
         }

@@ -5,23 +5,32 @@
  * here, so the unit test (tests/test_runtime_plan.c) runs without it.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#include <errno.h>
-#include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "slo_private.h"
+#include "prophet_private.h"
 #include "slo_prophet_plan.h"
 
-#define MAX_FILE_BYTES (256u << 20)
 
+int prophet_fail(slo_error_t *err, int code, const char *source, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        err->code = code;
+        snprintf(err->source, sizeof err->source, "%s", source ? source : "");
+        va_start(ap, fmt);
+        vsnprintf(err->text, sizeof err->text, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
 
 static int nomem(slo_error_t *err)
 {
-    return slo__fail(err, SLO_ERR_NOMEM, "plan", "out of memory");
+    return prophet_fail(err, SLO_ERR_NOMEM, "plan", "out of memory");
 }
 
 void slo_prophet_plan_free(struct slo_prophet_plan *plan)
@@ -58,31 +67,31 @@ int slo_prophet_plan_check(const struct slo_prophet_plan *plan, slo_error_t *err
     const size_t G = plan->n_grads;
 
     if (plan->elem_bytes < 1)
-        return slo__fail(err, SLO_ERR_INVALID, "plan", "elem_bytes: expected >= 1, found 0");
+        return prophet_fail(err, SLO_ERR_INVALID, "plan", "elem_bytes: expected >= 1, found 0");
     for (g = 0; g < G; g++)
         if (plan->grad_bytes[g] % plan->elem_bytes)
-            return slo__fail(err, SLO_ERR_INVALID, "plan",
+            return prophet_fail(err, SLO_ERR_INVALID, "plan",
                         "gradient %zu: expected a size that is a multiple of %zu bytes, "
                         "found %zu", g, plan->elem_bytes, plan->grad_bytes[g]);
     if (plan->n_blocks && (!plan->block_start || plan->block_start[0] != 0 ||
                            plan->block_start[plan->n_blocks] != plan->n_pieces))
-        return slo__fail(err, SLO_ERR_INVALID, "plan",
+        return prophet_fail(err, SLO_ERR_INVALID, "plan",
                     "block_start: expected 0 .. %zu (the pieces), found another range",
                     plan->n_pieces);
     if (!plan->n_blocks && plan->n_pieces)
-        return slo__fail(err, SLO_ERR_INVALID, "plan", "expected pieces only inside blocks, "
+        return prophet_fail(err, SLO_ERR_INVALID, "plan", "expected pieces only inside blocks, "
                     "found %zu pieces and no block", plan->n_pieces);
     for (size_t b = 0; b < plan->n_blocks; b++) {
         size_t sum = 0;
         if (plan->block_start[b + 1] <= plan->block_start[b])
-            return slo__fail(err, SLO_ERR_INVALID, "plan", "block %zu: expected at least one "
+            return prophet_fail(err, SLO_ERR_INVALID, "plan", "block %zu: expected at least one "
                         "byte range, found none", b);
         for (k = plan->block_start[b]; k < plan->block_start[b + 1]; k++) {
             const struct slo_prophet_piece *p = &plan->pieces[k];
             if (p->grad >= G || p->bytes == 0 || p->offset_bytes > plan->grad_bytes[p->grad] ||
                 p->bytes > plan->grad_bytes[p->grad] - p->offset_bytes ||
                 p->bytes % plan->elem_bytes || p->offset_bytes % plan->elem_bytes)
-                return slo__fail(err, SLO_ERR_INVALID, "plan",
+                return prophet_fail(err, SLO_ERR_INVALID, "plan",
                             "block %zu: expected ranges of whole %zu-byte elements inside "
                             "a gradient, found gradient %zu bytes %zu..%zu%s", b,
                             plan->elem_bytes, p->grad, p->offset_bytes,
@@ -91,10 +100,10 @@ int slo_prophet_plan_check(const struct slo_prophet_plan *plan, slo_error_t *err
             sum += p->bytes;
         }
         if (sum != plan->block_bytes[b])
-            return slo__fail(err, SLO_ERR_INVALID, "plan", "block %zu: expected %zu bytes (its "
+            return prophet_fail(err, SLO_ERR_INVALID, "plan", "block %zu: expected %zu bytes (its "
                         "ranges), found %zu", b, sum, plan->block_bytes[b]);
         if (plan->block_hold[b] > G)
-            return slo__fail(err, SLO_ERR_INVALID, "plan", "block %zu: expected a hold <= %zu, "
+            return prophet_fail(err, SLO_ERR_INVALID, "plan", "block %zu: expected a hold <= %zu, "
                         "found %zu", b, G, plan->block_hold[b]);
     }
     /* tiling: sort the pieces by (gradient, offset) and walk */
@@ -109,7 +118,7 @@ int slo_prophet_plan_check(const struct slo_prophet_plan *plan, slo_error_t *err
         for (; k < plan->n_pieces && idx[k].grad == g; k++) {
             const struct slo_prophet_piece *p = &idx[k];
             if (p->offset_bytes != covered) {
-                int code = slo__fail(err, SLO_ERR_INVALID, "plan",
+                int code = prophet_fail(err, SLO_ERR_INVALID, "plan",
                                 p->offset_bytes > covered
                                     ? "gradient %zu: bytes %zu..%zu of %zu are in no block"
                                     : "gradient %zu: bytes %zu..%zu of %zu are in two blocks",
@@ -123,7 +132,7 @@ int slo_prophet_plan_check(const struct slo_prophet_plan *plan, slo_error_t *err
         }
         if (covered != plan->grad_bytes[g]) {
             free(idx);
-            return slo__fail(err, SLO_ERR_INVALID, "plan",
+            return prophet_fail(err, SLO_ERR_INVALID, "plan",
                         "gradient %zu: bytes %zu..%zu of %zu are in no block", g, covered,
                         plan->grad_bytes[g], plan->grad_bytes[g]);
         }
@@ -227,9 +236,10 @@ int slo_prophet_plan_from_messages(const struct slo_comm_message *msgs, size_t n
     memset(plan, 0, sizeof *plan);
     memset(&sp, 0, sizeof sp);
     if (!model || model->n_layers == 0)
-        return slo__fail(err, SLO_ERR_INVALID, "plan", "expected a model with layers, found none");
+        return prophet_fail(err, SLO_ERR_INVALID, "plan",
+                     "expected a model with layers, found none");
     if (elem < 1)
-        return slo__fail(err, SLO_ERR_INVALID, "plan", "elem_bytes: expected >= 1, found 0");
+        return prophet_fail(err, SLO_ERR_INVALID, "plan", "elem_bytes: expected >= 1, found 0");
     n = model->n_layers;
     sp.n = n;
     sp.model = model;
@@ -248,13 +258,15 @@ int slo_prophet_plan_from_messages(const struct slo_comm_message *msgs, size_t n
     for (size_t j = 0; j < n; j++) {
         double s = model->layers[j].grad_bytes;
         if (!isfinite(s) || s < 0) {
-            rc = slo__fail(err, SLO_ERR_INVALID, "plan", "layer %zu: expected gradient bytes >= 0, "
+            rc = prophet_fail(err, SLO_ERR_INVALID, "plan",
+                         "layer %zu: expected gradient bytes >= 0, "
                       "found %g", j, s);
             goto out;
         }
         if (!grad_bytes) {
             if (s != floor(s) || fmod(s, (double)elem) != 0 || s > 1e15) {
-                rc = slo__fail(err, SLO_ERR_INVALID, "plan", "layer %zu: expected a whole number "
+                rc = prophet_fail(err, SLO_ERR_INVALID, "plan",
+                             "layer %zu: expected a whole number "
                           "of %zu-byte elements, found %.17g bytes", j, elem, s);
                 goto out;
             }
@@ -266,7 +278,8 @@ int slo_prophet_plan_from_messages(const struct slo_comm_message *msgs, size_t n
     sp.O[0] = 0;
     for (size_t j = 0; j < n; j++) {
         if (sp.S[j] % elem) {
-            rc = slo__fail(err, SLO_ERR_INVALID, "plan", "gradient %zu: expected a size that is a "
+            rc = prophet_fail(err, SLO_ERR_INVALID, "plan",
+                         "gradient %zu: expected a size that is a "
                       "multiple of %zu bytes, found %zu", j, elem, sp.S[j]);
             goto out;
         }
@@ -285,7 +298,7 @@ int slo_prophet_plan_from_messages(const struct slo_comm_message *msgs, size_t n
 
     /* plan space: numbering, finiteness, claimed layers */
     if (nm == 0) {
-        rc = slo__fail(err, SLO_ERR_INVALID, "plan", "expected byte ranges covering the %.17g "
+        rc = prophet_fail(err, SLO_ERR_INVALID, "plan", "expected byte ranges covering the %.17g "
                   "gradient bytes, found no block", sp.total);
         goto out;
     }
@@ -295,20 +308,20 @@ int slo_prophet_plan_from_messages(const struct slo_comm_message *msgs, size_t n
         size_t lo, hi;
         if ((k == 0 && m->block != 0) ||
             (k > 0 && m->block != msgs[k - 1].block && m->block != msgs[k - 1].block + 1)) {
-            rc = slo__fail(err, SLO_ERR_INVALID, "plan", "range %zu: expected block %zu or %zu "
+            rc = prophet_fail(err, SLO_ERR_INVALID, "plan", "range %zu: expected block %zu or %zu "
                       "(blocks numbered from 0 in post order), found block %zu", k,
                       k ? msgs[k - 1].block : 0, k ? msgs[k - 1].block + 1 : 0, m->block);
             goto out;
         }
         if (!isfinite(x0) || !isfinite(m->bytes) || m->bytes <= 0 || x0 < -sp.tol ||
             x1 > sp.total + sp.tol) {
-            rc = slo__fail(err, SLO_ERR_INVALID, "plan", "block %zu: expected a byte range of "
+            rc = prophet_fail(err, SLO_ERR_INVALID, "plan", "block %zu: expected a byte range of "
                       "more than 0 bytes inside the %.17g gradient bytes, found offset "
                       "%.17g, %.17g bytes", m->block, sp.total, x0, m->bytes);
             goto out;
         }
         if (m->first_layer > m->last_layer || m->last_layer >= n) {
-            rc = slo__fail(err, SLO_ERR_INVALID, "plan", "block %zu: expected layers "
+            rc = prophet_fail(err, SLO_ERR_INVALID, "plan", "block %zu: expected layers "
                       "first <= last < %zu, found %zu..%zu", m->block, n, m->first_layer,
                       m->last_layer);
             goto out;
@@ -319,7 +332,8 @@ int slo_prophet_plan_from_messages(const struct slo_comm_message *msgs, size_t n
         if (x0 + t >= sp.total)
             lo = hi;
         if (lo < m->first_layer || hi > m->last_layer) {
-            rc = slo__fail(err, SLO_ERR_INVALID, "plan", "block %zu: expected its bytes in layers "
+            rc = prophet_fail(err, SLO_ERR_INVALID, "plan",
+                         "block %zu: expected its bytes in layers "
                       "%zu..%zu, found bytes %.17g..%.17g in layers %zu..%zu: a plan for "
                       "another gradient list", m->block, m->first_layer, m->last_layer, x0,
                       x1, lo, hi);
@@ -336,7 +350,7 @@ int slo_prophet_plan_from_messages(const struct slo_comm_message *msgs, size_t n
         for (k = 0; k < nm; k++) {
             const struct slo_comm_message *m = &msgs[order[k]];
             if (fabs(m->offset_bytes - at) > sp.tol) {
-                rc = slo__fail(err, SLO_ERR_INVALID, "plan",
+                rc = prophet_fail(err, SLO_ERR_INVALID, "plan",
                           m->offset_bytes > at
                               ? "expected byte ranges that cover every gradient byte once, "
                                 "found bytes %.17g..%.17g in no block"
@@ -348,7 +362,7 @@ int slo_prophet_plan_from_messages(const struct slo_comm_message *msgs, size_t n
             at = m->offset_bytes + m->bytes;
         }
         if (fabs(at - sp.total) > sp.tol) {
-            rc = slo__fail(err, SLO_ERR_INVALID, "plan", "expected byte ranges covering the "
+            rc = prophet_fail(err, SLO_ERR_INVALID, "plan", "expected byte ranges covering the "
                       "%.17g gradient bytes, found %.17g bytes covered: a plan for another "
                       "gradient list", sp.total, at);
             goto out;
@@ -450,38 +464,65 @@ out:
     return rc;
 }
 
+/* The kernel's plan (integer ranges) as messages for
+ * slo_prophet_plan_from_messages: one per range, with its block's post time. */
+static int plan_messages(const struct slo_comm_plan *kp, struct slo_comm_message **out,
+                         slo_error_t *err)
+{
+    struct slo_comm_message *m = calloc(kp->n_ranges + 1, sizeof *m);
+    *out = m;
+    if (!m)
+        return nomem(err);
+    for (size_t r = 0; r < kp->n_ranges; r++) {
+        const struct slo_comm_plan_range *R = &kp->ranges[r];
+        const struct slo_comm_plan_block *B = &kp->blocks[R->block];
+        m[r] = (struct slo_comm_message){.block = R->block,
+                                         .offset_bytes = (double)R->offset_bytes,
+                                         .bytes = (double)R->size_bytes,
+                                         .first_layer = R->first_layer,
+                                         .last_layer = R->last_layer,
+                                         .post_s = B->post_s,
+                                         .start_s = B->start_s,
+                                         .end_s = B->end_s,
+                                         .done_s = B->done_s};
+    }
+    return SLO_OK;
+}
+
 int slo_prophet_plan_policy(const struct slo_comm_model *model, const struct slo_comm_link *link,
                             const struct slo_comm_params *params, int policy,
                             const size_t *grad_bytes, size_t elem, struct slo_prophet_plan *plan,
                             double *predicted_s, slo_error_t *err)
 {
-    int rc;
+    struct slo_comm_problem prob = {model, link};
+    struct slo_comm_options opt;
+    struct slo_comm_result r = {0};
+    struct slo_comm_message *msgs = NULL;
     const char *name = slo_comm_policy_name(policy);
+    int rc;
+
     memset(plan, 0, sizeof *plan);
     if (!name)
-        return slo__fail(err, SLO_ERR_INVALID, "policy", "expected a policy 0..%d, found %d",
-                    SLO_COMM_N_POLICIES - 1, policy);
-    if (policy == SLO_COMM_OPTIMAL) {
-        struct slo_comm_plan kp = {0};
-        if ((rc = slo_comm_plan_optimal(model, link, &kp, err)))
-            return rc;
-        rc = slo_prophet_plan_from_messages(kp.ranges, kp.n_ranges, model, grad_bytes, elem,
-                                            SLO_PROPHET_HOLD_NONE, name, plan, err);
-        if (!rc && predicted_s)
-            *predicted_s = kp.iteration_s;
-        slo_comm_plan_free(&kp);
-    } else {
-        struct slo_comm_result r = {0};
-        if ((rc = slo_comm_simulate(model, link, params, policy, &r, err)))
-            return rc;
+        return prophet_fail(err, SLO_ERR_INVALID, "policy", "expected a policy 0..%d, found %d",
+                            SLO_COMM_N_POLICIES - 1, policy);
+    slo_comm_options_init(&opt);
+    opt.policy = policy;
+    /* the optimal plan is planned with the default tunables (its baseline
+     * candidates are the published defaults); the baselines with params */
+    if (params && policy != SLO_COMM_OPTIMAL)
+        opt.params = *params;
+    opt.elem_bytes = elem;
+    if ((rc = slo_comm_solve(&prob, &opt, &r, err)))
+        return rc;
+    if (!(rc = plan_messages(&r.plan, &msgs, err)))
         rc = slo_prophet_plan_from_messages(
-            r.messages, r.n_messages, model, grad_bytes, elem,
+            msgs, r.plan.n_ranges, model, grad_bytes, elem,
             policy == SLO_COMM_PROPHET ? SLO_PROPHET_HOLD_POST : SLO_PROPHET_HOLD_NONE, name,
             plan, err);
-        if (!rc && predicted_s)
-            *predicted_s = r.iteration_s;
-        slo_comm_result_free(&r);
-    }
+    if (!rc && predicted_s)
+        *predicted_s = r.iteration_s;
+    free(msgs);
+    slo_comm_result_free(&r);
     return rc;
 }
 
@@ -489,95 +530,11 @@ int slo_prophet_plan_policy(const struct slo_comm_model *model, const struct slo
 /* `slo comm --json` plans                                             */
 /* ------------------------------------------------------------------ */
 
-static const char *describe(const json_t *v, char *buf, size_t len)
-{
-    if (!v)
-        snprintf(buf, len, "it missing");
-    else if (json_is_string(v))
-        snprintf(buf, len, "the string \"%.60s\"", json_string_value(v));
-    else if (json_is_integer(v))
-        snprintf(buf, len, "%lld", (long long)json_integer_value(v));
-    else if (json_is_real(v))
-        snprintf(buf, len, "%.17g", json_real_value(v));
-    else if (json_is_true(v) || json_is_false(v))
-        snprintf(buf, len, "%s", json_is_true(v) ? "true" : "false");
-    else if (json_is_null(v))
-        snprintf(buf, len, "null");
-    else
-        snprintf(buf, len, "%s", json_is_object(v) ? "an object" : "a list");
-    return buf;
-}
-
-/* A number field >= min (> min if strict) of obj at path. */
-static int num_field(const json_t *obj, const char *key, double min, int strict,
-                     const char *source, const char *path, double *out, slo_error_t *err)
-{
-    const json_t *v = json_object_get(obj, key);
-    char buf[96];
-    if (!json_is_number(v) || !isfinite(json_number_value(v)) ||
-        (strict ? json_number_value(v) <= min : json_number_value(v) < min))
-        return slo__fail(err, SLO_ERR_INVALID, source, "%s.%s: expected a number %s %g, found %s",
-                    path, key, strict ? ">" : ">=", min, describe(v, buf, sizeof buf));
-    *out = json_number_value(v);
-    return SLO_OK;
-}
-
-static int parse_doc(const char *text, const char *source, json_t **root, json_t **pols,
-                     slo_error_t *err)
-{
-    json_error_t je;
-    char buf[96];
-    *root = json_loads(text, 0, &je);
-    if (!*root)
-        return slo__fail(err, SLO_ERR_INVALID, source, "line %d column %d: expected `slo comm "
-                    "--json` output, found no JSON: %s", je.line, je.column, je.text);
-    *pols = json_object_get(*root, "policies");
-    if (!json_is_object(*root) || !json_is_array(*pols)) {
-        int rc = json_is_object(*root)
-                     ? slo__fail(err, SLO_ERR_INVALID, source, "policies: expected a list (`slo "
-                            "comm --json` output), found %s", describe(*pols, buf, sizeof buf))
-                     : slo__fail(err, SLO_ERR_INVALID, source, "expected an object (`slo comm "
-                            "--json` output), found %s", describe(*root, buf, sizeof buf));
-        json_decref(*root);
-        *root = NULL;
-        return rc;
-    }
-    return SLO_OK;
-}
-
 int slo_prophet_plan_json_policies(const char *text, const char *source,
                                    char (*names)[SLO_COMM_NAME_LENGTH], size_t max, size_t *n,
                                    slo_error_t *err)
 {
-    json_t *root, *pols;
-    char buf[96];
-    int rc = parse_doc(text, source, &root, &pols, err);
-    *n = 0;
-    if (rc)
-        return rc;
-    for (size_t i = 0; i < json_array_size(pols); i++) {
-        const json_t *name = json_object_get(json_array_get(pols, i), "name");
-        if (!json_is_string(name)) {
-            rc = slo__fail(err, SLO_ERR_INVALID, source, "policies[%zu].name: expected a string, "
-                      "found %s", i, describe(name, buf, sizeof buf));
-            break;
-        }
-        /* each policy once (trial finding M8): a second entry would never be used */
-        for (size_t k = 0; k < i; k++)
-            if (strcmp(json_string_value(json_object_get(json_array_get(pols, k), "name")),
-                       json_string_value(name)) == 0) {
-                rc = slo__fail(err, SLO_ERR_INVALID, source, "policies[%zu].name: expected each "
-                          "policy once, found \"%s\" again (policies[%zu] is \"%s\" too)", i,
-                          json_string_value(name), k, json_string_value(name));
-                break;
-            }
-        if (rc)
-            break;
-        if (*n < max)
-            snprintf(names[(*n)++], SLO_COMM_NAME_LENGTH, "%s", json_string_value(name));
-    }
-    json_decref(root);
-    return rc;
+    return slo_comm_plan_policies(text, source, names, max, n, err);
 }
 
 int slo_prophet_plan_parse_json(const char *text, const char *source, const char *policy,
@@ -585,198 +542,59 @@ int slo_prophet_plan_parse_json(const char *text, const char *source, const char
                                 size_t elem, enum slo_prophet_hold hold,
                                 struct slo_prophet_plan *plan, slo_error_t *err)
 {
-    json_t *root, *pols, *pol = NULL, *jm, *blocks;
+    struct slo_comm_plan kp;
     struct slo_comm_message *msgs = NULL;
-    size_t nm = 0, cap = 0, pi = 0;
-    char buf[96], path[128], names[256] = "";
-    double total = 0, v;
+    double total = 0;
+    uint64_t want;
     int rc;
 
     memset(plan, 0, sizeof *plan);
     if (!model || model->n_layers == 0)
-        return slo__fail(err, SLO_ERR_INVALID, source, "expected a model with layers, found none");
-    if ((rc = parse_doc(text, source, &root, &pols, err)))
+        return prophet_fail(err, SLO_ERR_INVALID, source,
+                            "expected a model with layers, found none");
+    if (elem < 1)
+        return prophet_fail(err, SLO_ERR_INVALID, source, "elem_bytes: expected >= 1, found 0");
+    /* the kernel's reader: strict, integer bytes at element granularity */
+    if ((rc = slo_comm_plan_parse(text, source, policy, elem, &kp, err)))
         return rc;
     for (size_t j = 0; j < model->n_layers; j++)
         total += model->layers[j].grad_bytes;
+    want = (uint64_t)(floor(total / (double)elem + 0.5)) * elem;
     /* the gradient list the plan was made for */
-    jm = json_object_get(root, "model");
-    {
-        const json_t *jl = json_object_get(jm, "layers");
-        if (!json_is_object(jm) || !json_is_integer(jl)) {
-            rc = slo__fail(err, SLO_ERR_INVALID, source, "model.layers: expected the number of "
-                      "layers (`slo comm --json` output), found %s",
-                      describe(json_is_object(jm) ? jl : jm, buf, sizeof buf));
-            goto out;
-        }
-        if ((size_t)json_integer_value(jl) != model->n_layers || json_integer_value(jl) < 0) {
-            const json_t *nm_ = json_object_get(jm, "name");
-            rc = slo__fail(err, SLO_ERR_INVALID, source, "model.layers: expected %zu (the "
-                      "registered gradient list, model \"%s\"), found %lld: a plan for "
-                      "another gradient list (model \"%s\")", model->n_layers, model->name,
-                      (long long)json_integer_value(jl),
-                      json_is_string(nm_) ? json_string_value(nm_) : "?");
-            goto out;
-        }
-        if ((rc = num_field(jm, "bytes", 0, 1, source, "model", &v, err)))
-            goto out;
-        if (fabs(v - total) > fmax(1e-3, 1e-9 * total)) {
-            rc = slo__fail(err, SLO_ERR_INVALID, source, "model.bytes: expected %.17g (the "
-                      "registered gradient list, model \"%s\"), found %.17g: a plan for "
-                      "another gradient list", total, model->name, v);
-            goto out;
-        }
-    }
-    /* the policy */
-    for (size_t i = 0; i < json_array_size(pols); i++) {
-        const json_t *p = json_array_get(pols, i), *name = json_object_get(p, "name");
-        if (!json_is_string(name)) {
-            rc = slo__fail(err, SLO_ERR_INVALID, source, "policies[%zu].name: expected a string, "
-                      "found %s", i, describe(name, buf, sizeof buf));
-            goto out;
-        }
-        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
-                 json_string_value(name));
-        if (policy ? strcmp(json_string_value(name), policy) == 0 : i == 0) {
-            if (!pol) {
-                pol = (json_t *)p;
-                pi = i;
-            }
-        }
-    }
-    if (!pol || (!policy && json_array_size(pols) != 1)) {
-        rc = slo__fail(err, SLO_ERR_INVALID, source,
-                  policy ? "policies: expected a policy named \"%s\", found %s%s"
-                         : "policies: expected exactly one policy%s, found %s%s",
-                  policy ? policy : "", *names ? "" : "none", names);
+    if (kp.n_layers != model->n_layers) {
+        rc = prophet_fail(err, SLO_ERR_INVALID, source, "model.layers: expected %zu (the "
+                          "registered gradient list, model \"%s\"), found %zu: a plan for "
+                          "another gradient list (model \"%s\")", model->n_layers, model->name,
+                          kp.n_layers, kp.model[0] ? kp.model : "?");
         goto out;
     }
-    snprintf(plan->policy, sizeof plan->policy, "%s",
-             json_string_value(json_object_get(pol, "name")));
-    blocks = json_object_get(pol, "blocks");
-    if (!json_is_array(blocks)) {
-        rc = slo__fail(err, SLO_ERR_INVALID, source, "policies[%zu].blocks: expected a list, "
-                  "found %s", pi, describe(blocks, buf, sizeof buf));
+    if (kp.total_bytes != want) {
+        rc = prophet_fail(err, SLO_ERR_INVALID, source, "model.bytes: expected %llu (the "
+                          "registered gradient list, model \"%s\"), found %llu: a plan for "
+                          "another gradient list", (unsigned long long)want, model->name,
+                          (unsigned long long)kp.total_bytes);
         goto out;
     }
-    for (size_t b = 0; b < json_array_size(blocks); b++) {
-        const json_t *blk = json_array_get(blocks, b), *ranges;
-        double first, last, post = NAN, bbytes, rsum;
-        snprintf(path, sizeof path, "policies[%zu].blocks[%zu]", pi, b);
-        if (!json_is_object(blk)) {
-            rc = slo__fail(err, SLO_ERR_INVALID, source, "%s: expected an object, found %s", path,
-                      describe(blk, buf, sizeof buf));
-            goto out;
-        }
-        if ((rc = num_field(blk, "first_layer", 0, 0, source, path, &first, err)) ||
-            (rc = num_field(blk, "last_layer", 0, 0, source, path, &last, err)))
-            goto out;
-        if (first != floor(first) || last != floor(last) || first > 1e9 || last > 1e9) {
-            rc = slo__fail(err, SLO_ERR_INVALID, source, "%s: expected whole layer numbers, found "
-                      "%g..%g", path, first, last);
-            goto out;
-        }
-        if (hold == SLO_PROPHET_HOLD_POST &&
-            (rc = num_field(blk, "post_s", 0, 0, source, path, &post, err)))
-            goto out;
-        if ((rc = num_field(blk, "bytes", 0, 1, source, path, &bbytes, err)))
-            goto out;
-        ranges = json_object_get(blk, "ranges");
-        if (!json_is_array(ranges) || json_array_size(ranges) == 0) {
-            rc = slo__fail(err, SLO_ERR_INVALID, source, "%s.ranges: expected a non-empty list, "
-                      "found %s", path, describe(ranges, buf, sizeof buf));
-            goto out;
-        }
-        rsum = 0;
-        for (size_t r = 0; r < json_array_size(ranges); r++) {
-            const json_t *jr = json_array_get(ranges, r);
-            char rpath[160];
-            double off, bytes;
-            snprintf(rpath, sizeof rpath, "%s.ranges[%zu]", path, r);
-            if ((rc = num_field(jr, "offset_bytes", 0, 0, source, rpath, &off, err)) ||
-                (rc = num_field(jr, "bytes", 0, 1, source, rpath, &bytes, err)))
+    if (hold == SLO_PROPHET_HOLD_POST)
+        for (size_t b = 0; b < kp.n_blocks; b++)
+            if (!isfinite(kp.blocks[b].post_s)) {
+                rc = prophet_fail(err, SLO_ERR_INVALID, source, "policy %s: blocks[%zu].post_s: "
+                                  "expected a number >= 0 (the block's hold), found it missing",
+                                  kp.policy, b);
                 goto out;
-            if (nm == cap) {
-                size_t nc = cap ? 2 * cap : 64;
-                void *q = realloc(msgs, nc * sizeof *msgs);
-                if (!q) {
-                    rc = nomem(err);
-                    goto out;
-                }
-                msgs = q;
-                cap = nc;
             }
-            msgs[nm++] = (struct slo_comm_message){
-                .block = b, .offset_bytes = off, .bytes = bytes,
-                .first_layer = (size_t)first, .last_layer = (size_t)last, .post_s = post};
-            rsum += bytes;
-        }
-        if (fabs(rsum - bbytes) > fmax(1e-3, 1e-9 * total)) {
-            rc = slo__fail(err, SLO_ERR_INVALID, source, "%s.bytes: expected %.17g (the sum of its "
-                      "ranges), found %.17g", path, rsum, bbytes);
-            goto out;
-        }
-    }
-    rc = slo_prophet_plan_from_messages(msgs, nm, model, grad_bytes, elem, hold, plan->policy,
-                                        plan, err);
+    if ((rc = plan_messages(&kp, &msgs, err)))
+        goto out;
+    rc = slo_prophet_plan_from_messages(msgs, kp.n_ranges, model, grad_bytes, elem, hold,
+                                        kp.policy, plan, err);
     if (rc && err)
         snprintf(err->source, sizeof err->source, "%s", source);
 out:
     if (rc)
         slo_prophet_plan_free(plan);
     free(msgs);
-    json_decref(root);
+    slo_comm_plan_free(&kp);
     return rc;
-}
-
-int slo_prophet_read_file(const char *path, char **out, slo_error_t *err)
-{
-    FILE *f;
-    char *buf = NULL;
-    size_t len = 0, cap = 0, got;
-    *out = NULL;
-    errno = 0;
-    if (!(f = fopen(path, "rb")))
-        return slo__fail(err, SLO_ERR_IO, path, "cannot read: %s", strerror(errno));
-    for (;;) {
-        if (cap - len < 65536) {
-            size_t nc = cap ? 2 * cap : 65536 + 1;
-            void *q;
-            if (nc > MAX_FILE_BYTES + 65536 + 1)
-                nc = MAX_FILE_BYTES + 65536 + 1;
-            if (!(q = realloc(buf, nc))) {
-                free(buf);
-                fclose(f);
-                return nomem(err);
-            }
-            buf = q;
-            cap = nc;
-        }
-        got = fread(buf + len, 1, cap - len - 1, f);
-        len += got;
-        if (len > MAX_FILE_BYTES) {
-            free(buf);
-            fclose(f);
-            return slo__fail(err, SLO_ERR_INVALID, path, "expected at most %u bytes, found more",
-                        MAX_FILE_BYTES);
-        }
-        if (got == 0)
-            break;
-    }
-    if (ferror(f)) {
-        int e = errno;
-        free(buf);
-        fclose(f);
-        return slo__fail(err, SLO_ERR_IO, path, "cannot read: %s", e ? strerror(e) : "read error");
-    }
-    fclose(f);
-    buf[len] = 0;
-    if (memchr(buf, 0, len)) {
-        free(buf);
-        return slo__fail(err, SLO_ERR_INVALID, path, "expected text, found a NUL byte");
-    }
-    *out = buf;
-    return SLO_OK;
 }
 
 /* ------------------------------------------------------------------ */
@@ -911,12 +729,13 @@ int slo_prophet_sched_mark(struct slo_prophet_sched *s, size_t g, slo_error_t *e
 {
     const struct slo_prophet_plan *p = s->plan;
     if (g >= p->n_grads)
-        return slo__fail(err, SLO_ERR_INVALID, "mark_ready", "gradient %zu: expected an index "
+        return prophet_fail(err, SLO_ERR_INVALID, "mark_ready", "gradient %zu: expected an index "
                     "below %zu (the registered gradients)", g, p->n_grads);
     if (p->grad_bytes[g] == 0)
         return SLO_OK;
     if (s->ready[g])
-        return slo__fail(err, SLO_ERR_INVALID, "mark_ready", "gradient %zu: expected it once per "
+        return prophet_fail(err, SLO_ERR_INVALID, "mark_ready",
+                     "gradient %zu: expected it once per "
                     "backward pass, found it marked ready twice", g);
     s->ready[g] = 1;
     s->n_ready++;

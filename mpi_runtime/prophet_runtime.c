@@ -5,13 +5,15 @@
  * Source: shared/research/prophet.md section 6 (MPI mapping).
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#include "config.h" /* SLO_TEST_HOOKS (configure --enable-test-hooks) */
+
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "slo_private.h"
+#include "prophet_private.h"
 #include "slo_prophet.h"
 
 #define NO_STAGING ((size_t)-1)
@@ -53,7 +55,7 @@ static int mpi_fail(slo_error_t *err, int mpi_rc, const char *call)
     int len = 0;
     if (MPI_Error_string(mpi_rc, msg, &len) != MPI_SUCCESS)
         snprintf(msg, sizeof msg, "MPI error %d", mpi_rc);
-    return slo__fail(err, SLO_ERR_IO, call, "%s", msg);
+    return prophet_fail(err, SLO_ERR_IO, call, "%s", msg);
 }
 
 static uint64_t fnv(uint64_t h, uint64_t word)
@@ -66,12 +68,16 @@ static uint64_t fnv(uint64_t h, uint64_t word)
 }
 
 /* Test-only fault injection (tests/runtime_mpi.sh, doc/runtime.md "Error
- * behaviour"): 1 if SLO_PROPHET_TEST_FAULT is "KIND:R" and R is this rank
+ * behaviour"), compiled only with configure --enable-test-hooks (never in
+ * an installed runtime: a stray environment variable must not change what
+ * a job sends): 1 if SLO_PROPHET_TEST_FAULT is "KIND:R" and R is this rank
  * of the runtime's communicator. Kinds: nomem (set_plan's allocations fail
  * on that rank), drain (set_plan's wait for the previous plan's collectives
  * fails there, as an MPI error would), swap (after the agreement that rank
  * hands two blocks of different sizes to MPI in swapped order while its
- * own log keeps the plan order: a defect only a PMPI observer sees). */
+ * own log keeps the plan order: a defect only a PMPI observer sees).
+ * Without the hooks: always 0, the variable is not read. */
+#ifdef SLO_TEST_HOOKS
 static int test_fault(const struct slo_prophet *rt, const char *kind)
 {
     const char *v = getenv("SLO_PROPHET_TEST_FAULT");
@@ -82,6 +88,23 @@ static int test_fault(const struct slo_prophet *rt, const char *kind)
         return 0;
     r = strtol(v + n + 1, &end, 10);
     return !*end && r == rt->rank;
+}
+#else
+static int test_fault(const struct slo_prophet *rt, const char *kind)
+{
+    (void)rt;
+    (void)kind;
+    return 0;
+}
+#endif
+
+int slo_prophet_test_hooks(void)
+{
+#ifdef SLO_TEST_HOOKS
+    return 1;
+#else
+    return 0;
+#endif
 }
 
 /* MINLOC/MAXLOC pair types: predefined, but MPI_SUM is not defined on them */
@@ -100,15 +123,16 @@ int slo_prophet_create(MPI_Comm comm, MPI_Datatype datatype, int flags,
     int init = 0, tsize = 0, rc;
     *out = NULL;
     if (MPI_Initialized(&init) != MPI_SUCCESS || !init)
-        return slo__fail(err, SLO_ERR_INVALID, "create", "expected MPI to be initialized "
+        return prophet_fail(err, SLO_ERR_INVALID, "create", "expected MPI to be initialized "
                     "(MPI_Init or MPI_Init_thread), found it not");
     if (flags & ~SLO_PROPHET_AVERAGE)
-        return slo__fail(err, SLO_ERR_INVALID, "create", "flags: expected 0 or "
+        return prophet_fail(err, SLO_ERR_INVALID, "create", "flags: expected 0 or "
                     "SLO_PROPHET_AVERAGE, found %d", flags);
     if ((rc = MPI_Type_size(datatype, &tsize)) != MPI_SUCCESS)
         return mpi_fail(err, rc, "MPI_Type_size");
     if (tsize <= 0)
-        return slo__fail(err, SLO_ERR_INVALID, "create", "datatype: expected a type of size > 0, "
+        return prophet_fail(err, SLO_ERR_INVALID, "create",
+                     "datatype: expected a type of size > 0, "
                     "found size %d", tsize);
     /* counts are bytes / MPI_Type_size, but MPI steps through the buffer by
      * the extent: only a predefined type whose extent is its size (lower
@@ -118,23 +142,24 @@ int slo_prophet_create(MPI_Comm comm, MPI_Datatype datatype, int flags,
         MPI_SUCCESS)
         return mpi_fail(err, rc, "MPI_Type_get_envelope");
     if (combiner != MPI_COMBINER_NAMED)
-        return slo__fail(err, SLO_ERR_INVALID, "create", "datatype: expected a predefined type "
+        return prophet_fail(err, SLO_ERR_INVALID, "create", "datatype: expected a predefined type "
                     "(MPI_FLOAT, MPI_DOUBLE, ...; MPI_Type_get_envelope combiner "
                     "MPI_COMBINER_NAMED), found a derived type (combiner %d)", combiner);
     if (pair_type(datatype))
-        return slo__fail(err, SLO_ERR_INVALID, "create", "datatype: expected a type MPI_SUM "
+        return prophet_fail(err, SLO_ERR_INVALID, "create", "datatype: expected a type MPI_SUM "
                     "accepts, found a MINLOC/MAXLOC pair type (MPI_2INT, MPI_FLOAT_INT, ...)");
     if ((rc = MPI_Type_get_extent(datatype, &lb, &extent)) != MPI_SUCCESS)
         return mpi_fail(err, rc, "MPI_Type_get_extent");
     if (lb != 0 || extent != (MPI_Aint)tsize)
-        return slo__fail(err, SLO_ERR_INVALID, "create", "datatype: expected extent = size and "
+        return prophet_fail(err, SLO_ERR_INVALID, "create", "datatype: expected extent = size and "
                     "lower bound 0 (contiguous elements), found size %d, extent %ld, lower "
                     "bound %ld", tsize, (long)extent, (long)lb);
     if ((flags & SLO_PROPHET_AVERAGE) && datatype != MPI_FLOAT && datatype != MPI_DOUBLE)
-        return slo__fail(err, SLO_ERR_INVALID, "create", "SLO_PROPHET_AVERAGE: expected MPI_FLOAT "
+        return prophet_fail(err, SLO_ERR_INVALID, "create",
+                     "SLO_PROPHET_AVERAGE: expected MPI_FLOAT "
                     "or MPI_DOUBLE, found another datatype");
     if (!(rt = calloc(1, sizeof *rt)))
-        return slo__fail(err, SLO_ERR_NOMEM, "create", "out of memory");
+        return prophet_fail(err, SLO_ERR_NOMEM, "create", "out of memory");
     rt->datatype = datatype;
     rt->elem = (size_t)tsize;
     rt->flags = flags;
@@ -155,22 +180,23 @@ int slo_prophet_create(MPI_Comm comm, MPI_Datatype datatype, int flags,
 int slo_prophet_register(struct slo_prophet *rt, void *buf, size_t bytes, slo_error_t *err)
 {
     if (rt->have_plan || rt->plan.n_grads)
-        return slo__fail(err, SLO_ERR_INVALID, "register", "gradient %zu: expected registration "
+        return prophet_fail(err, SLO_ERR_INVALID, "register", "gradient %zu: expected registration "
                     "before the first set_plan, found a plan installed", rt->n_grads);
     if (bytes % rt->elem)
-        return slo__fail(err, SLO_ERR_INVALID, "register", "gradient %zu: expected a multiple of "
+        return prophet_fail(err, SLO_ERR_INVALID, "register",
+                     "gradient %zu: expected a multiple of "
                     "the %zu-byte element, found %zu bytes", rt->n_grads, rt->elem, bytes);
     if (bytes && !buf)
-        return slo__fail(err, SLO_ERR_INVALID, "register", "gradient %zu: expected a buffer for "
+        return prophet_fail(err, SLO_ERR_INVALID, "register", "gradient %zu: expected a buffer for "
                     "%zu bytes, found NULL", rt->n_grads, bytes);
     if (rt->n_grads == rt->cap_grads) {
         size_t nc = rt->cap_grads ? 2 * rt->cap_grads : 64;
         void *b = realloc(rt->buf, nc * sizeof *rt->buf), *s;
         if (!b)
-            return slo__fail(err, SLO_ERR_NOMEM, "register", "out of memory");
+            return prophet_fail(err, SLO_ERR_NOMEM, "register", "out of memory");
         rt->buf = b;
         if (!(s = realloc(rt->bytes, nc * sizeof *rt->bytes)))
-            return slo__fail(err, SLO_ERR_NOMEM, "register", "out of memory");
+            return prophet_fail(err, SLO_ERR_NOMEM, "register", "out of memory");
         rt->bytes = s;
         rt->cap_grads = nc;
     }
@@ -214,7 +240,7 @@ static int issue(struct slo_prophet *rt, size_t b, slo_error_t *err)
         size_t nc = rt->cap_log ? 2 * rt->cap_log : 1024;
         void *q = realloc(rt->log, nc * sizeof *rt->log);
         if (!q)
-            return slo__fail(err, SLO_ERR_NOMEM, "progress", "out of memory");
+            return prophet_fail(err, SLO_ERR_NOMEM, "progress", "out of memory");
         rt->log = q;
         rt->cap_log = nc;
     }
@@ -290,7 +316,7 @@ static int wait_block(struct slo_prophet *rt, size_t b, const char *what, size_t
             size_t g = slo_prophet_sched_waiting_for(&rt->sched);
             char src[64];
             snprintf(src, sizeof src, "%s %zu", what, k);
-            return slo__fail(err, SLO_ERR_INVALID, src, "block %zu (of %zu; next to issue: %zu) "
+            return prophet_fail(err, SLO_ERR_INVALID, src, "block %zu (of %zu; next to issue: %zu) "
                         "waits for gradient %zu, which was not marked ready in this "
                         "backward pass", b, rt->plan.n_blocks, rt->sched.next, g);
         }
@@ -314,10 +340,10 @@ int slo_prophet_wait_layer(struct slo_prophet *rt, size_t k, slo_error_t *err)
     size_t n;
     int rc;
     if (!rt->have_plan)
-        return slo__fail(err, SLO_ERR_INVALID, "wait_layer", "expected a plan (set_plan), found "
+        return prophet_fail(err, SLO_ERR_INVALID, "wait_layer", "expected a plan (set_plan), found "
                     "none");
     if (k >= rt->n_grads)
-        return slo__fail(err, SLO_ERR_INVALID, "wait_layer", "gradient %zu: expected an index "
+        return prophet_fail(err, SLO_ERR_INVALID, "wait_layer", "gradient %zu: expected an index "
                     "below %zu", k, rt->n_grads);
     if (!rt->begun)
         return SLO_OK;
@@ -332,7 +358,7 @@ int slo_prophet_wait_all(struct slo_prophet *rt, slo_error_t *err)
 {
     int rc;
     if (!rt->have_plan)
-        return slo__fail(err, SLO_ERR_INVALID, "wait_all", "expected a plan (set_plan), found "
+        return prophet_fail(err, SLO_ERR_INVALID, "wait_all", "expected a plan (set_plan), found "
                     "none");
     if (!rt->begun)
         return SLO_OK;
@@ -346,7 +372,8 @@ int slo_prophet_begin(struct slo_prophet *rt, slo_error_t *err)
 {
     int rc;
     if (!rt->have_plan)
-        return slo__fail(err, SLO_ERR_INVALID, "begin", "expected a plan (set_plan), found none");
+        return prophet_fail(err, SLO_ERR_INVALID, "begin",
+                     "expected a plan (set_plan), found none");
     if ((rc = drain(rt, err)))
         return rc;
     slo_prophet_sched_reset(&rt->sched);
@@ -363,7 +390,7 @@ int slo_prophet_mark_ready(struct slo_prophet *rt, size_t g, slo_error_t *err)
 {
     int rc;
     if (!rt->have_plan || !rt->begun)
-        return slo__fail(err, SLO_ERR_INVALID, "mark_ready", "gradient %zu: expected a backward "
+        return prophet_fail(err, SLO_ERR_INVALID, "mark_ready", "gradient %zu: expected a backward "
                     "pass started with slo_prophet_begin, found none", g);
     if ((rc = slo_prophet_sched_mark(&rt->sched, g, err)))
         return rc;
@@ -440,7 +467,7 @@ static int install_local(struct slo_prophet *rt, const struct slo_prophet_plan *
     for (size_t g = 0; g < plan->n_grads; g++)
         total += plan->grad_bytes[g];
     if (plan->n_grads != rt->n_grads || plan->elem_bytes != rt->elem) {
-        slo__fail(err, SLO_ERR_INVALID, "set_plan", "expected a plan for the %zu registered "
+        prophet_fail(err, SLO_ERR_INVALID, "set_plan", "expected a plan for the %zu registered "
              "gradients (%zu bytes, %zu-byte elements), found one for %zu gradients (%zu "
              "bytes, %zu-byte elements): a plan for another gradient list", rt->n_grads, regd,
              rt->elem, plan->n_grads, total, plan->elem_bytes);
@@ -448,7 +475,7 @@ static int install_local(struct slo_prophet *rt, const struct slo_prophet_plan *
     }
     for (size_t g = 0; g < rt->n_grads; g++)
         if (plan->grad_bytes[g] != rt->bytes[g]) {
-            slo__fail(err, SLO_ERR_INVALID, "set_plan", "gradient %zu: expected the registered "
+            prophet_fail(err, SLO_ERR_INVALID, "set_plan", "gradient %zu: expected the registered "
                  "%zu bytes, found %zu in the plan: a plan for another gradient list", g,
                  rt->bytes[g], plan->grad_bytes[g]);
             return BAD_GRADS;
@@ -457,7 +484,8 @@ static int install_local(struct slo_prophet *rt, const struct slo_prophet_plan *
         return err && err->code == SLO_ERR_NOMEM ? BAD_NOMEM : BAD_PLAN;
     for (size_t b = 0; b < plan->n_blocks; b++)
         if (plan->block_bytes[b] / rt->elem > (size_t)INT32_MAX) {
-            slo__fail(err, SLO_ERR_INVALID, "set_plan", "block %zu: expected at most %d elements "
+            prophet_fail(err, SLO_ERR_INVALID, "set_plan",
+                         "block %zu: expected at most %d elements "
                  "(an MPI int count), found %zu", b, INT32_MAX, plan->block_bytes[b] / rt->elem);
             return BAD_COUNT;
         }
@@ -494,7 +522,7 @@ static int install_local(struct slo_prophet *rt, const struct slo_prophet_plan *
         goto nomem;
     return BAD_NONE;
 nomem:
-    slo__fail(err, SLO_ERR_NOMEM, "set_plan", "out of memory");
+    prophet_fail(err, SLO_ERR_NOMEM, "set_plan", "out of memory");
     return BAD_NOMEM;
 }
 
@@ -543,15 +571,15 @@ int slo_prophet_set_plan(struct slo_prophet *rt, const struct slo_prophet_plan *
      * the same fixed-size collectives (no allocation on the way): status
      * first, then the data (notes 6.2 pitfall 1; doc/runtime.md). */
     if (max_in_flight < 0) {
-        slo__fail(&local, SLO_ERR_INVALID, "set_plan", "max_in_flight: expected >= 0 (0 = "
+        prophet_fail(&local, SLO_ERR_INVALID, "set_plan", "max_in_flight: expected >= 0 (0 = "
              "unlimited), found %d", max_in_flight);
         status = BAD_ARG;
     } else if (rt->have_plan) {
         slo_error_t d = {0};
         if ((rc = drain(rt, &d)) == SLO_OK && test_fault(rt, "drain"))
-            rc = slo__fail(&d, SLO_ERR_IO, "SLO_PROPHET_TEST_FAULT", "injected MPI error");
+            rc = prophet_fail(&d, SLO_ERR_IO, "SLO_PROPHET_TEST_FAULT", "injected MPI error");
         if (rc) {
-            slo__fail(&local, SLO_ERR_IO, "set_plan", "waiting for the previous plan's "
+            prophet_fail(&local, SLO_ERR_IO, "set_plan", "waiting for the previous plan's "
                  "collectives: %s: %s", d.source, d.text);
             status = BAD_IO;
         }
@@ -583,7 +611,7 @@ int slo_prophet_set_plan(struct slo_prophet *rt, const struct slo_prophet_plan *
                 *err = local;
             return local.code ? local.code : SLO_ERR_INVALID;
         }
-        return slo__fail(err, other[I_BAD] == BAD_NOMEM ? SLO_ERR_NOMEM
+        return prophet_fail(err, other[I_BAD] == BAD_NOMEM ? SLO_ERR_NOMEM
                          : other[I_BAD] == BAD_IO  ? SLO_ERR_IO
                                                    : SLO_ERR_INVALID,
                     "set_plan", "rank %d: %s (rank %d has %llu gradients, %llu bytes)", first,
@@ -608,7 +636,7 @@ int slo_prophet_set_plan(struct slo_prophet *rt, const struct slo_prophet_plan *
                 goto mpi_error_bcast;
             drop_plan(rt);
             if (o[I_GSUM] != zero[I_GSUM] || o[I_GRADS] != zero[I_GRADS])
-                return slo__fail(err, SLO_ERR_INVALID, "set_plan",
+                return prophet_fail(err, SLO_ERR_INVALID, "set_plan",
                             "gradient lists differ between ranks: rank 0 has %llu gradients, "
                             "%llu bytes (checksum %016llx); rank %d has %llu gradients, %llu "
                             "bytes (checksum %016llx)",
@@ -616,7 +644,7 @@ int slo_prophet_set_plan(struct slo_prophet *rt, const struct slo_prophet_plan *
                             (unsigned long long)zero[I_GSUM], first,
                             (unsigned long long)o[I_GRADS], (unsigned long long)o[I_BYTES],
                             (unsigned long long)o[I_GSUM]);
-            return slo__fail(err, SLO_ERR_INVALID, "set_plan",
+            return prophet_fail(err, SLO_ERR_INVALID, "set_plan",
                         "plans differ between ranks: rank 0's has %llu blocks (checksum "
                         "%016llx), rank %d's has %llu blocks (checksum %016llx)",
                         (unsigned long long)zero[I_BLOCKS], (unsigned long long)zero[I_PSUM],
@@ -668,7 +696,7 @@ int slo_prophet_check_sequence(struct slo_prophet *rt, slo_error_t *err)
     memcpy(o, mine, sizeof o);
     if ((rc = MPI_Bcast(o, 2, MPI_UINT64_T, first, rt->comm)) != MPI_SUCCESS)
         return mpi_fail(err, rc, "MPI_Bcast");
-    return slo__fail(err, SLO_ERR_INVALID, "check_sequence",
+    return prophet_fail(err, SLO_ERR_INVALID, "check_sequence",
                 "collective sequences differ: rank 0 issued %llu collectives (checksum "
                 "%016llx), rank %d issued %llu (checksum %016llx)",
                 (unsigned long long)zero[0], (unsigned long long)zero[1], first,

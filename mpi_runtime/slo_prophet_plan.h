@@ -1,7 +1,9 @@
 /*
  * slo_prophet_plan.h - the MPI-free half of the Prophet allreduce runtime:
- * block plans over a registered gradient list (built from libslo's planners
- * and simulator, or read from `slo comm --json` output), their validation,
+ * libslo's block plans (struct slo_comm_plan, from slo_comm_solve or read by
+ * the kernel's slo_comm_plan_parse from `slo comm --json` output) mapped
+ * onto a registered gradient list as per-gradient pieces with holds
+ * (struct slo_prophet_plan: what the runtime executes), their validation,
  * the gradient -> block mapping and the issue rule. The MPI half is
  * slo_prophet.h (which includes this header). doc/runtime.md has the whole
  * picture.
@@ -104,8 +106,8 @@ enum slo_prophet_hold {
  *     earlier in the backward pass than the policy posted it (Prophet's
  *     step hold, notes 1.6 step 1).
  * Validation in plan space, tolerance tol = max(1e-3, 1e-9 x total) bytes
- * (the kernel's ranges are doubles and `slo comm --json` prints 12
- * significant digits): every range finite, > 0 bytes; block numbers start
+ * (for messages of slo_comm_simulate, which are doubles; the kernel's
+ * plans, struct slo_comm_plan, are whole elements and map exactly): every range finite, > 0 bytes; block numbers start
  * at 0 and never skip; the ranges tile [0, sum s_j) exactly (none missing,
  * none overlapping); each range lies in its claimed layers
  * first_layer..last_layer. Mapping: a boundary x inside layer j at
@@ -124,15 +126,16 @@ int slo_prophet_plan_from_messages(const struct slo_comm_message *messages, size
                                    slo_error_t *err);
 
 /*
- * Plan a policy with libslo and map it: for SLO_COMM_OPTIMAL
- * slo_comm_plan_optimal, for any other policy the messages of
- * slo_comm_simulate (params NULL = defaults), then
+ * Plan a policy with libslo and map it: slo_comm_solve (options: the policy,
+ * params for the baselines (NULL = defaults; the optimal planner always
+ * takes the defaults), element size elem_bytes), then the kernel's plan
+ * (struct slo_comm_plan, integer ranges at element granularity) mapped by
  * slo_prophet_plan_from_messages with hold SLO_PROPHET_HOLD_POST for
  * SLO_COMM_PROPHET and SLO_PROPHET_HOLD_NONE otherwise (FIFO, DDP and the
  * optimal plan post a block as soon as its bytes are ready and the
  * previous one was posted, which is the runtime's own rule).
  * predicted_s (may be NULL): the simulator's period T for this plan, s.
- * Errors: those of the kernel calls and of slo_prophet_plan_from_messages.
+ * Errors: those of slo_comm_solve and of slo_prophet_plan_from_messages.
  */
 int slo_prophet_plan_policy(const struct slo_comm_model *model, const struct slo_comm_link *link,
                             const struct slo_comm_params *params, int policy,
@@ -141,42 +144,32 @@ int slo_prophet_plan_policy(const struct slo_comm_model *model, const struct slo
                             slo_error_t *err);
 
 /*
- * Read one policy's plan from `slo comm --json` output (schema: doc/comm.md,
- * "--json"): the object's "model" must describe the plan-space model
- * (model.layers == model->n_layers, model.bytes == sum s_j within tol) and
- * "policies" must hold the policy named `policy` (NULL: the document must
- * hold exactly one); its "blocks" (each: first_layer, last_layer, post_s,
- * ranges [{offset_bytes, bytes}]) are validated and mapped as by
- * slo_prophet_plan_from_messages (hold: as there; post_s is only read when
- * hold is SLO_PROPHET_HOLD_POST). source names the text in messages (the
- * file name). Errors: SLO_ERR_INVALID with err->source "SOURCE" and a text
- * naming the JSON path ("policies[1].blocks[3].ranges[0].bytes: expected a
- * number > 0, found -1"; "model.layers: expected 176 (the registered
- * gradient list), found 40: a plan for another model"); SLO_ERR_NOMEM. On
- * failure *plan is left empty.
+ * Read one policy's plan from `slo comm --json` output (or a plan object of
+ * slo_comm_plan_to_json) with the kernel's reader, slo_comm_plan_parse
+ * (strict: integer byte counts at element granularity elem_bytes, no
+ * unknown or duplicate keys, no gaps or overlaps; doc/comm.md "Plan
+ * JSON"), then check it was made for the plan-space model (model.layers ==
+ * model->n_layers, model.bytes == sum s_j rounded to elements) and map it
+ * as slo_prophet_plan_from_messages does (hold: as there; the blocks'
+ * post_s are required when hold is SLO_PROPHET_HOLD_POST). policy: the
+ * policy's name (NULL: the document must hold exactly one). source names
+ * the text in messages (the file name). Errors: SLO_ERR_INVALID with
+ * err->source "SOURCE" and a text naming the JSON path
+ * ("policies[1].blocks[3].ranges[0].bytes: expected a number > 0, found
+ * -1"; "model.layers: expected 176 (the registered gradient list), found
+ * 40: a plan for another gradient list"); SLO_ERR_NOMEM. On failure *plan
+ * is left empty.
  */
 int slo_prophet_plan_parse_json(const char *text, const char *source, const char *policy,
                                 const struct slo_comm_model *model, const size_t *grad_bytes,
                                 size_t elem_bytes, enum slo_prophet_hold hold,
                                 struct slo_prophet_plan *plan, slo_error_t *err);
 
-/*
- * The policy names of a `slo comm --json` document, in order: names [max]
- * of SLO_COMM_NAME_LENGTH bytes each; *n gets how many (at most max).
- * Errors: SLO_ERR_INVALID (not JSON, no "policies" list, an entry without
- * a string "name", a name given twice: trial finding M8), source as above.
- */
+/* The policy names of a `slo comm --json` document: slo_comm_plan_policies
+ * (kernel), kept under the runtime's name. */
 int slo_prophet_plan_json_policies(const char *text, const char *source,
                                    char (*names)[SLO_COMM_NAME_LENGTH], size_t max, size_t *n,
                                    slo_error_t *err);
-
-/*
- * Read a whole text file (a plan or model file) into a NUL-terminated
- * malloc'd buffer (*out, the caller frees). Errors: SLO_ERR_IO naming the
- * path and strerror (missing, unreadable, a directory); SLO_ERR_INVALID for
- * a file over 256 MiB or with a NUL byte; SLO_ERR_NOMEM.
- */
-int slo_prophet_read_file(const char *path, char **out, slo_error_t *err);
 
 /* 64-bit FNV-1a checksums, for comparing ranks: of a gradient list
  * (elem_bytes, G, S_g) and of a whole plan (its gradient list, blocks,

@@ -6,14 +6,13 @@
  * gradients are real buffers of the real sizes x --bytes-scale, filled with
  * rank-dependent values whose sums are exact in fp32 and verified after
  * every iteration. Every policy runs in one process, side by side, next to
- * the simulator's prediction (slo_comm_simulate) for the measured link and
+ * the simulator's prediction (slo_comm_solve) for the measured link and
  * compute. doc/runtime.md.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
-#include <lapacke.h>
 #include <math.h>
 #include <mpi.h>
 
@@ -344,6 +343,65 @@ static void open_sequence(struct options *o)
 /* Inputs read on rank 0 and broadcast, so every rank sees the same    */
 /* ------------------------------------------------------------------ */
 
+/* The whole text file at path (a plan or model file), NUL-terminated,
+ * malloc'd; at most 64 MiB (the kernel's input limit) and no NUL byte. The
+ * demo reads on rank 0 and broadcasts the text (read_shared), so every rank
+ * parses the same bytes with the kernel's parsers. 0, or -1 with msg set. */
+static int read_text(const char *path, char **out, char *msg, size_t len)
+{
+    enum { MAX_BYTES = 64 << 20 };
+    FILE *f;
+    char *buf = NULL;
+    size_t n = 0, cap = 0, got;
+    *out = NULL;
+    errno = 0;
+    if (!(f = fopen(path, "rb"))) {
+        snprintf(msg, len, "%s: cannot read: %s", path, strerror(errno));
+        return -1;
+    }
+    for (;;) {
+        if (cap - n < 65536) {
+            size_t nc = cap ? 2 * cap : 65536 + 1;
+            void *q = realloc(buf, nc);
+            if (!q) {
+                free(buf);
+                fclose(f);
+                snprintf(msg, len, "%s: out of memory", path);
+                return -1;
+            }
+            buf = q;
+            cap = nc;
+        }
+        got = fread(buf + n, 1, cap - n - 1, f);
+        n += got;
+        if (n > MAX_BYTES) {
+            free(buf);
+            fclose(f);
+            snprintf(msg, len, "%s: expected an input of at most %d MiB, found more", path,
+                     MAX_BYTES >> 20);
+            return -1;
+        }
+        if (got == 0)
+            break;
+    }
+    if (ferror(f)) {
+        int e = errno;
+        free(buf);
+        fclose(f);
+        snprintf(msg, len, "%s: cannot read: %s", path, e ? strerror(e) : "read error");
+        return -1;
+    }
+    fclose(f);
+    buf[n] = 0;
+    if (memchr(buf, 0, n)) {
+        free(buf);
+        snprintf(msg, len, "%s: expected text, found a NUL byte", path);
+        return -1;
+    }
+    *out = buf;
+    return 0;
+}
+
 /* Read path on rank 0 and broadcast it; on failure every rank gets the
  * error and fails collectively with the option's name. */
 static char *read_shared(const char *opt, const char *path)
@@ -351,9 +409,9 @@ static char *read_shared(const char *opt, const char *path)
     long long len = -1;
     char *text = NULL, msg[1400] = "";
     if (world_rank == 0) {
-        slo_error_t err = {0};
-        if (slo_prophet_read_file(path, &text, &err))
-            snprintf(msg, sizeof msg, "%s: %s: %s", opt, err.source, err.text);
+        char why[1200];
+        if (read_text(path, &text, why, sizeof why))
+            snprintf(msg, sizeof msg, "%s: %s", opt, why);
         else
             len = (long long)strlen(text);
     }
@@ -441,15 +499,16 @@ static size_t verify(const float *x, size_t n, int p, int it, size_t g, unsigned
 }
 
 /* ------------------------------------------------------------------ */
-/* Link measurement: MPI_Allreduce over sizes, alpha-beta by LAPACKE   */
+/* Link measurement: MPI_Allreduce over sizes, alpha-beta by libslo    */
 /* ------------------------------------------------------------------ */
 
 /* Time MPI_Iallreduce + MPI_Wait of fp32 over a few sizes (the slowest rank
- * per size, the best of a few repetitions) and fit c(s) = a + b s by least
- * squares (LAPACKE_dgels). For a ring allreduce (doc/comm.md, Transport)
- * a = 2 (p-1) alpha and b = 2 (p-1) / (p B), so alpha = a / (2 (p-1)) and
- * B = 2 (p-1) / (p b). Rank 0 fits; the result is broadcast, so every rank
- * plans with the same link. */
+ * per size, the best of a few repetitions) and fit c(s) = a + b s with the
+ * kernel's alpha-beta fit (slo_comm_fit_alpha_beta: least squares on
+ * relative residuals, bounded to a, b >= 0), read as a ring link by
+ * slo_comm_ring_link_from_fit (alpha = a / (2 (p-1)), B = 2 (p-1) / (p b),
+ * doc/comm.md, Transport). Rank 0 fits; the fit is broadcast, so every
+ * rank plans with the same link. */
 static void measure_link(size_t max_bytes, int quick, struct slo_comm_link *link, double *a_s,
                          double *b_s_per_byte, int *n_sizes, double *lo_bytes, double *hi_bytes)
 {
@@ -487,22 +546,15 @@ static void measure_link(size_t max_bytes, int quick, struct slo_comm_link *link
     }
     free(buf);
     if (world_rank == 0) {
-        double A[2 * MAXS], y[MAXS];
-        lapack_int info;
-        /* rows weighted by 1 / t_i: relative residuals, so the small sizes
-         * (latency) count as much as the large ones (bandwidth) */
-        for (int i = 0; i < ns; i++) {
-            A[i] = 1.0 / times[i];           /* column 0: intercept a (column-major) */
-            A[ns + i] = sizes[i] / times[i]; /* column 1: slope b */
-            y[i] = 1.0;
-        }
-        info = LAPACKE_dgels(LAPACK_COL_MAJOR, 'N', ns, 2, 1, A, ns, y, ns);
-        fit[0] = info == 0 ? y[0] : times[0];
-        fit[1] = info == 0 ? y[1] : (times[ns - 1] - times[0]) / (sizes[ns - 1] - sizes[0]);
-        if (!(fit[1] > 0)) /* a flat or falling fit: use the largest size alone */
-            fit[1] = times[ns - 1] / sizes[ns - 1];
-        if (fit[0] < 0)
+        struct slo_comm_alpha_beta ab;
+        slo_error_t err = {0};
+        if (slo_comm_fit_alpha_beta(sizes, times, (size_t)ns, &ab, &err) == SLO_OK) {
+            fit[0] = ab.alpha_s;
+            fit[1] = ab.beta_s_per_byte;
+        } else { /* no fit (e.g. one size only): the largest size alone */
             fit[0] = 0;
+            fit[1] = times[ns - 1] / sizes[ns - 1];
+        }
     }
     MPI_Bcast(fit, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     *a_s = fit[0];
@@ -510,13 +562,12 @@ static void measure_link(size_t max_bytes, int quick, struct slo_comm_link *link
     *n_sizes = ns;
     *lo_bytes = sizes[0];
     *hi_bytes = sizes[ns - 1];
-    memset(link, 0, sizeof *link);
-    link->workers = world_size;
-    link->collective = SLO_COMM_RING;
-    link->latency_s = fmin(fit[0] / (2.0 * (world_size - 1)), SLO_COMM_MAX_LATENCY_S);
-    link->bandwidth_bytes_per_s = 2.0 * (world_size - 1) / (world_size * fit[1]);
-    if (link->bandwidth_bytes_per_s > SLO_COMM_MAX_BANDWIDTH_BYTES_PER_S)
-        link->bandwidth_bytes_per_s = SLO_COMM_MAX_BANDWIDTH_BYTES_PER_S;
+    {
+        slo_error_t err = {0};
+        memset(link, 0, sizeof *link);
+        if (slo_comm_ring_link_from_fit(fit[0], fit[1], world_size, link, &err))
+            collective_fail(1, "link fit: %s: %s", err.source, err.text);
+    }
 }
 
 /* ------------------------------------------------------------------ */
@@ -684,8 +735,13 @@ static void run_all(const struct options *o, const struct slo_comm_model *m,
             out->Bw_s = Bw;
             out->predicted_s = NAN;
             if (out->kernel_policy >= 0) {
+                struct slo_comm_problem prob = {&mm, link};
+                struct slo_comm_options opt;
                 struct slo_comm_result r = {0};
-                if (slo_comm_simulate(&mm, link, NULL, out->kernel_policy, &r, &err) == SLO_OK)
+                slo_comm_options_init(&opt);
+                opt.policy = out->kernel_policy;
+                opt.elem_bytes = ELEM;
+                if (slo_comm_solve(&prob, &opt, &r, &err) == SLO_OK)
                     out->predicted_s = r.iteration_s;
                 slo_comm_result_free(&r);
             }

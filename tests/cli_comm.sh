@@ -323,4 +323,24 @@ if [ -n "${SLO_REFERENCE_DATA:-}" ] && [ "$SLO_REFERENCE_DATA" != no ]; then
         --model "$SLO_REFERENCE_DATA/prophet/resnet50_v2_mxnet_prophet_gradients.csv" \
         --bandwidth 10Gbit --forward-ms 1e8 --policy fifo
 fi
+# The plan part of --json is the kernel's plan (slo_comm_plan_to_json):
+# integer byte counts in whole fp32 elements, ranges that tile the buffer
+# exactly (the simulator cuts Prophet's and ByteScheduler's partitions of
+# ResNet-50 into fractional bytes; the plan rounds them to elements).
+if command -v jq >/dev/null 2>&1; then
+    "$SLO" comm --model resnet50 --bandwidth 3Gbit --json >"$tmp/plan.json" 2>"$tmp/err"
+    if jq -e '(4 * ((.model.bytes / 4) | round)) as $t | all(.policies[];
+            ([.blocks[].ranges[]] | sort_by(.offset_bytes)) as $r
+            | all($r[]; (.bytes | floor) == .bytes and (.offset_bytes | floor) == .offset_bytes
+                        and .bytes % 4 == 0 and .offset_bytes % 4 == 0 and .bytes > 0)
+              and $r[0].offset_bytes == 0 and ($r | map(.bytes) | add) == $t
+              and all(range(1; $r | length); $r[.].offset_bytes == $r[. - 1].offset_bytes + $r[. - 1].bytes))' \
+           "$tmp/plan.json" >/dev/null; then
+        ok "--json plans: integer whole-element ranges tiling the buffer, every policy"
+    else
+        : >"$tmp/out"; notok "--json plans: integer whole-element ranges tiling the buffer, every policy"
+    fi
+else
+    echo "# skip: --json plan check (no jq)"
+fi
 finish

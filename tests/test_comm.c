@@ -29,6 +29,7 @@
 #include <cmocka.h>
 
 #include "slo.h"
+#include "comm_oracle.h"
 #include "slo_comm.h"
 
 #define MS 1e-3
@@ -632,16 +633,20 @@ static void test_optimal_groups_hand(void **state)
     assert_float_equal(r.lower_bound_s, 4 * MS, TOL);
     slo_comm_result_free(&r);
     {
-        /* the same plan through the planner API */
+        /* the same plan through the planner API (slo_comm_solve, policy
+         * optimal by default) */
+        struct slo_comm_problem prob = {&m, &link};
+        struct slo_comm_result sol;
         struct slo_comm_plan plan;
         slo_error_t err = {0};
-        assert_int_equal(slo_comm_plan_optimal(&m, &link, &plan, &err), SLO_OK);
+        assert_int_equal(slo_comm_solve(&prob, NULL, &sol, &err), SLO_OK);
+        plan = sol.plan;
         assert_int_equal(plan.n_blocks, 2);
         assert_int_equal(plan.n_ranges, 2);
         assert_int_equal(plan.ranges[1].block, 1);
-        assert_float_equal(plan.ranges[0].bytes, 2000, 0);
+        assert_float_equal((double)plan.ranges[0].size_bytes, 2000, 0);
         assert_float_equal(plan.iteration_s, 6 * MS, TOL);
-        slo_comm_plan_free(&plan);
+        slo_comm_result_free(&sol);
     }
     simulate(&m, &link, NULL, SLO_COMM_FIFO, &r);
     assert_float_equal(r.iteration_s, 9 * MS, TOL);
@@ -847,7 +852,7 @@ static void test_property_never_below_bound(void **state)
  * slo_comm.h), the forward of a layer waits for its gradient, T >= T_LB
  * (slo_comm_lower_bound), T_optimal <= T of every policy (each policy's
  * schedule replayed is one of its candidates), and planning again
- * (slo_comm_plan_optimal) gives the same plan and period. Gradients are
+ * (slo_comm_solve) gives the same plan and period. Gradients are
  * at least 4 bytes (one fp32) and models below 1.5e9 bytes. */
 static void test_ps_in_flight_plans_valid(void **state)
 {
@@ -861,7 +866,8 @@ static void test_ps_in_flight_plans_valid(void **state)
         struct slo_comm_link link;
         struct slo_comm_params params;
         struct slo_comm_result r;
-        struct slo_comm_plan plan;
+        struct slo_comm_result plan;
+        struct slo_comm_problem prob = {&m, &link};
         slo_error_t err = {0};
         assert_int_equal(slo_comm_model_alloc(&m, n, &err), SLO_OK);
         for (size_t j = 0; j < n; j++) {
@@ -886,16 +892,16 @@ static void test_ps_in_flight_plans_valid(void **state)
         check_policies(&m, &link, &params, 1e-12, what);
         /* the plan does not depend on anything but the model and link */
         simulate(&m, &link, NULL, SLO_COMM_OPTIMAL, &r);
-        assert_int_equal(slo_comm_plan_optimal(&m, &link, &plan, &err), SLO_OK);
-        assert_int_equal(plan.n_ranges, r.n_messages);
+        assert_int_equal(slo_comm_solve(&prob, NULL, &plan, &err), SLO_OK);
+        assert_int_equal(plan.n_messages, r.n_messages);
         assert_int_equal(plan.n_blocks, r.n_blocks);
         assert_true(plan.iteration_s == r.iteration_s);
-        for (size_t k = 0; k < plan.n_ranges; k++) {
-            assert_true(plan.ranges[k].offset_bytes == r.messages[k].offset_bytes);
-            assert_true(plan.ranges[k].bytes == r.messages[k].bytes);
-            assert_true(plan.ranges[k].post_s == r.messages[k].post_s);
+        for (size_t k = 0; k < plan.n_messages; k++) {
+            assert_true(plan.messages[k].offset_bytes == r.messages[k].offset_bytes);
+            assert_true(plan.messages[k].bytes == r.messages[k].bytes);
+            assert_true(plan.messages[k].post_s == r.messages[k].post_s);
         }
-        slo_comm_plan_free(&plan);
+        slo_comm_result_free(&plan);
         slo_comm_result_free(&r);
         slo_comm_model_free(&m);
     }
@@ -906,7 +912,7 @@ static void test_ps_in_flight_plans_valid(void **state)
  * (kernel/comm/comm_optimal.c, pending_cap(): the early stop and the window
  * query over a treap of the pending gradients, used when the pull is
  * backed up) must give the very plan of the plain scan over every pending
- * gradient; params.optimal_full_scan switches them off. Seeded random
+ * gradient; slo__comm_simulate_scan(..., 1, ...) switches them off. Seeded random
  * models (layer times scaled per layer by 0-5, 4 B-2 MB gradients, a fifth
  * of them 30 times larger) on links slower than the compute (all bytes
  * take 1.5-6 backward passes to push), where the pull backs up and many
@@ -951,8 +957,8 @@ static void test_ps_shortcuts_match_full_scan(void **state)
         link.max_in_flight = trial % 4 == 3 ? 0 : 2;
         link.bandwidth_bytes_per_s = bytes / (compute * (1.5 + 4.5 * uniform(&seed)));
         slo_comm_params_default(&params);
-        params.optimal_full_scan = 1;
-        simulate(&m, &link, &params, SLO_COMM_OPTIMAL, &full);
+        assert_int_equal(slo__comm_simulate_scan(&m, &link, &params, SLO_COMM_OPTIMAL, 1,
+                                                 &full, &err), SLO_OK);
         simulate(&m, &link, NULL, SLO_COMM_OPTIMAL, &fast);
         assert_true(full.iteration_s == fast.iteration_s);
         assert_int_equal(full.n_messages, fast.n_messages);
@@ -1776,8 +1782,7 @@ static void test_limits_simulate(void **state)
                      SLO_ERR_INVALID);
     assert_string_equal(err.source, "prophet_partition_bytes");
     slo_comm_params_default(&params);
-    params.optimal_full_scan = 2;
-    assert_int_equal(slo_comm_simulate(&m, &link, &params, SLO_COMM_OPTIMAL, &r, &err),
+    assert_int_equal(slo__comm_simulate_scan(&m, &link, &params, SLO_COMM_OPTIMAL, 2, &r, &err),
                      SLO_ERR_INVALID);
     assert_string_equal(err.source, "optimal_full_scan");
     slo_comm_params_default(&params);
@@ -2221,6 +2226,307 @@ static void test_ref_notes_table(void **state)
     }
 }
 
+/* ------------------------------------------------------------------ */
+/* slo_comm_solve and the plan format                                  */
+/* ------------------------------------------------------------------ */
+
+static void solve(const struct slo_comm_model *m, const struct slo_comm_link *link, int policy,
+                  size_t elem, struct slo_comm_result *r)
+{
+    struct slo_comm_problem prob = {m, link};
+    struct slo_comm_options opt;
+    slo_error_t err = {0};
+    slo_comm_options_init(&opt);
+    opt.policy = policy;
+    opt.elem_bytes = elem;
+    if (slo_comm_solve(&prob, &opt, r, &err))
+        fail_msg("%s: %s: %s", slo_comm_policy_name(policy), err.source, err.text);
+}
+
+static void assert_range(const struct slo_comm_plan *p, size_t k, size_t block, uint64_t off,
+                         uint64_t size, size_t first, size_t last)
+{
+    assert_true(k < p->n_ranges);
+    assert_int_equal(p->ranges[k].block, block);
+    assert_int_equal(p->ranges[k].offset_bytes, off);
+    assert_int_equal(p->ranges[k].size_bytes, size);
+    assert_int_equal(p->ranges[k].first_layer, first);
+    assert_int_equal(p->ranges[k].last_layer, last);
+}
+
+/* Status, hand-worked on plain_link (1000 bytes = 1 ms, no latency): one
+ * layer f = b = 1 ms, 1000 bytes: ready at 1 ms, sent 1..2 ms, forward 2..3:
+ * T = 3 ms = T_LB (F + Bw + c = 3) -> optimal, reason "". The three flat
+ * layers of test_optimal_groups_hand: T = 6 ms > T_LB = 4 ms ->
+ * feasible_unproven, with a reason. Options by name; defaults. */
+static void test_solve_status(void **state)
+{
+    static const struct layer_ms one[] = {{1, 1, 1000}};
+    static const struct layer_ms flat[] = {{1, 0, 1000}, {1, 0, 1000}, {1, 0, 1000}};
+    struct slo_comm_model m;
+    struct slo_comm_link link = plain_link(0, 1);
+    struct slo_comm_result r;
+    struct slo_comm_options opt;
+    struct slo_comm_problem prob;
+    slo_error_t err = {0};
+    (void)state;
+    slo_comm_options_init(&opt);
+    assert_int_equal(opt.policy, SLO_COMM_OPTIMAL);
+    assert_int_equal(opt.elem_bytes, 4);
+    assert_null(opt.policy_name);
+    assert_float_equal(opt.params.p3_slice_bytes, 160000, 0);
+    make_model(&m, one, 1);
+    solve(&m, &link, SLO_COMM_FIFO, 4, &r);
+    assert_float_equal(r.iteration_s, 3 * MS, TOL);
+    assert_float_equal(r.lower_bound_s, 3 * MS, TOL);
+    assert_int_equal(r.status, SLO_STATUS_OPTIMAL);
+    assert_string_equal(r.reason, "");
+    assert_int_equal(r.plan.n_blocks, 1);
+    assert_range(&r.plan, 0, 0, 0, 1000, 0, 0);
+    slo_comm_result_free(&r);
+    slo_comm_model_free(&m);
+
+    make_model(&m, flat, 3);
+    link = plain_link(0.5, 1);
+    prob = (struct slo_comm_problem){&m, &link};
+    opt.policy_name = "optimal";
+    opt.policy = SLO_COMM_FIFO; /* the name wins */
+    assert_int_equal(slo_comm_solve(&prob, &opt, &r, &err), SLO_OK);
+    assert_int_equal(r.policy, SLO_COMM_OPTIMAL);
+    assert_float_equal(r.iteration_s, 6 * MS, TOL);
+    assert_int_equal(r.status, SLO_STATUS_FEASIBLE_UNPROVEN);
+    assert_non_null(strstr(r.reason, "lower bound"));
+    assert_int_equal(r.plan.n_blocks, 2);
+    assert_range(&r.plan, 0, 0, 0, 2000, 0, 1);
+    assert_range(&r.plan, 1, 1, 2000, 1000, 2, 2);
+    assert_float_equal(r.plan.blocks[1].post_s, r.messages[1].post_s, 0);
+    slo_comm_result_free(&r);
+    /* errors: unknown name, element size 0, no link */
+    opt.policy_name = "tictac";
+    assert_int_equal(slo_comm_solve(&prob, &opt, &r, &err), SLO_ERR_INVALID);
+    assert_string_equal(err.source, "policy");
+    assert_non_null(strstr(err.text, "found \"tictac\""));
+    assert_null(r.messages);
+    opt.policy_name = NULL;
+    opt.elem_bytes = 0;
+    assert_int_equal(slo_comm_solve(&prob, &opt, &r, &err), SLO_ERR_INVALID);
+    assert_string_equal(err.source, "elem_bytes");
+    prob.link = NULL;
+    assert_int_equal(slo_comm_solve(&prob, NULL, &r, &err), SLO_ERR_INVALID);
+    assert_string_equal(err.source, "problem");
+    slo_comm_model_free(&m);
+}
+
+/* The rounding rule, hand-worked. Layers of 10 and 6 bytes, FIFO (layer 1
+ * first): simulated ranges [10, 16) then [0, 10). With 4-byte elements the
+ * boundary 10 is 2.5 elements -> 3 (half away from zero) = 12: [12, 16) in
+ * layer 1, [0, 12) in layer 0; 16 bytes in all = 4 x round(16 / 4). Layers
+ * of 10 and 8 (18 bytes = 4.5 elements -> 5): [12, 20) and [0, 12), 20 in
+ * all. With 1-byte elements nothing moves. */
+static void test_plan_rounding_hand(void **state)
+{
+    static const struct layer_ms a[] = {{1, 1, 10}, {1, 1, 6}};
+    static const struct layer_ms b[] = {{1, 1, 10}, {1, 1, 8}};
+    struct slo_comm_model m;
+    struct slo_comm_link link = plain_link(0, 1);
+    struct slo_comm_result r;
+    (void)state;
+    make_model(&m, a, 2);
+    solve(&m, &link, SLO_COMM_FIFO, 4, &r);
+    assert_int_equal(r.plan.total_bytes, 16);
+    assert_int_equal(r.plan.n_blocks, 2);
+    assert_range(&r.plan, 0, 0, 12, 4, 1, 1);
+    assert_range(&r.plan, 1, 1, 0, 12, 0, 0);
+    assert_int_equal(r.plan.blocks[0].size_bytes, 4);
+    slo_comm_result_free(&r);
+    solve(&m, &link, SLO_COMM_FIFO, 1, &r);
+    assert_range(&r.plan, 0, 0, 10, 6, 1, 1);
+    assert_range(&r.plan, 1, 1, 0, 10, 0, 0);
+    slo_comm_result_free(&r);
+    slo_comm_model_free(&m);
+    make_model(&m, b, 2);
+    solve(&m, &link, SLO_COMM_FIFO, 4, &r);
+    assert_int_equal(r.plan.total_bytes, 20);
+    assert_range(&r.plan, 0, 0, 12, 8, 1, 1);
+    assert_range(&r.plan, 1, 1, 0, 12, 0, 0);
+    slo_comm_result_free(&r);
+    slo_comm_model_free(&m);
+}
+
+/* The rule on every policy of random models with sizes that are not whole
+ * elements (and Prophet/P3/ByteScheduler cutting fractional partitions):
+ * integer ranges, multiples of 4, tiling [0, total) with total = 4 x
+ * round(sum / 4) (checked here by a sort of our own), each boundary within
+ * half an element of the simulator's, blocks in the simulator's order. */
+static void test_plan_rounding_random(void **state)
+{
+    uint64_t seed = 777;
+    (void)state;
+    for (int trial = 0; trial < 12; trial++) {
+        size_t n = 5 + (size_t)(uniform(&seed) * 40);
+        struct slo_comm_model m;
+        struct slo_comm_link link = {1e8 + uniform(&seed) * 1e9, 1e-5, 4, SLO_COMM_RING, 1};
+        slo_error_t err = {0};
+        double sum = 0;
+        assert_int_equal(slo_comm_model_alloc(&m, n, &err), SLO_OK);
+        for (size_t j = 0; j < n; j++) {
+            m.layers[j].forward_s = uniform(&seed) * MS;
+            m.layers[j].backward_s = uniform(&seed) * 2 * MS;
+            m.layers[j].grad_bytes = uniform(&seed) < 0.2 ? 0 : floor(1 + uniform(&seed) * 9e6);
+            sum += m.layers[j].grad_bytes;
+        }
+        if (sum == 0) {
+            m.layers[0].grad_bytes = 4;
+            sum = 4;
+        }
+        if (trial % 2)
+            link.collective = SLO_COMM_PS, link.max_in_flight = 0;
+        for (int p = 0; p < SLO_COMM_N_POLICIES; p++) {
+            struct slo_comm_result r;
+            uint64_t want = 4 * (uint64_t)floor(sum / 4 + 0.5), at = 0;
+            size_t nr;
+            uint64_t (*iv)[2];
+            solve(&m, &link, p, 4, &r);
+            nr = r.plan.n_ranges;
+            assert_int_equal(r.plan.total_bytes, want);
+            iv = malloc((nr + 1) * sizeof *iv);
+            assert_non_null(iv);
+            for (size_t k = 0; k < nr; k++) {
+                assert_int_equal(r.plan.ranges[k].offset_bytes % 4, 0);
+                assert_int_equal(r.plan.ranges[k].size_bytes % 4, 0);
+                iv[k][0] = r.plan.ranges[k].offset_bytes;
+                iv[k][1] = r.plan.ranges[k].offset_bytes + r.plan.ranges[k].size_bytes;
+            }
+            /* tiling: insertion sort by start, then contiguous from 0 */
+            for (size_t k = 1; k < nr; k++)
+                for (size_t i = k; i > 0 && iv[i - 1][0] > iv[i][0]; i--) {
+                    uint64_t t0 = iv[i][0], t1 = iv[i][1];
+                    iv[i][0] = iv[i - 1][0], iv[i][1] = iv[i - 1][1];
+                    iv[i - 1][0] = t0, iv[i - 1][1] = t1;
+                }
+            for (size_t k = 0; k < nr; k++) {
+                assert_int_equal(iv[k][0], at);
+                at = iv[k][1];
+            }
+            assert_int_equal(at, want);
+            free(iv);
+            /* each kept range starts within half an element of a simulated one */
+            for (size_t k = 0; k < nr; k++) {
+                double best = INFINITY;
+                for (size_t q = 0; q < r.n_messages; q++)
+                    best = fmin(best, fabs(r.messages[q].offset_bytes -
+                                           (double)r.plan.ranges[k].offset_bytes));
+                assert_true(best <= 2 + 1e-6);
+            }
+            assert_true(r.plan.n_blocks <= r.n_blocks);
+            assert_int_equal(slo_comm_plan_check(&r.plan, &err), SLO_OK);
+            slo_comm_result_free(&r);
+        }
+        slo_comm_model_free(&m);
+    }
+}
+
+/* The kernel writes the plan and reads it back identically; the strict
+ * reader refuses what is not a plan, naming the field. */
+static void test_plan_json(void **state)
+{
+    static const struct layer_ms flat[] = {{1, 0, 1000}, {1, 0, 1000}, {1, 0, 1000}};
+    struct slo_comm_model m;
+    struct slo_comm_link link = plain_link(0.5, 1);
+    struct slo_comm_result r;
+    struct slo_comm_plan p;
+    slo_error_t err = {0};
+    char *text = NULL;
+    (void)state;
+    make_model(&m, flat, 3);
+    solve(&m, &link, SLO_COMM_FIFO, 4, &r);
+    assert_int_equal(slo_comm_plan_to_json(&r.plan, &text, &err), SLO_OK);
+    assert_non_null(strstr(text, "\"offset_bytes\": 2000"));
+    assert_null(strstr(text, "2000.0"));
+    assert_int_equal(slo_comm_plan_parse(text, "t.json", NULL, 4, &p, &err), SLO_OK);
+    assert_string_equal(p.policy, "fifo");
+    assert_string_equal(p.model, "test");
+    assert_int_equal(p.n_layers, 3);
+    assert_int_equal(p.total_bytes, 3000);
+    assert_int_equal(p.n_blocks, r.plan.n_blocks);
+    assert_int_equal(p.n_ranges, r.plan.n_ranges);
+    assert_true(p.iteration_s == r.plan.iteration_s);
+    for (size_t k = 0; k < p.n_ranges; k++) {
+        assert_int_equal(p.ranges[k].block, r.plan.ranges[k].block);
+        assert_int_equal(p.ranges[k].offset_bytes, r.plan.ranges[k].offset_bytes);
+        assert_int_equal(p.ranges[k].size_bytes, r.plan.ranges[k].size_bytes);
+    }
+    for (size_t b = 0; b < p.n_blocks; b++) {
+        assert_true(p.blocks[b].post_s == r.plan.blocks[b].post_s);
+        assert_true(p.blocks[b].done_s == r.plan.blocks[b].done_s);
+    }
+    slo_comm_plan_free(&p);
+    /* another element size than the document's */
+    assert_int_equal(slo_comm_plan_parse(text, "t.json", NULL, 8, &p, &err), SLO_ERR_INVALID);
+    assert_non_null(strstr(err.text, "elem_bytes: expected 8"));
+    free(text);
+    slo_comm_result_free(&r);
+    slo_comm_model_free(&m);
+    {
+#define DOC(blocks) "{\"model\": {\"name\": \"t\", \"layers\": 2, \"bytes\": 16}, " \
+                    "\"policies\": [{\"name\": \"fifo\", \"blocks\": [" blocks "]}]}"
+#define BLK(f, l, b, ranges) "{\"first_layer\": " #f ", \"last_layer\": " #l ", " \
+                             "\"bytes\": " #b ", \"ranges\": [" ranges "]}"
+#define RNG(o, b) "{\"offset_bytes\": " #o ", \"bytes\": " #b "}"
+        static const struct { const char *text, *needle; } bad[] = {
+            {DOC(BLK(0, 1, 16, RNG(0, 16))) "x", "found no JSON"},
+            {"{\"model\": {\"layers\": 2, \"bytes\": 16, \"layers\": 2}, \"policies\": []}",
+             "duplicate"},
+            {DOC(BLK(0, 1, 16, "{\"offset_bytes\": 0, \"bytes\": 16, \"size\": 1}")),
+             "policies[0].blocks[0].ranges[0]: \"size\": unknown key"},
+            {DOC(BLK(0, 1, 16, RNG(0, 16.5))),
+             "policies[0].blocks[0].ranges[0].bytes: expected a whole number"},
+            {DOC(BLK(0, 1, 16, RNG(0, 16.0))),
+             "policies[0].blocks[0].ranges[0].bytes: expected a whole number"},
+            {DOC(BLK(0, 1, 16, RNG(0, 6) "," RNG(6, 10))),
+             "ranges[0]: expected whole 4-byte elements, found offset 0, 6 bytes"},
+            {DOC(BLK(0, 0, 8, RNG(0, 8)) "," BLK(0, 1, 12, RNG(4, 12))),
+             "found bytes 4..8 in two blocks"},
+            {DOC(BLK(0, 0, 8, RNG(0, 8)) "," BLK(1, 1, 4, RNG(12, 4))),
+             "found bytes 8..12 in no block"},
+            {DOC(BLK(0, 1, 12, RNG(0, 12))), "found bytes 12..16 in no block"},
+            {DOC(BLK(0, 2, 16, RNG(0, 16))),
+             "policies[0].blocks[0]: expected layers first <= last < 2, found 0..2"},
+            {DOC(BLK(0, 1, 16, RNG(0, 16)) "," BLK(0, 1, 4, RNG(16, 4))),
+             "ranges[0]: expected bytes inside the 16 gradient bytes, found 16..20"},
+            {"{\"model\": {\"layers\": 2, \"bytes\": 16}, \"extra\": 1, \"policies\": []}",
+             "\"extra\": unknown key"},
+        };
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+            int rc = slo_comm_plan_parse(bad[i].text, "b.json", "fifo", 4, &p, &err);
+            if (rc != SLO_ERR_INVALID || !strstr(err.text, bad[i].needle) ||
+                strcmp(err.source, "b.json") != 0)
+                fail_msg("case %zu: rc %d, \"%s: %s\", expected \"%s\"", i, rc, err.source,
+                         err.text, bad[i].needle);
+            assert_null(p.ranges);
+            assert_null(p.blocks);
+        }
+        /* the good one, and its policy list */
+        {
+            char names[2][SLO_COMM_NAME_LENGTH];
+            size_t n = 0;
+            const char *good = DOC(BLK(1, 1, 8, RNG(8, 8)) "," BLK(0, 0, 8, RNG(0, 8)));
+            assert_int_equal(slo_comm_plan_parse(good, "g.json", "fifo", 4, &p, &err), SLO_OK);
+            assert_int_equal(p.n_blocks, 2);
+            assert_true(isnan(p.blocks[0].post_s));
+            slo_comm_plan_free(&p);
+            assert_int_equal(slo_comm_plan_policies(good, "g.json", names, 2, &n, &err), SLO_OK);
+            assert_int_equal(n, 1);
+            assert_string_equal(names[0], "fifo");
+        }
+#undef DOC
+#undef BLK
+#undef RNG
+    }
+    assert_int_equal(slo_comm_plan_load("/nonexistent/plan.json", NULL, 4, &p, &err), SLO_ERR_IO);
+    assert_string_equal(err.source, "/nonexistent/plan.json");
+}
+
 int main(void)
 {
     const char *dir = getenv("SLO_REFERENCE_DATA");
@@ -2239,6 +2545,10 @@ int main(void)
         cmocka_unit_test(test_ddp_hand),
         cmocka_unit_test(test_prophet_steps_hand),
         cmocka_unit_test(test_prophet_hand),
+        cmocka_unit_test(test_solve_status),
+        cmocka_unit_test(test_plan_rounding_hand),
+        cmocka_unit_test(test_plan_rounding_random),
+        cmocka_unit_test(test_plan_json),
         cmocka_unit_test(test_optimal_reaches_bound_hand),
         cmocka_unit_test(test_optimal_groups_hand),
         cmocka_unit_test(test_optimal_dp_exhaustive),

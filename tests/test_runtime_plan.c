@@ -574,15 +574,57 @@ static void test_fixture_half(void **state)
     slo_comm_model_free(&m);
 }
 
+/* Plan files are read by the kernel's one reader (slo_comm_plan_load; the
+ * runtime has no file reader of its own): a missing file is SLO_ERR_IO
+ * naming the path, and the plan is left empty. */
 static void test_read_file(void **state)
 {
-    char *text = NULL;
+    struct slo_comm_plan kp;
     slo_error_t err = {0};
     (void)state;
-    assert_int_equal(slo_prophet_read_file("/nonexistent/plan.json", &text, &err), SLO_ERR_IO);
+    assert_int_equal(slo_comm_plan_load("/nonexistent/plan.json", NULL, 4, &kp, &err),
+                     SLO_ERR_IO);
     assert_string_equal(err.source, "/nonexistent/plan.json");
-    assert_non_null(strstr(err.text, "cannot read"));
-    assert_null(text);
+    assert_non_null(strstr(err.text, "cannot open"));
+    assert_null(kp.ranges);
+}
+
+/* A plan object written by the kernel (slo_comm_plan_to_json) is a plan
+ * file too: read back through the kernel's reader it maps to the very
+ * plan slo_prophet_plan_policy made (same blocks, pieces and checksum). */
+static void test_plan_object(void **state)
+{
+    struct slo_comm_model m;
+    struct slo_comm_link link = {1.25e9, 20e-6, 4, SLO_COMM_RING, 1};
+    struct slo_comm_problem prob = {&m, &link};
+    struct slo_comm_options opt;
+    struct slo_comm_result r;
+    struct slo_prophet_plan a, b;
+    char names[2][SLO_COMM_NAME_LENGTH];
+    size_t n = 0;
+    slo_error_t err = {0};
+    char *text = NULL;
+    (void)state;
+    assert_int_equal(slo_comm_model_builtin("resnet50", &m, &err), SLO_OK);
+    slo_comm_options_init(&opt);
+    opt.policy = SLO_COMM_PROPHET;
+    assert_int_equal(slo_comm_solve(&prob, &opt, &r, &err), SLO_OK);
+    assert_int_equal(slo_comm_plan_to_json(&r.plan, &text, &err), SLO_OK);
+    assert_int_equal(slo_prophet_plan_json_policies(text, "p.json", names, 2, &n, &err), SLO_OK);
+    assert_int_equal(n, 1);
+    assert_string_equal(names[0], "prophet");
+    assert_int_equal(slo_prophet_plan_parse_json(text, "p.json", NULL, &m, NULL, 4,
+                                                 SLO_PROPHET_HOLD_POST, &b, &err), SLO_OK);
+    assert_int_equal(slo_prophet_plan_policy(&m, &link, NULL, SLO_COMM_PROPHET, NULL, 4, &a,
+                                             NULL, &err), SLO_OK);
+    assert_int_equal(a.n_blocks, b.n_blocks);
+    assert_int_equal(a.n_pieces, b.n_pieces);
+    assert_true(slo_prophet_plan_checksum(&a) == slo_prophet_plan_checksum(&b));
+    slo_prophet_plan_free(&a);
+    slo_prophet_plan_free(&b);
+    free(text);
+    slo_comm_result_free(&r);
+    slo_comm_model_free(&m);
 }
 
 int main(void)
@@ -600,6 +642,7 @@ int main(void)
         cmocka_unit_test(test_resnet50_policies),
         cmocka_unit_test(test_fixture_half),
         cmocka_unit_test(test_read_file),
+        cmocka_unit_test(test_plan_object),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "comm_private.h"
+#include "slo_csv.h"
 #include "slo_private.h"
 
 int slo_comm_model_alloc(struct slo_comm_model *model, size_t n, slo_error_t *err)
@@ -40,169 +41,6 @@ void slo_comm_model_free(struct slo_comm_model *model)
     memset(model, 0, sizeof *model);
 }
 
-/* ------------------------------------------------------------------ */
-/* CSV (RFC 4180 subset: quoted fields with "" escapes, CRLF)           */
-/* ------------------------------------------------------------------ */
-
-struct record {
-    char *buf;      /* field texts, NUL-separated */
-    size_t cap;
-    size_t *start;  /* [n] offsets into buf */
-    size_t n, fcap;
-};
-
-static int rec_put(struct record *r, size_t *len, char c)
-{
-    if (*len + 1 >= r->cap) {
-        size_t ncap = r->cap ? 2 * r->cap : 256;
-        char *nb = realloc(r->buf, ncap);
-        if (!nb)
-            return -1;
-        r->buf = nb;
-        r->cap = ncap;
-    }
-    r->buf[(*len)++] = c;
-    return 0;
-}
-
-static int rec_field(struct record *r, size_t at)
-{
-    if (r->n == r->fcap) {
-        size_t ncap = r->fcap ? 2 * r->fcap : 16;
-        size_t *ns = realloc(r->start, ncap * sizeof *ns);
-        if (!ns)
-            return -1;
-        r->start = ns;
-        r->fcap = ncap;
-    }
-    r->start[r->n++] = at;
-    return 0;
-}
-
-/* Parse one record at *p; advances *p and *line. Returns 0, -1 for
- * out of memory, -2 for an unterminated quote. */
-static int read_record(const char **p, size_t *line, struct record *r)
-{
-    const char *s = *p;
-    size_t len = 0;
-
-    r->n = 0;
-    if (rec_field(r, 0))
-        return -1;
-    for (;;) {
-        if (*s == '"' && (len == 0 || r->buf[len - 1] == '\0')) {
-            s++;
-            for (;;) {
-                if (*s == '\0')
-                    return -2;
-                if (*s == '"' && s[1] == '"') {
-                    if (rec_put(r, &len, '"'))
-                        return -1;
-                    s += 2;
-                } else if (*s == '"') {
-                    s++;
-                    break;
-                } else {
-                    if (*s == '\n')
-                        (*line)++;
-                    if (rec_put(r, &len, *s++))
-                        return -1;
-                }
-            }
-            continue;
-        }
-        if (*s == ',') {
-            if (rec_put(r, &len, '\0') || rec_field(r, len))
-                return -1;
-            s++;
-            continue;
-        }
-        if (*s == '\0' || *s == '\n' || (*s == '\r' && (s[1] == '\n' || s[1] == '\0'))) {
-            if (rec_put(r, &len, '\0'))
-                return -1;
-            if (*s == '\r')
-                s++;
-            if (*s == '\n') {
-                s++;
-                (*line)++;
-            }
-            *p = s;
-            return 0;
-        }
-        if (rec_put(r, &len, *s++))
-            return -1;
-    }
-}
-
-static const char *rec_get(const struct record *r, size_t i)
-{
-    return r->buf + r->start[i];
-}
-
-static int blank_record(const struct record *r)
-{
-    return r->n == 1 && rec_get(r, 0)[strspn(rec_get(r, 0), " \t")] == '\0';
-}
-
-/* Read the header record into r, skipping leading blank lines. columns
- * names the expected columns for the empty-file message. Returns SLO_OK or
- * an error code with err filled. */
-static int read_header(const char **p, size_t *line, struct record *r, const char *source,
-                       const char *columns, char *where, size_t where_len, slo_error_t *err)
-{
-    size_t before;
-    do {
-        int q;
-        if (!**p)
-            return slo__fail(err, SLO_ERR_INVALID, source,
-                            "expected a header line with columns %s, found an empty file",
-                            columns);
-        before = *line;
-        q = read_record(p, line, r);
-        if (q == -1)
-            return slo__fail(err, SLO_ERR_NOMEM, source, "out of memory");
-        if (q == -2) {
-            snprintf(where, where_len, "%s:%zu", source, *line);
-            return slo__fail(err, SLO_ERR_INVALID, where,
-                            "header: expected a closing double quote, found the end of the "
-                            "file");
-        }
-    } while (blank_record(r));
-    /* callers name the header line as *line - 1: a header that ends the
-     * text without a newline is still on line `before` */
-    if (*line == before)
-        (*line)++;
-    return SLO_OK;
-}
-
-/* Read the next data row into r. Returns SLO_OK with *is_row = 1 when r
- * holds a row of n_cols fields and 0 at a blank row (skip it), or an error
- * code with err filled. *row_line and where ("source:line") locate the row
- * for the caller's own messages. */
-static int next_row(const char **p, size_t *line, struct record *r, const char *source,
-                    size_t n_cols, size_t *row_line, char *where, size_t where_len,
-                    int *is_row, slo_error_t *err)
-{
-    int q;
-
-    *row_line = *line;
-    *is_row = 0;
-    q = read_record(p, line, r);
-    snprintf(where, where_len, "%s:%zu", source, *row_line);
-    if (q == -1)
-        return slo__fail(err, SLO_ERR_NOMEM, where, "out of memory");
-    if (q == -2)
-        return slo__fail(err, SLO_ERR_INVALID, where,
-                        "expected a closing double quote, found the end of the file");
-    if (blank_record(r))
-        return SLO_OK;
-    if (r->n != n_cols)
-        return slo__fail(err, SLO_ERR_INVALID, where,
-                        "expected %zu fields as in the header, found %zu", n_cols, r->n);
-    *is_row = 1;
-    return SLO_OK;
-}
-
 static int number_field(const char *text, double *out)
 {
     char *end;
@@ -221,46 +59,6 @@ static int number_field(const char *text, double *out)
         return -1;
     *out = v;
     return 0;
-}
-
-/* A UTF-8 byte order mark at the start of the text (spreadsheet exports). */
-static const char *skip_bom(const char *text)
-{
-    if ((unsigned char)text[0] == 0xEF && (unsigned char)text[1] == 0xBB &&
-        (unsigned char)text[2] == 0xBF)
-        return text + 3;
-    return text;
-}
-
-/* Header names are compared without surrounding spaces and tabs
- * ("forward_ms, backward_ms, param_bytes" is the three columns). */
-static void trim_fields(struct record *r)
-{
-    for (size_t i = 0; i < r->n; i++) {
-        char *f = r->buf + r->start[i];
-        size_t len, lead = strspn(f, " \t");
-        r->start[i] += lead;
-        f += lead;
-        len = strlen(f);
-        while (len > 0 && (f[len - 1] == ' ' || f[len - 1] == '\t'))
-            f[--len] = '\0';
-    }
-}
-
-/* "a, b, c" of a header's columns, truncated to fit buf. */
-static void list_columns(const struct record *r, char *buf, size_t len)
-{
-    size_t used = 0;
-    buf[0] = '\0';
-    for (size_t i = 0; i < r->n && used + 1 < len; i++) {
-        int k = snprintf(buf + used, len - used, "%s%s", i ? ", " : "", rec_get(r, i));
-        if (k < 0 || (size_t)k >= len - used) {
-            if (len > 4)
-                memcpy(buf + len - 4, "...", 4);
-            return;
-        }
-        used += (size_t)k;
-    }
 }
 
 /* Column `name` found at index i: set *col, or fail (a column given
@@ -317,7 +115,7 @@ static int ms_field(const char *text, const char *col, const char *where, double
 static int parse_layers(const char *text, const char *source, const char *name,
                         double forward_s, struct slo_comm_model *model, slo_error_t *err)
 {
-    struct record rec = {0};
+    struct slo__csv_record rec = {0};
     const char *p = text;
     size_t line = 1, n_cols, cap = 0, n = 0;
     long col_f = -1, col_b = -1, col_s = -1, col_type = -1, col_topo = -1, col_r = -1;
@@ -335,15 +133,15 @@ static int parse_layers(const char *text, const char *source, const char *name,
     memset(model, 0, sizeof *model);
     if (!source)
         source = "csv";
-    p = skip_bom(text);
-    if ((rc = read_header(&p, &line, &rec, source, "forward_ms, backward_ms, param_bytes",
+    p = slo__csv_skip_bom(text);
+    if ((rc = slo__csv_read_header(&p, &line, &rec, source, "forward_ms, backward_ms, param_bytes",
                           where, sizeof where, err)))
         goto out;
     n_cols = rec.n;
-    trim_fields(&rec);
+    slo__csv_trim_fields(&rec);
     snprintf(where, sizeof where, "%s:%zu", source, line - 1);
     for (size_t i = 0; i < rec.n; i++) {
-        const char *h = rec_get(&rec, i);
+        const char *h = slo__csv_get(&rec, i);
         long *col = !strcmp(h, "forward_ms")    ? &col_f
                     : !strcmp(h, "backward_ms") ? &col_b
                     : !strcmp(h, "ready_ms")    ? &col_r
@@ -366,8 +164,7 @@ static int parse_layers(const char *text, const char *source, const char *name,
     size_name = col_p >= 0 ? "param_bytes" : "grad_bytes";
     if (col_f < 0 && col_gi) {
         /* a gradient ready-time file (resnet50_v2_mxnet_prophet_gradients.csv) */
-        free(rec.buf);
-        free(rec.start);
+        slo__csv_free(&rec);
         return slo_comm_model_parse_gradients(text, source, name, forward_s, model, err);
     }
     if (col_f >= 0 && forward_s >= 0) {
@@ -391,7 +188,7 @@ static int parse_layers(const char *text, const char *source, const char *name,
         }
         if (missing) {
             snprintf(where, sizeof where, "%s:%zu", source, line - 1);
-            list_columns(&rec, colnames, sizeof colnames);
+            slo__csv_list_columns(&rec, colnames, sizeof colnames);
             rc = slo__fail(err, SLO_ERR_INVALID, where,
                           "header: expected a column %s, found columns \"%s\"", missing,
                           colnames);
@@ -406,26 +203,26 @@ static int parse_layers(const char *text, const char *source, const char *name,
         const long cols[3] = {col_f, col_b >= 0 ? col_b : col_r, col_s};
         const char *names[3] = {"forward_ms", col_b >= 0 ? "backward_ms" : "ready_ms",
                                 size_name};
-        if ((rc = next_row(&p, &line, &rec, source, n_cols, &row_line, where, sizeof where,
+        if ((rc = slo__csv_next_row(&p, &line, &rec, source, n_cols, &row_line, where, sizeof where,
                            &is_row, err)))
             goto out;
         if (!is_row)
             continue;
-        if (col_type >= 0 && !strcmp(rec_get(&rec, (size_t)col_type), "Input"))
+        if (col_type >= 0 && !strcmp(slo__csv_get(&rec, (size_t)col_type), "Input"))
             continue; /* data loading, not compute (README section 1) */
         if (col_topo >= 0) {
             double t;
-            if (number_field(rec_get(&rec, (size_t)col_topo), &t) || t <= last_topo) {
+            if (number_field(slo__csv_get(&rec, (size_t)col_topo), &t) || t <= last_topo) {
                 rc = slo__fail(err, SLO_ERR_INVALID, where,
                               "column topo_index: expected a number above the previous "
                               "row's %g (rows in forward order), found \"%.40s\"",
-                              last_topo, rec_get(&rec, (size_t)col_topo));
+                              last_topo, slo__csv_get(&rec, (size_t)col_topo));
                 goto out;
             }
             last_topo = t;
         }
         for (int k = 0; k < 3; k++) {
-            const char *f = rec_get(&rec, (size_t)cols[k]);
+            const char *f = slo__csv_get(&rec, (size_t)cols[k]);
             if ((rc = k == 2 ? bytes_field(f, names[k], where, &v[k], err)
                              : ms_field(f, names[k], where, &v[k], err)))
                 goto out;
@@ -474,7 +271,7 @@ static int parse_layers(const char *text, const char *source, const char *name,
         l = &layers[n++];
         memset(l, 0, sizeof *l);
         if (col_type >= 0)
-            snprintf(l->name, sizeof l->name, "%s", rec_get(&rec, (size_t)col_type));
+            snprintf(l->name, sizeof l->name, "%s", slo__csv_get(&rec, (size_t)col_type));
         l->forward_s = v[0] / 1000.0;
         l->backward_s = v[1] / 1000.0;
         l->grad_bytes = v[2];
@@ -518,8 +315,7 @@ static int parse_layers(const char *text, const char *source, const char *name,
 out:
     free(layers);
     free(lines);
-    free(rec.buf);
-    free(rec.start);
+    slo__csv_free(&rec);
     return rc;
 }
 
@@ -587,7 +383,7 @@ int slo_comm_model_parse_gradients(const char *text, const char *source, const c
                                    double forward_s, struct slo_comm_model *model,
                                    slo_error_t *err)
 {
-    struct record rec = {0};
+    struct slo__csv_record rec = {0};
     const char *p = text;
     size_t line = 1, n_cols, cap = 0, n = 0, header_line;
     long col_gi = -1, col_s = -1, col_r = -1, col_k = -1, col_iv = -1, col_name = -1;
@@ -605,8 +401,8 @@ int slo_comm_model_parse_gradients(const char *text, const char *source, const c
         return slo__fail(err, SLO_ERR_INVALID, "forward",
                         "expected a forward time in 0..%g s (or < 0 for the default), found %g",
                         SLO_COMM_MAX_TIME_S, forward_s);
-    p = skip_bom(text);
-    if ((rc = read_header(&p, &line, &rec, source,
+    p = slo__csv_skip_bom(text);
+    if ((rc = slo__csv_read_header(&p, &line, &rec, source,
                           "grad_index, bytes_fp32 and ready_ms (or prophet_step, "
                           "step_interval_ms_bs64)",
                           where, sizeof where, err)))
@@ -614,9 +410,9 @@ int slo_comm_model_parse_gradients(const char *text, const char *source, const c
     header_line = line - 1;
     snprintf(where, sizeof where, "%s:%zu", source, header_line);
     n_cols = rec.n;
-    trim_fields(&rec);
+    slo__csv_trim_fields(&rec);
     for (size_t i = 0; i < rec.n; i++) {
-        const char *h = rec_get(&rec, i);
+        const char *h = slo__csv_get(&rec, i);
         /* alternatives of one column: the second is an error, as a repeat */
         static const char *const groups[][4] = {
             {"grad_index", NULL},
@@ -631,14 +427,14 @@ int slo_comm_model_parse_gradients(const char *text, const char *source, const c
             for (size_t k = 0; groups[gr][k]; k++) {
                 if (strcmp(h, groups[gr][k]))
                     continue;
-                if (*cols[gr] >= 0 && strcmp(rec_get(&rec, (size_t)*cols[gr]), h)) {
+                if (*cols[gr] >= 0 && strcmp(slo__csv_get(&rec, (size_t)*cols[gr]), h)) {
                     rc = slo__fail(err, SLO_ERR_INVALID, where,
                                   "header: expected one of %s%s%s%s%s, found both %s and %s",
                                   groups[gr][0], groups[gr][1] ? " or " : "",
                                   groups[gr][1] ? groups[gr][1] : "",
                                   groups[gr][1] && groups[gr][2] ? " or " : "",
                                   groups[gr][1] && groups[gr][2] ? groups[gr][2] : "",
-                                  rec_get(&rec, (size_t)*cols[gr]), h);
+                                  slo__csv_get(&rec, (size_t)*cols[gr]), h);
                     goto out;
                 }
                 if ((rc = set_column(cols[gr], i, h, where, err)))
@@ -658,7 +454,7 @@ int slo_comm_model_parse_gradients(const char *text, const char *source, const c
                                          : NULL;
         if (missing) {
             char colnames[220];
-            list_columns(&rec, colnames, sizeof colnames);
+            slo__csv_list_columns(&rec, colnames, sizeof colnames);
             rc = slo__fail(err, SLO_ERR_INVALID, where,
                           "header: expected a column %s (a gradient ready-time file), found "
                           "columns \"%s\"",
@@ -676,7 +472,7 @@ int slo_comm_model_parse_gradients(const char *text, const char *source, const c
         int is_row;
         struct grad_row *g;
         long gi;
-        if ((rc = next_row(&p, &line, &rec, source, n_cols, &row_line, where, sizeof where,
+        if ((rc = slo__csv_next_row(&p, &line, &rec, source, n_cols, &row_line, where, sizeof where,
                            &is_row, err)))
             goto out;
         if (!is_row)
@@ -695,14 +491,14 @@ int slo_comm_model_parse_gradients(const char *text, const char *source, const c
         memset(g, 0, sizeof *g);
         g->line = row_line;
         g->step = -1;
-        if (index_field(rec_get(&rec, (size_t)col_gi), &gi) || (size_t)gi != n) {
+        if (index_field(slo__csv_get(&rec, (size_t)col_gi), &gi) || (size_t)gi != n) {
             rc = slo__fail(err, SLO_ERR_INVALID, where,
                           "column grad_index: expected %zu (rows in index order 0, 1, ...), "
                           "found \"%.40s\"",
-                          n, rec_get(&rec, (size_t)col_gi));
+                          n, slo__csv_get(&rec, (size_t)col_gi));
             goto out;
         }
-        if ((rc = bytes_field(rec_get(&rec, (size_t)col_s), size_name, where, &g->bytes, err)))
+        if ((rc = bytes_field(slo__csv_get(&rec, (size_t)col_s), size_name, where, &g->bytes, err)))
             goto out;
         if (n == SLO_COMM_MAX_LAYERS) {
             rc = slo__fail(err, SLO_ERR_INVALID, where,
@@ -718,7 +514,7 @@ int slo_comm_model_parse_gradients(const char *text, const char *source, const c
             goto out;
         }
         if (col_r >= 0) {
-            const char *f = rec_get(&rec, (size_t)col_r);
+            const char *f = slo__csv_get(&rec, (size_t)col_r);
             if ((rc = ms_field(f, "ready_ms", where, &g->ready_ms, err)))
                 goto out;
             if (n > 0 && g->ready_ms > rows[n - 1].ready_ms) {
@@ -729,8 +525,8 @@ int slo_comm_model_parse_gradients(const char *text, const char *source, const c
                 goto out;
             }
         } else {
-            const char *f = rec_get(&rec, (size_t)col_k);
-            const char *fi = rec_get(&rec, (size_t)col_iv);
+            const char *f = slo__csv_get(&rec, (size_t)col_k);
+            const char *fi = slo__csv_get(&rec, (size_t)col_iv);
             if (index_field(f, &g->step) ||
                 (n > 0 && g->step != rows[n - 1].step && g->step != rows[n - 1].step - 1)) {
                 if (n > 0 && rows[n - 1].step == 0)
@@ -762,7 +558,7 @@ int slo_comm_model_parse_gradients(const char *text, const char *source, const c
             }
         }
         if (col_name >= 0)
-            snprintf(g->name, sizeof g->name, "%s", rec_get(&rec, (size_t)col_name));
+            snprintf(g->name, sizeof g->name, "%s", slo__csv_get(&rec, (size_t)col_name));
         if (g->bytes > 0)
             any_bytes = 1;
         n++;
@@ -848,8 +644,7 @@ out:
     free(layers);
     free(rows);
     free(arrive);
-    free(rec.buf);
-    free(rec.start);
+    slo__csv_free(&rec);
     return rc;
 }
 

@@ -69,98 +69,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "comm_private.h"
+#include "comm_optimal_private.h"
 #include "slo_private.h"
-
-struct range {
-    double lo, hi;
-    size_t g; /* the gradient holding byte lo: grad_at(lo), kept up to date
-               * as lo moves up (a binary search per block per target cost
-               * half the planning time) */
-};
-
-struct planner {
-    size_t G;
-    double *off;  /* [G+1] */
-    double *r;    /* [G] */
-    double *tail; /* [G] */
-    double *gbytes; /* [G] bytes of gradient k (comm_bytes() of its layer) */
-    double *pmin; /* [G+1] pmin[a] = min_{k<a} (-Fs_k - bocc o_{k+1}) */
-    double *gdone; /* [G] */
-    size_t *grad_of; /* [n layers] gradient index of a layer with bytes, else G */
-    double A1, bocc, A2, bext;
-    double floor_s; /* Bw + F */
-    int ps_pipelined;
-    double piece_bytes; /* PS pipelined: largest block */
-    struct comm_transport tr;
-    /* pending bytes: runs in descending offset, the lowest on top */
-    struct range *runs;
-    size_t n_runs;
-    /* rsum[k] = bytes of runs 0..k summed in that order, for k < n_runs - 1:
-     * only the top run changes (a block takes from it, an arrival extends
-     * it) until it is gone, so the sum over the runs is rsum[n_runs - 2] +
-     * the top run, the very same floating-point sum as the loop over all
-     * runs it replaces */
-    double *rsum;
-    /* Exact byte sums (pending_cap()'s window query): Q = 2^(E-53) with
-     * o_G < 2^E, qscale = 1/Q; off_exact: every offset is a multiple of Q
-     * (pipelined PS only); rexact[k] (k < n_runs - 1, kept with rsum when
-     * off_exact): the lower ends of runs 0..k are (the upper end of a run
-     * is an offset: set when the run is made, only lo moves) */
-    double qscale;
-    int off_exact;
-    unsigned char *rexact;
-    struct range *take; /* ranges of the block being sent */
-    size_t n_take;
-    /* PS pipelined: the pending gradients as a stack, the lowest on top
-     * (pending_cap()): gradient, pending bytes above it, and the running
-     * maximum of tail - bocc x above from the bottom up */
-    size_t *stk_g;
-    double *stk_above, *stk_max;
-    double *stk_key; /* tail - bocc x above of each entry, as pushed */
-    size_t n_stk;
-    /* PS pipelined: stack entries 0 .. tp_built-1 (tp_built <= n_stk) in a
-     * treap ordered by (stk_key, position), children tp_l/tp_r (TP_NIL:
-     * none), for pending_cap()'s window query; filled lazily by it */
-    size_t *tp_l, *tp_r;
-    size_t tp_root, tp_built;
-    double eps_bytes;   /* block sizes this small are rounding: 1e-9 of all bytes */
-    double eps_left;    /* pending bytes this small are dropped as rounding
-                         * leftovers: eps_bytes, but below half the least
-                         * gradient */
-    /* tail DP over units */
-    struct range *units;
-    size_t *ugrad;
-    double *ucum, *h, *g;
-    size_t *next, *deque;
-    size_t n_units;
-    /* the recorded plan */
-    int record;
-    int recording; /* send_lowest records: record, or a run that may take a snapshot */
-    /* PS pipelined: the state of the first finite target's run just before
-     * its first decision the target shaped (see run_target) */
-    struct {
-        int valid;
-        double target, t, link_free_s, pull_free_s;
-        size_t a, tr_n, n_runs, n_stk, n_out, n_blocks;
-        size_t cap_done, cap_out, cap_blocks;
-        double *done_s, *rsum, *gdone, *stk_above, *stk_max, *stk_key;
-        unsigned char *rexact;
-        struct range *runs, *out;
-        size_t *stk_g, *block_end, *block_lowest;
-    } snap;
-    /* params->optimal_full_scan: pending_cap() visits every pending
-     * gradient (no early stop, no window query), for tests/test_comm.c to
-     * compare the plans with and without them */
-    int full_scan;
-    /* set by run_target when the target shaped the plan (see there) */
-    int constrained;
-    struct range *out;       /* ranges */
-    size_t n_out, cap_out;
-    size_t *block_end;       /* block b holds out[block_end[b-1] .. block_end[b]) */
-    size_t *block_lowest;    /* lowest gradient of block b: ready at r[.] */
-    size_t n_blocks, cap_blocks;
-};
 
 static size_t grad_at(const struct planner *p, double x)
 {
@@ -202,119 +112,6 @@ static int on_grid(const struct planner *p, double x)
     return y == (double)(int64_t)y;
 }
 
-/* *ptr resized to n elements of size bytes (n > 0); on failure -1 and
- * the old array stays (planner_free() frees it) */
-static int resize(void **ptr, size_t n, size_t size)
-{
-    void *np = realloc(*ptr, n * size);
-    if (!np)
-        return -1;
-    *ptr = np;
-    return 0;
-}
-
-static int grow(void **ptr, size_t *cap, size_t need, size_t size)
-{
-    size_t ncap = *cap ? *cap : 64;
-    if (need <= *cap)
-        return 0;
-    while (ncap < need)
-        ncap *= 2;
-    if (resize(ptr, ncap, size))
-        return -1;
-    *cap = ncap;
-    return 0;
-}
-
-/* ------------------------------------------------------------------ */
-/* Treap over the pending-gradient stack (pipelined PS, pending_cap())  */
-/* ------------------------------------------------------------------ */
-
-#define TP_NIL SIZE_MAX
-
-/* Heap priority of stack position i: a fixed bijective mix of i (SplitMix64's
- * finalizer), so priorities are distinct and the treap is the same on every
- * run; expected depth O(log n). */
-static uint64_t tp_prio(size_t i)
-{
-    uint64_t z = (uint64_t)i + 0x9E3779B97F4A7C15u;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
-    return z ^ (z >> 31);
-}
-
-/* order of the treap: by key, ties by position */
-static int tp_less(const struct planner *p, size_t i, size_t j)
-{
-    return p->stk_key[i] < p->stk_key[j] || (p->stk_key[i] == p->stk_key[j] && i < j);
-}
-
-/* split subtree t into the nodes before i (*l) and after it (*r) */
-static void tp_split(struct planner *p, size_t t, size_t i, size_t *l, size_t *r)
-{
-    if (t == TP_NIL) {
-        *l = *r = TP_NIL;
-    } else if (tp_less(p, t, i)) {
-        tp_split(p, p->tp_r[t], i, &p->tp_r[t], r);
-        *l = t;
-    } else {
-        tp_split(p, p->tp_l[t], i, l, &p->tp_l[t]);
-        *r = t;
-    }
-}
-
-/* join subtrees l and r, every node of l before every node of r */
-static size_t tp_merge(struct planner *p, size_t l, size_t r)
-{
-    if (l == TP_NIL)
-        return r;
-    if (r == TP_NIL)
-        return l;
-    if (tp_prio(l) > tp_prio(r)) {
-        p->tp_r[l] = tp_merge(p, p->tp_r[l], r);
-        return l;
-    }
-    p->tp_l[r] = tp_merge(p, l, p->tp_l[r]);
-    return r;
-}
-
-static size_t tp_insert(struct planner *p, size_t t, size_t i)
-{
-    if (t == TP_NIL || tp_prio(i) > tp_prio(t)) {
-        tp_split(p, t, i, &p->tp_l[i], &p->tp_r[i]);
-        return i;
-    }
-    if (tp_less(p, i, t))
-        p->tp_l[t] = tp_insert(p, p->tp_l[t], i);
-    else
-        p->tp_r[t] = tp_insert(p, p->tp_r[t], i);
-    return t;
-}
-
-static size_t tp_erase(struct planner *p, size_t t, size_t i)
-{
-    if (t == i)
-        return tp_merge(p, p->tp_l[i], p->tp_r[i]);
-    if (tp_less(p, i, t))
-        p->tp_l[t] = tp_erase(p, p->tp_l[t], i);
-    else
-        p->tp_r[t] = tp_erase(p, p->tp_r[t], i);
-    return t;
-}
-
-/* the stack shrank to n_stk entries: drop the treap's entries above it */
-static void tp_truncate(struct planner *p)
-{
-    if (p->n_stk == 0) {
-        p->tp_root = TP_NIL;
-        p->tp_built = 0;
-    }
-    while (p->tp_built > p->n_stk) {
-        p->tp_built--;
-        p->tp_root = tp_erase(p, p->tp_root, p->tp_built);
-    }
-}
-
 /* Post one block of bytes taken from the bottom of the pending runs (the
  * lowest q bytes), at time t. Remainders below eps_bytes (rounding) go
  * with the block. */
@@ -351,7 +148,7 @@ static int send_lowest(struct planner *p, double t, double q, slo_error_t *err)
         while (p->n_stk > 0 && p->stk_g[p->n_stk - 1] < low)
             p->n_stk--;
         if (p->tp_built > p->n_stk)
-            tp_truncate(p);
+            comm_tp_truncate(p);
     }
     if ((rc = comm_transport_post(&p->tr, t, sum, &S, &E, &D, err)))
         return rc;
@@ -365,14 +162,15 @@ static int send_lowest(struct planner *p, double t, double q, slo_error_t *err)
             if (D > p->gdone[k])
                 p->gdone[k] = D;
         if (p->recording) {
-            if (grow((void **)&p->out, &p->cap_out, p->n_out + 1, sizeof *p->out))
+            if (comm_opt_grow((void **)&p->out, &p->cap_out, p->n_out + 1, sizeof *p->out))
                 return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
             p->out[p->n_out++] = p->take[r];
         }
     }
     if (p->recording) {
-        if (grow((void **)&p->block_end, &p->cap_blocks, p->n_blocks + 1, sizeof(size_t)) ||
-            resize((void **)&p->block_lowest, p->cap_blocks, sizeof(size_t)))
+        if (comm_opt_grow((void **)&p->block_end, &p->cap_blocks, p->n_blocks + 1,
+                          sizeof(size_t)) ||
+            comm_opt_resize((void **)&p->block_lowest, p->cap_blocks, sizeof(size_t)))
             return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
         p->block_end[p->n_blocks] = p->n_out;
         p->block_lowest[p->n_blocks] = lowest;
@@ -636,7 +434,7 @@ static double pending_cap(struct planner *p, double target, double t, size_t a,
                         struct ps_window w;
                         p->constrained = 1;
                         while (p->tp_built < left) {
-                            p->tp_root = tp_insert(p, p->tp_root, p->tp_built);
+                            p->tp_root = comm_tp_insert(p, p->tp_root, p->tp_built);
                             p->tp_built++;
                         }
                         w.target = target;
@@ -677,110 +475,12 @@ static double pending_cap(struct planner *p, double target, double t, size_t a,
     return bound;
 }
 
-/* memcpy that allows n == 0 with NULL pointers (arrays not grown yet) */
-static void copy_n(void *dst, const void *src, size_t n)
-{
-    if (n > 0)
-        memcpy(dst, src, n);
-}
-
-/* Copy the state of run_target (t, a and everything a block or an
- * arrival changes) into p->snap, for target `target`. SLO_ERR_NOMEM only. */
-static int snap_save(struct planner *p, double target, double t, size_t a, slo_error_t *err)
-{
-    size_t G = p->G;
-    if (!p->snap.runs) {
-        p->snap.runs = malloc((G + 1) * sizeof *p->snap.runs);
-        p->snap.rsum = malloc((G + 1) * sizeof *p->snap.rsum);
-        p->snap.rexact = malloc(G + 1);
-        p->snap.gdone = malloc((G + 1) * sizeof *p->snap.gdone);
-        p->snap.stk_g = malloc((G + 1) * sizeof *p->snap.stk_g);
-        p->snap.stk_above = malloc((G + 1) * sizeof *p->snap.stk_above);
-        p->snap.stk_max = malloc((G + 1) * sizeof *p->snap.stk_max);
-        p->snap.stk_key = malloc((G + 1) * sizeof *p->snap.stk_key);
-        if (!p->snap.runs || !p->snap.rsum || !p->snap.rexact || !p->snap.gdone || !p->snap.stk_g ||
-            !p->snap.stk_above || !p->snap.stk_max || !p->snap.stk_key)
-            return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
-    }
-    if (grow((void **)&p->snap.done_s, &p->snap.cap_done, p->tr.n + 1, sizeof(double)) ||
-        grow((void **)&p->snap.out, &p->snap.cap_out, p->n_out + 1, sizeof *p->out) ||
-        grow((void **)&p->snap.block_end, &p->snap.cap_blocks, p->n_blocks + 1,
-             sizeof(size_t)) ||
-        resize((void **)&p->snap.block_lowest, p->snap.cap_blocks, sizeof(size_t)))
-        return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
-    p->snap.target = target;
-    p->snap.t = t;
-    p->snap.a = a;
-    p->snap.link_free_s = p->tr.link_free_s;
-    p->snap.pull_free_s = p->tr.pull_free_s;
-    p->snap.tr_n = p->tr.n;
-    copy_n(p->snap.done_s, p->tr.done_s, p->tr.n * sizeof(double));
-    p->snap.n_runs = p->n_runs;
-    copy_n(p->snap.runs, p->runs, p->n_runs * sizeof *p->runs);
-    copy_n(p->snap.rsum, p->rsum, p->n_runs * sizeof *p->rsum);
-    copy_n(p->snap.rexact, p->rexact, p->n_runs);
-    p->snap.n_stk = p->n_stk;
-    copy_n(p->snap.stk_g, p->stk_g, p->n_stk * sizeof *p->stk_g);
-    copy_n(p->snap.stk_above, p->stk_above, p->n_stk * sizeof *p->stk_above);
-    copy_n(p->snap.stk_max, p->stk_max, p->n_stk * sizeof *p->stk_max);
-    copy_n(p->snap.stk_key, p->stk_key, p->n_stk * sizeof *p->stk_key);
-    copy_n(p->snap.gdone, p->gdone, G * sizeof *p->gdone);
-    p->snap.n_out = p->n_out;
-    copy_n(p->snap.out, p->out, p->n_out * sizeof *p->out);
-    p->snap.n_blocks = p->n_blocks;
-    copy_n(p->snap.block_end, p->block_end, p->n_blocks * sizeof(size_t));
-    copy_n(p->snap.block_lowest, p->block_lowest, p->n_blocks * sizeof(size_t));
-    p->snap.valid = 1;
-    return SLO_OK;
-}
-
-/* The state saved by snap_save back into p; *t and *a. The recorded
- * blocks only when p->recording. SLO_ERR_NOMEM only. */
-static int snap_restore(struct planner *p, double *t, size_t *a, slo_error_t *err)
-{
-    *t = p->snap.t;
-    *a = p->snap.a;
-    while (p->tr.cap < p->snap.tr_n)
-        if (comm_transport_grow(&p->tr, err))
-            return SLO_ERR_NOMEM;
-    p->tr.link_free_s = p->snap.link_free_s;
-    p->tr.pull_free_s = p->snap.pull_free_s;
-    p->tr.n = p->snap.tr_n;
-    copy_n(p->tr.done_s, p->snap.done_s, p->snap.tr_n * sizeof(double));
-    p->n_runs = p->snap.n_runs;
-    copy_n(p->runs, p->snap.runs, p->n_runs * sizeof *p->runs);
-    copy_n(p->rsum, p->snap.rsum, p->n_runs * sizeof *p->rsum);
-    copy_n(p->rexact, p->snap.rexact, p->n_runs);
-    p->n_stk = p->snap.n_stk;
-    copy_n(p->stk_g, p->snap.stk_g, p->n_stk * sizeof *p->stk_g);
-    copy_n(p->stk_above, p->snap.stk_above, p->n_stk * sizeof *p->stk_above);
-    copy_n(p->stk_max, p->snap.stk_max, p->n_stk * sizeof *p->stk_max);
-    copy_n(p->stk_key, p->snap.stk_key, p->n_stk * sizeof *p->stk_key);
-    p->tp_root = TP_NIL; /* the treap is rebuilt from the stack as needed */
-    p->tp_built = 0;
-    copy_n(p->gdone, p->snap.gdone, p->G * sizeof *p->gdone);
-    p->n_out = p->n_blocks = 0;
-    if (p->recording) {
-        if (grow((void **)&p->out, &p->cap_out, p->snap.n_out + 1, sizeof *p->out) ||
-            grow((void **)&p->block_end, &p->cap_blocks, p->snap.n_blocks + 1,
-                 sizeof(size_t)) ||
-            resize((void **)&p->block_lowest, p->cap_blocks, sizeof(size_t)))
-            return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
-        p->n_out = p->snap.n_out;
-        copy_n(p->out, p->snap.out, p->n_out * sizeof *p->out);
-        p->n_blocks = p->snap.n_blocks;
-        copy_n(p->block_end, p->snap.block_end, p->n_blocks * sizeof(size_t));
-        copy_n(p->block_lowest, p->snap.block_lowest, p->n_blocks * sizeof(size_t));
-    }
-    return SLO_OK;
-}
-
 /* Steps 1-2 for target T*; returns the period of the resulting plan.
  *
  * Pipelined PS: the first run with a finite target x saves its state
- * just before its first decision that sets p->constrained (snap_save:
+ * just before its first decision that sets p->constrained (comm_snap_save, comm_snapshot.c:
  * after that iteration's arrivals, before it waits or sends), and a later
- * run with target x' >= x starts from there (snap_restore). Exact: up to
+ * run with target x' >= x starts from there (comm_snap_restore). Exact: up to
  * that point every decision of x left the flag unset, so it sent
  * min(pending, piece) (the caps were at least that, and the waits and the
  * ignored gradients set the flag); every cap is a non-decreasing function
@@ -805,7 +505,7 @@ static int run_target(struct planner *p, double target, double *period, slo_erro
     p->constrained = 0;
     p->recording = p->record;
     if (p->ps_pipelined && isfinite(target) && p->snap.valid && target >= p->snap.target) {
-        if ((rc = snap_restore(p, &t, &a, err)))
+        if ((rc = comm_snap_restore(p, &t, &a, err)))
             return rc;
     } else {
         take = p->ps_pipelined && isfinite(target) && !p->snap.valid;
@@ -814,7 +514,7 @@ static int run_target(struct planner *p, double target, double *period, slo_erro
         p->tr.link_free_s = p->tr.pull_free_s = -INFINITY;
         p->n_runs = 0;
         p->n_stk = 0;
-        tp_truncate(p);
+        comm_tp_truncate(p);
         p->n_out = 0;
         p->n_blocks = 0;
         for (size_t g = 0; g < p->G; g++)
@@ -880,7 +580,7 @@ static int run_target(struct planner *p, double target, double *period, slo_erro
              * and goes with later bytes, or with the tail (drain()) */
             if (pending <= p->eps_left) {
                 p->n_runs = p->n_stk = 0;
-                tp_truncate(p);
+                comm_tp_truncate(p);
             }
             t = p->r[a - 1];
             continue;
@@ -929,7 +629,7 @@ static int run_target(struct planner *p, double target, double *period, slo_erro
         }
         if (take && p->constrained) {
             /* the first decision the target shaped: nothing of it applied yet */
-            if ((rc = snap_save(p, target, t, a, err)))
+            if ((rc = comm_snap_save(p, target, t, a, err)))
                 return rc;
             take = 0;
         }
@@ -1042,7 +742,7 @@ static int plan_blocks(const struct comm_sim *s, struct planner *p, slo_error_t 
         p->tp_l = malloc((G + 1) * sizeof *p->tp_l);
         p->tp_r = malloc((G + 1) * sizeof *p->tp_r);
         p->rexact = malloc(G + 1);
-        p->full_scan = s->params->optimal_full_scan;
+        p->full_scan = s->full_scan;
         if (!p->stk_key || !p->tp_l || !p->tp_r || !p->rexact)
             return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
     }
@@ -1512,30 +1212,4 @@ static const struct comm_policy_ops optimal_ops = {
 const struct comm_policy_ops *comm_optimal_ops(void)
 {
     return &optimal_ops;
-}
-
-void slo_comm_plan_free(struct slo_comm_plan *plan)
-{
-    if (!plan)
-        return;
-    free(plan->ranges);
-    memset(plan, 0, sizeof *plan);
-}
-
-int slo_comm_plan_optimal(const struct slo_comm_model *model, const struct slo_comm_link *link,
-                          struct slo_comm_plan *plan, slo_error_t *err)
-{
-    struct slo_comm_result r;
-    int rc;
-
-    memset(plan, 0, sizeof *plan);
-    if ((rc = slo_comm_simulate(model, link, NULL, SLO_COMM_OPTIMAL, &r, err)))
-        return rc;
-    plan->n_blocks = r.n_blocks;
-    plan->n_ranges = r.n_messages;
-    plan->ranges = r.messages;
-    plan->iteration_s = r.iteration_s;
-    r.messages = NULL;
-    slo_comm_result_free(&r);
-    return SLO_OK;
 }

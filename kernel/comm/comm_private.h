@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 
+#include "comm_oracle.h"
 #include "slo_comm.h"
 
 /*
@@ -82,6 +83,7 @@ struct comm_sim {
     const struct slo_comm_model *model;
     const struct slo_comm_link *link;
     const struct slo_comm_params *params;
+    int full_scan;     /* comm_oracle.h: the optimal planner's shortcuts off */
     size_t n;          /* layers */
     double *offset;    /* [n+1] o_j: first byte of layer j; offset[n] = total bytes */
     double *ready_s;   /* [n] r_j, non-increasing in j */

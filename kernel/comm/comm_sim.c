@@ -213,7 +213,6 @@ void slo_comm_params_default(struct slo_comm_params *p)
     p->prophet_partition_bytes = 4096000.0;
     p->prophet_credit_bytes = 16384000.0;
     p->prophet_slack_s = 0.001;
-    p->optimal_full_scan = 0;
 }
 
 int slo_comm_params_check(const struct slo_comm_params *p, slo_error_t *err)
@@ -234,9 +233,6 @@ int slo_comm_params_check(const struct slo_comm_params *p, slo_error_t *err)
         if (!isfinite(f[i].v) || f[i].v < 0 || (!f[i].zero_ok && f[i].v == 0))
             return slo__fail(err, SLO_ERR_INVALID, f[i].name, "expected a number %s 0, found %g",
                             f[i].zero_ok ? ">=" : ">", f[i].v);
-    if (p->optimal_full_scan != 0 && p->optimal_full_scan != 1)
-        return slo__fail(err, SLO_ERR_INVALID, "optimal_full_scan", "expected 0 or 1, found %d",
-                        p->optimal_full_scan);
     return SLO_OK;
 }
 
@@ -431,6 +427,7 @@ void slo_comm_result_free(struct slo_comm_result *r)
     free(r->done_s);
     free(r->forward_start_s);
     free(r->messages);
+    slo_comm_plan_free(&r->plan);
     memset(r, 0, sizeof *r);
 }
 
@@ -484,6 +481,14 @@ int slo_comm_simulate(const struct slo_comm_model *model, const struct slo_comm_
                       const struct slo_comm_params *params, int policy,
                       struct slo_comm_result *result, slo_error_t *err)
 {
+    return slo__comm_simulate_scan(model, link, params, policy, 0, result, err);
+}
+
+int slo__comm_simulate_scan(const struct slo_comm_model *model,
+                            const struct slo_comm_link *link,
+                            const struct slo_comm_params *params, int policy, int full_scan,
+                            struct slo_comm_result *result, slo_error_t *err)
+{
     struct slo_comm_params defaults;
     const struct comm_policy_ops *ops = comm_policy_ops(policy);
     struct comm_sim s;
@@ -502,13 +507,18 @@ int slo_comm_simulate(const struct slo_comm_model *model, const struct slo_comm_
         params = &defaults;
     }
     if ((rc = slo_comm_lower_bound(model, link, &lb, &seq, NULL, err)) ||
-        (rc = slo_comm_params_check(params, err)) ||
-        (rc = check_message_count(model, params, policy, err)))
+        (rc = slo_comm_params_check(params, err)))
+        return rc;
+    if (full_scan != 0 && full_scan != 1)
+        return slo__fail(err, SLO_ERR_INVALID, "optimal_full_scan", "expected 0 or 1, found %d",
+                        full_scan);
+    if ((rc = check_message_count(model, params, policy, err)))
         return rc;
 
     s.model = model;
     s.link = link;
     s.params = params;
+    s.full_scan = full_scan;
     s.n = n;
     comm_transport_init(&s.tr, link);
     s.offset = malloc((n + 1) * sizeof *s.offset);

@@ -55,6 +55,7 @@
 #define SLO_COMM_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "slo_core.h"
 
@@ -329,7 +330,7 @@ enum slo_comm_policy {
     SLO_COMM_DDP,           /* static buckets in reverse order, barrier (notes 2.7) */
     SLO_COMM_PROPHET,       /* stepwise blocks sized from bandwidth x gap (notes 1.9) */
     SLO_COMM_OPTIMAL,       /* ours: deadline-sized blocks, tail by exact DP (see
-                               slo_comm_plan_optimal) */
+                               "The optimal planner" below) */
     SLO_COMM_N_POLICIES
 };
 
@@ -356,15 +357,10 @@ struct slo_comm_params {
     double prophet_credit_bytes;    /* 16,384,000 (4 partitions; Z_CREDIT has no
                                        default in the code, notes 1.7) */
     double prophet_slack_s;         /* 0.001: Q_k = B (Delta_k + 1 ms), notes 1.5 */
-    int optimal_full_scan;          /* 0 (default): the optimal planner's exact
-                                       shortcuts for PS with several collectives
-                                       in flight are on; 1: off, every pending
-                                       gradient is checked (the same plans,
-                                       slower; for verification) */
 };
 void slo_comm_params_default(struct slo_comm_params *params);
-/* Check every field is finite and > 0 (slack >= 0), optimal_full_scan 0 or
- * 1; err->source names the field. */
+/* Check every field is finite and > 0 (slack >= 0); err->source names the
+ * field. */
 int slo_comm_params_check(const struct slo_comm_params *params, slo_error_t *err);
 
 /* ------------------------------------------------------------------ */
@@ -384,14 +380,15 @@ int slo_comm_lower_bound(const struct slo_comm_model *model, const struct slo_co
                          slo_error_t *err);
 
 /* ------------------------------------------------------------------ */
-/* Simulation                                                          */
+/* Simulated messages                                                  */
 /* ------------------------------------------------------------------ */
 
-/* One contiguous byte range of a collective. A collective ("block") may
- * gather several ranges (packed into one buffer, or laid out contiguously by
- * a runtime that follows the static plan): its ranges are consecutive
- * entries with the same block number and share post, start and done times;
- * the latency A is paid once per block. */
+/* One contiguous byte range of a collective, as the simulator sees it
+ * (doubles: a policy may cut a gradient into fractional parts). A collective
+ * ("block") may gather several ranges (packed into one buffer, or laid out
+ * contiguously by a runtime that follows the static plan): its ranges are
+ * consecutive entries with the same block number and share post, start and
+ * done times; the latency A is paid once per block. */
 struct slo_comm_message {
     size_t block;          /* collective number, 0, 1, ... in post order */
     double offset_bytes;   /* first byte in the flat forward-order buffer */
@@ -404,7 +401,139 @@ struct slo_comm_message {
     double done_s;         /* complete on every worker: end (+ pull) + A */
 };
 
+/* ------------------------------------------------------------------ */
+/* Plans: the one static block plan of libslo                          */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A static block plan: blocks (collectives) are issued in index order
+ * 0..n_blocks-1 on every worker, each as soon as its bytes are ready (and,
+ * for a runtime that follows the policy's post times, not before post_s).
+ * Byte offsets are integers at element granularity in the flat
+ * forward-order gradient buffer (layer j owns [o_j, o_j + s_j)).
+ *
+ * Rounding rule (slo_comm_solve, from the simulator's double ranges): every
+ * range boundary x becomes elem_bytes x round(x / elem_bytes) (half away
+ * from zero) and the end of the buffer elem_bytes x round(sum s_j /
+ * elem_bytes) = total_bytes; neighbouring ranges share their boundary (the
+ * ranges are cut in offset order, each ending where the next begins), so
+ * the ranges tile [0, total_bytes) exactly, none overlapping, none missing:
+ * sum of size_bytes = total_bytes. A range that rounds to 0 bytes is
+ * dropped, and a block left without ranges too (blocks are renumbered, the
+ * order kept). When every s_j is a whole number of elements (fp32
+ * gradients of 4 bytes) and the policy cut at element boundaries, nothing
+ * is rounded. first_layer / last_layer are the layers with bytes in the
+ * range, from the rounded layer boundaries elem x round(o_j / elem).
+ */
+struct slo_comm_plan_range {
+    size_t block;           /* block index, 0..n_blocks-1, non-decreasing */
+    size_t first_layer;     /* lowest layer with bytes in the range */
+    size_t last_layer;      /* highest */
+    uint64_t offset_bytes;  /* first byte, a multiple of elem_bytes */
+    uint64_t size_bytes;    /* > 0, a multiple of elem_bytes */
+};
+
+struct slo_comm_plan_block {
+    size_t first_layer;     /* lowest layer of its ranges */
+    size_t last_layer;      /* highest */
+    uint64_t size_bytes;    /* sum of its ranges' size_bytes */
+    size_t first_range;     /* its ranges: ranges[first_range .. first_range + n_ranges) */
+    size_t n_ranges;        /* >= 1, in post order, not necessarily by offset */
+    double post_s;          /* expected times (the simulator's for this plan, s from
+                               the start of the backward pass); NAN when the plan */
+    double start_s;         /* was read from a document without them */
+    double end_s;
+    double done_s;
+};
+
+struct slo_comm_plan {
+    char policy[SLO_COMM_NAME_LENGTH]; /* "fifo", ..., "optimal" (informative) */
+    char model[SLO_COMM_NAME_LENGTH];  /* name of the model planned for */
+    size_t elem_bytes;         /* element size, bytes (4 = fp32) */
+    size_t n_layers;           /* layers of the model planned for */
+    uint64_t total_bytes;      /* = sum of ranges[].size_bytes (rounding rule) */
+    double iteration_s;        /* expected period T, s (NAN when unknown) */
+    size_t n_blocks;
+    struct slo_comm_plan_block *blocks; /* [n_blocks], owned */
+    size_t n_ranges;
+    struct slo_comm_plan_range *ranges; /* [n_ranges], owned, grouped by block */
+};
+/* Release a plan and empty it (NULL is fine). */
+void slo_comm_plan_free(struct slo_comm_plan *plan);
+
+/*
+ * Check a plan: elem_bytes >= 1; every range > 0 bytes, offset and size
+ * multiples of elem_bytes, first_layer <= last_layer < n_layers; blocks
+ * numbered 0.. without gaps, each with >= 1 range whose sizes sum to its
+ * size_bytes; the ranges tile [0, total_bytes) exactly. Errors:
+ * SLO_ERR_INVALID, source "plan", text naming the block and range
+ * ("blocks[3].ranges[0]: expected bytes 4096.. in no other block, found
+ * bytes 4096..8192 in two blocks"); SLO_ERR_NOMEM.
+ */
+int slo_comm_plan_check(const struct slo_comm_plan *plan, slo_error_t *err);
+
+/*
+ * The plan as JSON (doc/comm.md, "Plan JSON"): one object
+ *   {"policy", "model": {"name", "layers", "bytes"}, "elem_bytes",
+ *    "iteration_s", "n_blocks", "blocks": [{"first_layer", "last_layer",
+ *    "bytes", "post_s", "start_s", "end_s", "done_s",
+ *    "ranges": [{"offset_bytes", "bytes"}]}]}
+ * with every byte count an integer and times at 17 significant digits
+ * (omitted when NAN). *text is malloc'd (the caller frees). `slo comm
+ * --json` embeds its "blocks" and "elem_bytes" in each policy entry.
+ * Errors: SLO_ERR_INVALID (a plan that fails slo_comm_plan_check),
+ * SLO_ERR_NOMEM.
+ */
+int slo_comm_plan_to_json(const struct slo_comm_plan *plan, char **text, slo_error_t *err);
+
+/*
+ * Read a plan: text is either a plan object written by slo_comm_plan_to_json
+ * or a whole `slo comm --json` document (then "policies" must hold the
+ * policy named `policy`, or, for policy NULL, exactly one policy; its
+ * "blocks" are read, "model" gives n_layers and total_bytes). Strict:
+ * duplicate keys, unknown keys, a byte count or layer number that is not a
+ * non-negative integer, a size that is not a multiple of the element size,
+ * ranges that overlap or leave a gap, a block whose "bytes" is not the sum
+ * of its ranges are SLO_ERR_INVALID with err->source = source and a text
+ * naming the JSON path ("policies[1].blocks[3].ranges[0].bytes: expected a
+ * number > 0, found -1"; "expected byte ranges that cover every gradient
+ * byte once, found bytes 0..8 in no block"). Times (post_s, ...) are
+ * optional (NAN when missing). elem_bytes: the element size expected
+ * (>= 1); a document's "elem_bytes", when present, must equal it.
+ * model.bytes (a number) gives total_bytes by the rounding rule.
+ * On failure *plan is left empty. Also SLO_ERR_NOMEM.
+ */
+int slo_comm_plan_parse(const char *text, const char *source, const char *policy,
+                        size_t elem_bytes, struct slo_comm_plan *plan, slo_error_t *err);
+/* As slo_comm_plan_parse, reading the file at path (the kernel's one file
+ * reader: SLO_ERR_IO naming the path when it cannot be read, SLO_ERR_INVALID
+ * for more than 64 MiB or a NUL byte); source is the path. */
+int slo_comm_plan_load(const char *path, const char *policy, size_t elem_bytes,
+                       struct slo_comm_plan *plan, slo_error_t *err);
+/*
+ * The policy names of a `slo comm --json` document, in order (of a plan
+ * object: its "policy"): names [max] of SLO_COMM_NAME_LENGTH bytes each; *n
+ * gets how many (at most max). Errors: SLO_ERR_INVALID (not JSON, duplicate
+ * keys, no "policies" list, an entry without a string "name", a name given
+ * twice), source as above.
+ */
+int slo_comm_plan_policies(const char *text, const char *source,
+                           char (*names)[SLO_COMM_NAME_LENGTH], size_t max, size_t *n,
+                           slo_error_t *err);
+
+/* ------------------------------------------------------------------ */
+/* Simulation and solve                                                */
+/* ------------------------------------------------------------------ */
+
 struct slo_comm_result {
+    /* slo_comm_solve only (slo_comm_simulate leaves them zero / empty) */
+    enum slo_status status;      /* SLO_STATUS_OPTIMAL when iteration_s <= lower_bound_s
+                                    (1 + 1e-12): the plan meets the proven lower bound;
+                                    else SLO_STATUS_FEASIBLE_UNPROVEN (a plan always
+                                    exists; no proof that none is faster) */
+    char reason[SLO_REASON_LENGTH]; /* "" when optimal, else why not proven */
+    struct slo_comm_plan plan;   /* the plan at element granularity (rounding rule) */
+    /* the simulated timeline and metrics (slo_comm_simulate and slo_comm_solve) */
     int policy;
     double iteration_s;          /* steady-state period T */
     double lower_bound_s;        /* T_LB */
@@ -427,8 +556,10 @@ struct slo_comm_result {
 
 /*
  * Simulate one steady-state iteration of model on link under policy
- * (params NULL = defaults). On success *result owns its arrays (release
- * with slo_comm_result_free); on failure it is left empty.
+ * (params NULL = defaults): the timeline fields of *result. On success
+ * *result owns its arrays (release with slo_comm_result_free); on failure
+ * it is left empty. Embedders plan with slo_comm_solve, which also gives
+ * the plan and the status.
  * Errors: SLO_ERR_INVALID for a bad model, link, params or policy (source
  * names the field), or a chunk size of the policy (p3_slice_bytes,
  * bs_partition_bytes, prophet_partition_bytes) that cuts the model into
@@ -438,33 +569,40 @@ struct slo_comm_result {
 int slo_comm_simulate(const struct slo_comm_model *model, const struct slo_comm_link *link,
                       const struct slo_comm_params *params, int policy,
                       struct slo_comm_result *result, slo_error_t *err);
-/* Release a result's arrays and empty it (NULL is fine). */
+/* Release a result's arrays and plan and empty it (NULL is fine). */
 void slo_comm_result_free(struct slo_comm_result *result);
 
-/* ------------------------------------------------------------------ */
-/* Planners                                                            */
-/* ------------------------------------------------------------------ */
-
-/* A static block plan: blocks are posted in this order, each as soon as its
- * bytes are ready; expected times are the simulator's for this plan. */
-struct slo_comm_plan {
-    size_t n_blocks;                 /* collectives */
-    size_t n_ranges;
-    struct slo_comm_message *ranges; /* [n_ranges], owned; .block groups them */
-    double iteration_s;              /* expected period with per-layer deps */
+/* What to plan: a model on a link (both borrowed, checked by the solve). */
+struct slo_comm_problem {
+    const struct slo_comm_model *model;
+    const struct slo_comm_link *link;
 };
-/* Release a plan and empty it (NULL is fine). */
-void slo_comm_plan_free(struct slo_comm_plan *plan);
+
+struct slo_comm_options {
+    int policy;                  /* enum slo_comm_policy; default SLO_COMM_OPTIMAL */
+    const char *policy_name;     /* when not NULL, the policy by name ("prophet"),
+                                    overriding policy */
+    struct slo_comm_params params; /* the baselines' tunables (slo_comm_params_default) */
+    size_t elem_bytes;           /* element size of the plan, bytes; default 4 (fp32) */
+};
+/* Defaults: policy SLO_COMM_OPTIMAL, policy_name NULL, params
+ * slo_comm_params_default, elem_bytes 4. */
+void slo_comm_options_init(struct slo_comm_options *options);
 
 /*
- * Our planner (doc/comm.md, "Optimal blocks"; derivation in
- * kernel/comm/comm_optimal.c). For a target period T* every gradient i has the
- * deadline d_i = T* - Fs_i (Fs_i = forward time of its layer and all later
- * ones). During backward, whenever the link can take a block, the pending
- * bytes are sent lowest offset first in one block as large as the
- * deadlines of the gradients still to arrive and of the pending ones allow
- * (a prefix-minimum test, O(1) per block); once every gradient is ready the
- * rest is grouped by the exact dynamic program over the forward order
+ * The comm planner's one call. For the policy of options (the optimal
+ * planner or a published baseline), simulate one steady-state iteration
+ * (as slo_comm_simulate with options->params), compute the lower bound
+ * T_LB (slo_comm_lower_bound) and round the schedule to a plan at element
+ * granularity (rounding rule above, options->elem_bytes); set status and
+ * reason. The optimal planner (doc/comm.md, "Optimal blocks"; derivation in
+ * kernel/comm/comm_optimal.c): for a target period T* every gradient i has
+ * the deadline d_i = T* - Fs_i (Fs_i = forward time of its layer and all
+ * later ones). During backward, whenever the link can take a block, the
+ * pending bytes are sent lowest offset first in one block as large as the
+ * deadlines allow (a prefix-minimum test, O(1) per block); once every
+ * gradient is ready the rest is grouped by the exact dynamic program over
+ * the forward order
  *   h(u) = min_{v>u} [ A1 + bocc D(u,v) + max(A2 + Fs(u), h(v)) ],  h(end) = -inf
  * ((A1, A2) = (A, 0) for serialized collectives, (0, A) otherwise; bocc =
  * w/B, 2w/B for serialized PS), solved in O(U) with a monotone deque. T* is
@@ -472,16 +610,25 @@ void slo_comm_plan_free(struct slo_comm_plan *plan);
  * simulated period is kept. Every published policy's schedule, replayed as
  * a static plan (never slower than the policy itself), is a candidate too,
  * so the plan is never worse than any baseline on the same model and link.
- * Blocks may gather several byte ranges.
  * Planning cost, ring, serialized (bench/bench_comm): ResNet-50 (107
  * gradients) 52 us at 3 Gbit/s, 106 us at 100 Gbit/s; 1000 gradients
- * 0.55 ms and 1.29 ms (the deadline plans alone 35 us and 350 us; lower
- * bounds skip the replays that cannot win on communication-bound links). The plan is static: identical on
- * every worker, replayable by a runtime.
- * Errors: as slo_comm_simulate.
+ * 0.55 ms and 1.29 ms.
+ * Status: SLO_STATUS_OPTIMAL when T <= T_LB (1 + 1e-12) (the plan meets the
+ * proven lower bound of notes 5), else SLO_STATUS_FEASIBLE_UNPROVEN with a
+ * reason giving T, T_LB and rho (the optimal planner is a heuristic over
+ * the exact DP tail: no proof that a faster plan does not exist).
+ * On success *result owns its arrays (slo_comm_result_free); on failure it
+ * is left empty. options NULL = slo_comm_options_init's defaults.
+ * Errors: those of slo_comm_simulate; SLO_ERR_INVALID for a NULL problem,
+ * model or link (source "problem"), an unknown policy_name (source
+ * "policy", naming the known ones) or elem_bytes 0 (source "elem_bytes").
  */
-int slo_comm_plan_optimal(const struct slo_comm_model *model, const struct slo_comm_link *link,
-                          struct slo_comm_plan *plan, slo_error_t *err);
+int slo_comm_solve(const struct slo_comm_problem *problem, const struct slo_comm_options *options,
+                   struct slo_comm_result *result, slo_error_t *err);
+
+/* ------------------------------------------------------------------ */
+/* Prophet's steps                                                     */
+/* ------------------------------------------------------------------ */
 
 /* Prophet's step table (notes 1.3): detected on the ready times of the
  * gradients (layers with bytes > 0), indexed i = 0..G-1 in forward order. */
