@@ -47,15 +47,6 @@ struct cli_seen {
 int cli_repeated_option(const char *cmd, const struct option *longopts, int first, int code,
                         const char *value, struct cli_seen *seen);
 
-/* An argument names a file (rather than an embedded NAME) when it has a
- * '/', ends in .json, or exists. */
-int cli_is_path(const char *arg);
-/* Fill err for a NAME that is neither embedded nor a file: "OPT: expected an
- * embedded WHAT (names...) or a JSON file path, found "ARG"". Returns
- * SLO_ERR_NOT_FOUND. */
-int cli_not_embedded(slo_error_t *err, const char *opt, const char *what,
-                     const char *const *names, const char *arg);
-
 /* Load a catalog / training workload: NAME of an embedded one, or a FILE path
  * (anything containing '/' or ending in .json is a path). */
 int cli_load_catalog(const char *arg, struct slo_catalog *cat, slo_error_t *err);

@@ -7,7 +7,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 
@@ -68,28 +67,6 @@ int cli_repeated_option(const char *cmd, const struct option *longopts, int firs
     }
     seen->value[code - first] = now;
     return 0;
-}
-
-int cli_is_path(const char *arg)
-{
-    size_t n = strlen(arg);
-    return strchr(arg, '/') || (n > 5 && strcmp(arg + n - 5, ".json") == 0) ||
-           access(arg, F_OK) == 0;
-}
-
-int cli_not_embedded(slo_error_t *err, const char *opt, const char *what,
-                     const char *const *names, const char *arg)
-{
-    char list[256] = "";
-    for (size_t i = 0; names[i]; i++) {
-        size_t used = strlen(list);
-        snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", names[i]);
-    }
-    err->code = SLO_ERR_NOT_FOUND;
-    snprintf(err->source, sizeof err->source, "%s", opt);
-    snprintf(err->text, sizeof err->text,
-             "expected an embedded %s (%s) or a JSON file path, found \"%s\"", what, list, arg);
-    return err->code;
 }
 
 int cli_load_catalog(const char *arg, struct slo_catalog *cat, slo_error_t *err)

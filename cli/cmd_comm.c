@@ -266,34 +266,6 @@ static int same_file(const char *path, const char *input)
            a.st_ino == b.st_ino;
 }
 
-static int load_model(const char *arg, double forward_s, struct slo_comm_model *m,
-                      slo_error_t *err)
-{
-    size_t n = strlen(arg);
-    /* a file: as everywhere in the CLI (cli_is_path), or any NAME.csv */
-    if (cli_is_path(arg) || (n > 4 && strcmp(arg + n - 4, ".csv") == 0)) {
-        int rc = slo_comm_model_load(arg, forward_s, m, err);
-        if (rc == SLO_ERR_INVALID && forward_s >= 0 && strstr(err->text, "forward time was given"))
-            snprintf(err->text, sizeof err->text,
-                     "--forward-ms: expected a gradient ready-time file (column grad_index), "
-                     "found a per-layer CSV with its own forward_ms column");
-        return rc;
-    }
-    if (forward_s >= 0) {
-        snprintf(err->source, sizeof err->source, "--forward-ms");
-        snprintf(err->text, sizeof err->text,
-                 "expected a gradient ready-time file as --model, found the built-in model "
-                 "\"%s\" (it has its own forward times)", arg);
-        err->code = SLO_ERR_INVALID;
-        return SLO_ERR_INVALID;
-    }
-    if (slo_comm_model_builtin(arg, m, err)) {
-        snprintf(err->source, sizeof err->source, "--model");
-        return err->code;
-    }
-    return SLO_OK;
-}
-
 /* A block (collective) of a result: its ranges are messages[from, to). */
 struct block_view {
     size_t from, to, first_layer, last_layer;
@@ -527,7 +499,7 @@ int slo_cmd_comm(int argc, char **argv)
         return rc > 0 ? SLO_EXIT_OK : SLO_EXIT_USAGE;
     if ((rc = apply_profile(&o)))
         return rc;
-    if (load_model(o.model, o.forward_s, &m, &err))
+    if (slo_comm_model_open(o.model, o.forward_s, "--model", "--forward-ms", &m, &err))
         return cli_report(CMD, &err);
     /* the trace must not overwrite an input (it is opened for writing, so
      * the file would be emptied) */

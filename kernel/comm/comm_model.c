@@ -803,3 +803,33 @@ int slo_comm_parse_latency(const char *text, double *s, slo_error_t *err)
     *s = v * scale;
     return SLO_OK;
 }
+
+int slo_comm_model_open(const char *name_or_path, double forward_s, const char *opt,
+                        const char *forward_opt, struct slo_comm_model *model,
+                        slo_error_t *err)
+{
+    int rc;
+
+    memset(model, 0, sizeof *model);
+    opt = opt ? opt : "model";
+    forward_opt = forward_opt ? forward_opt : "forward_s";
+    if (!name_or_path)
+        return slo__fail(err, SLO_ERR_INVALID, opt, "expected a model name or file, found none");
+    if (slo__is_path(name_or_path, ".csv")) {
+        rc = slo_comm_model_load(name_or_path, forward_s, model, err);
+        if (rc == SLO_ERR_INVALID && forward_s >= 0 && err &&
+            strstr(err->text, "forward time was given"))
+            snprintf(err->text, sizeof err->text,
+                     "%s: expected a gradient ready-time file (column grad_index), "
+                     "found a per-layer CSV with its own forward_ms column", forward_opt);
+        return rc;
+    }
+    if (forward_s >= 0)
+        return slo__fail(err, SLO_ERR_INVALID, forward_opt,
+                         "expected a gradient ready-time file as %s, found the built-in model "
+                         "\"%s\" (it has its own forward times)", opt, name_or_path);
+    rc = slo_comm_model_builtin(name_or_path, model, err);
+    if (rc && err)
+        snprintf(err->source, sizeof err->source, "%s", opt);
+    return rc;
+}

@@ -215,6 +215,22 @@ int slo_comm_model_load(const char *path, double forward_s, struct slo_comm_mode
  * embedded from etc/slo/models/). SLO_ERR_NOT_FOUND names the known ones. */
 int slo_comm_model_builtin(const char *name, struct slo_comm_model *model,
                            slo_error_t *err);
+/*
+ * Open a model the way every front end names one (after slo_catalog_open): a
+ * FILE path - an argument with a '/', ending in .json or .csv, or naming an
+ * existing file - read by slo_comm_model_load with forward_s; else a built-in
+ * NAME (slo_comm_model_names()). forward_s (s, or < 0 for none) applies to
+ * gradient ready-time files only. opt names the argument in messages
+ * ("--model"; NULL: "model"). Errors: those of slo_comm_model_load (a
+ * per-layer CSV given with forward_s >= 0: SLO_ERR_INVALID "OPT_FORWARD:
+ * expected a gradient ready-time file ..."), SLO_ERR_INVALID for a built-in
+ * model with forward_s >= 0 (it has its own forward times), SLO_ERR_NOT_FOUND
+ * naming the built-in models. forward_opt names the forward time in messages
+ * ("--forward-ms"; NULL: "forward_s").
+ */
+int slo_comm_model_open(const char *name_or_path, double forward_s, const char *opt,
+                        const char *forward_opt, struct slo_comm_model *model,
+                        slo_error_t *err);
 /* NULL-terminated list of built-in model names. */
 const char *const *slo_comm_model_names(void);
 /* CSV text of a built-in per-layer table by name (etc/slo/models/, compiled in
