@@ -388,8 +388,17 @@ static void print_human(const struct train_opts *o, const struct slo_catalog *ca
         printf("re-plan: %.0f s left", r->remaining_s);
         if (o->loss_now > 0)
             printf(", loss now %.10g", o->loss_now);
-        if (o->existing)
-            printf(", keeping %s", o->existing);
+        if (o->existing) {
+            /* as written, without the blanks slo_cluster_parse allows */
+            struct slo_cluster c;
+            if (slo_cluster_parse(o->existing, &c, NULL) == SLO_OK) {
+                printf(", keeping ");
+                for (size_t i = 0; i < c.n; i++)
+                    printf("%s%s=%s", i ? "," : "", c.entry[i].type, c.entry[i].count_text);
+            } else {
+                printf(", keeping %s", o->existing);
+            }
+        }
         printf("\n");
     }
     if (r->overhead_s > 0)

@@ -169,6 +169,8 @@ int slo_comm_solve(const struct slo_comm_problem *problem, const struct slo_comm
     struct slo_comm_options defaults;
     int policy, rc;
 
+    if (!result)
+        return slo__fail(err, SLO_ERR_INVALID, "result", "expected a result to fill, found NULL");
     memset(result, 0, sizeof *result);
     if (!options) {
         slo_comm_options_init(&defaults);

@@ -18,35 +18,62 @@ static int is_blank(char c)
     return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
 }
 
-/* One item [item, item+len) into e; 0 or -1 with err filled. */
+/* [s, s+*len) without the blanks at both ends; returns the new start. */
+static const char *trim(const char *s, size_t *len)
+{
+    while (*len && is_blank(*s))
+        s++, (*len)--;
+    while (*len && is_blank(s[*len - 1]))
+        (*len)--;
+    return s;
+}
+
+static int has_blank(const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (is_blank(s[i]))
+            return 1;
+    return 0;
+}
+
+/* One item [item, item+len) into e; 0 or -1 with err filled. Blanks are
+ * allowed around the type and the count, not inside either ("a = 1 0" is
+ * not a count of 10), and nothing is cut: an over-long type is an error and
+ * an over-long count is no count (e->count = -1). */
 static int parse_item(const char *spec, const char *item, size_t len,
                       struct slo_cluster_entry *e, slo_error_t *err)
 {
-    char buf[SLO_NAME_LENGTH + 64], *eq, *end;
-    size_t k = 0, i;
+    const char *eq = memchr(item, '=', len), *type, *count;
+    size_t tlen, clen;
+    char *end;
 
-    for (i = 0; i < len && k < sizeof buf - 1; i++)
-        if (!is_blank(item[i]))
-            buf[k++] = item[i];
-    buf[k] = '\0';
-    if (k == 0)
-        return slo__fail(err, SLO_ERR_INVALID, NULL,
-                         "expected TYPE=N[,TYPE=N...], found \"%s\"", spec);
-    eq = strchr(buf, '=');
-    if (!eq || eq == buf)
+    (void)spec;
+    if (!eq)
         return slo__fail(err, SLO_ERR_INVALID, NULL,
                          "expected TYPE=N[,TYPE=N...], found \"%.*s\"", (int)len, item);
-    if ((size_t)(eq - buf) >= SLO_NAME_LENGTH)
+    tlen = (size_t)(eq - item);
+    type = trim(item, &tlen);
+    clen = len - (size_t)(eq - item) - 1;
+    count = trim(eq + 1, &clen);
+    if (tlen == 0 || has_blank(type, tlen))
+        return slo__fail(err, SLO_ERR_INVALID, NULL,
+                         "expected TYPE=N[,TYPE=N...], found \"%.*s\"", (int)len, item);
+    if (tlen >= SLO_NAME_LENGTH)
         return slo__fail(err, SLO_ERR_INVALID, NULL,
                          "expected a type name of at most %d characters, found \"%.*s...\"",
-                         SLO_NAME_LENGTH - 1, MAX_SHOWN, buf);
-    *eq = '\0';
-    memcpy(e->type, buf, (size_t)(eq - buf) + 1);
-    snprintf(e->count_text, sizeof e->count_text, "%s", eq + 1);
-    errno = 0;
-    long n = strtol(eq + 1, &end, 10);
-    /* Digits only: no sign, no spaces (already removed), at most 1e9. */
-    e->count = (eq[1] >= '0' && eq[1] <= '9' && !*end && !errno && n <= 1000000000L) ? n : -1;
+                         SLO_NAME_LENGTH - 1, MAX_SHOWN, type);
+    memcpy(e->type, type, tlen);
+    e->type[tlen] = '\0';
+    snprintf(e->count_text, sizeof e->count_text, "%.*s", (int)clen, count);
+    e->count = -1;
+    /* Digits only: no sign, no blank inside, at most 1e9, nothing cut. */
+    if (clen > 0 && clen < sizeof e->count_text && !has_blank(count, clen) && count[0] >= '0' &&
+        count[0] <= '9') {
+        errno = 0;
+        long n = strtol(e->count_text, &end, 10);
+        if (!*end && !errno && n <= 1000000000L)
+            e->count = n;
+    }
     return 0;
 }
 

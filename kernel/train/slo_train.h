@@ -428,8 +428,10 @@ void slo_train_result_free(struct slo_train_result *res);
  * "--existing", "expected an instance type of the catalog that the workload
  * profiles, found "T""; a count out of 0..quota: "T: expected a count from 0
  * to the catalog's quota Q, found "N""), SLO_ERR_NOMEM. On error res holds
- * nothing to use (free it anyway). Sources: spotDNN Sec. IV (Algorithm 1,
- * Eqs. 1-16); the exact search: slo_plan_exact.
+ * no plan (status SLO_STATUS_INFEASIBLE_UNPROVEN; res->existing is set once
+ * the catalog and workload were bound, so a caller can tell a binding error
+ * from a bad request); free it anyway. Sources: spotDNN Sec. IV (Algorithm 1, Eqs. 1-16); the exact
+ * search: slo_plan_exact.
  */
 int slo_train_solve(const struct slo_train_problem *problem,
                     const struct slo_train_options *opt, struct slo_train_result *res,

@@ -131,8 +131,8 @@ static int infeasible(struct slo_train_result *res, const struct slo_train_reque
             res->closest_kind = SLO_TRAIN_CLOSEST_CHEAPEST;
             slo_train_counts_format(s, cheap.counts, '=', list, sizeof list);
             set(res->reason, sizeof res->reason,
-                     "%s; the cheapest plan that meets the deadline, %s, costs %.6f USD",
-                     why->text, list, cheap.eval.cost_usd);
+                     "%s; the cheapest plan%s that meets the deadline, %s, costs %.6f USD",
+                     why->text, cheap.proven ? "" : " found", list, cheap.eval.cost_usd);
             return SLO_OK;
         }
         slo_train_plan_free(&cheap);
@@ -280,7 +280,9 @@ int slo_train_solve(const struct slo_train_problem *problem,
         opt = &def;
     }
     rv = solve(problem, opt, res, err);
-    if (rv)
-        res->status = SLO_STATUS_INFEASIBLE;
+    if (rv) {
+        /* The call failed: nothing was planned and nothing proven. */
+        res->status = SLO_STATUS_INFEASIBLE_UNPROVEN;
+    }
     return rv;
 }
