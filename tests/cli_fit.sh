@@ -60,6 +60,19 @@ if [ $? = 0 ] && grep -q "warning: gamma4 = .* the logs do not determine it" "$t
     ok "undetermined gamma4 is warned about"
 else notok "undetermined gamma4 warning"; fi
 
+# The same log as a spreadsheet exports it (byte order mark, CRLF, quoted
+# header names and values) must give the same fit, byte for byte.
+"$SLO" fit train "$tmp/a0.csv" "$tmp/b0.csv" "$tmp/c0.csv" >"$tmp/plain.out" 2>"$tmp/err"
+{ printf '\357\273\277'
+  awk -F, -v OFS=, 'NR == 3 { gsub(/[a-z_]+/, "\"&\"") } NR == 4 { $1 = "\"" $1 "\""; $2 = "\"" $2 "\"" }
+       { printf "%s\r\n", $0 }' "$tmp/a0.csv"; } >"$tmp/a0x.csv"
+"$SLO" fit train "$tmp/a0x.csv" "$tmp/b0.csv" "$tmp/c0.csv" >"$tmp/out" 2>"$tmp/err"
+if [ $? = 0 ] && [ -s "$tmp/out" ] && cmp -s "$tmp/plain.out" "$tmp/out" &&
+   head -c 3 "$tmp/a0x.csv" | od -An -tx1 | grep -q 'ef bb bf' && grep -q '^"time_s","global_step"' "$tmp/a0x.csv" &&
+   sed -n 4p "$tmp/a0x.csv" | grep -q '^"10","400",'; then
+    ok "a spreadsheet export (BOM, CRLF, quotes) fits as the plain log"
+else notok "a spreadsheet export (BOM, CRLF, quotes) fits as the plain log"; fi
+
 # Bad logs.
 grep -v cluster "$tmp/a0.csv" >"$tmp/nocluster.csv"
 expect "log without cluster line" 'nocluster.csv: line [0-9]+: expected a "# cluster' fit train "$tmp/nocluster.csv" "$tmp/b0.csv"
@@ -67,6 +80,8 @@ sed 's/,loss,/,lss,/' "$tmp/a0.csv" >"$tmp/noloss.csv"
 expect "log without loss column" "noloss.csv: line 3: .*column loss is missing" fit train "$tmp/noloss.csv"
 sed '10s/,1000$/,1000/; 10s/^\([0-9]*,[0-9]*,[0-9]*\),[0-9.]*/\1,nan?/' "$tmp/a0.csv" >"$tmp/nan.csv"
 expect "log with a non-number" 'nan.csv: line 10, column loss: expected a number >= 0, found "nan\?"' fit train "$tmp/nan.csv"
+sed '12s/,1000$/,"1000/' "$tmp/a0.csv" >"$tmp/quote.csv"
+expect "log with an open quote" 'quote.csv: line 12, column examples_per_s: expected a closing double quote, found the end of the file' fit train "$tmp/quote.csv"
 expect "one cluster only" "expected samples from at least 2 clusters .* found 1 cluster" fit train "$tmp/a0.csv" "$tmp/a1.csv"
 expect "missing file" "$tmp/none.csv: cannot open" fit train "$tmp/none.csv"
 expect "no logs" "expected training log files" fit train

@@ -523,6 +523,133 @@ static void test_log_errors(void **state)
     assert_string_equal(err.source, "/nonexistent/slo_log.csv");
 }
 
+/* Load text as a log; fails the test (printing the error) when it does not
+ * load. */
+static void load_text(const char *text, struct slo_train_log *log)
+{
+    struct temp_files t = {0};
+    slo_error_t err;
+    const char *path = write_temp(&t, text);
+
+    if (slo_train_log_load(path, log, &err) != SLO_OK) {
+        print_error("%s: %s\n", err.source, err.text);
+        remove_temps(&t);
+        fail();
+    }
+    remove_temps(&t);
+}
+
+/* A spreadsheet export: UTF-8 byte order mark, CRLF on every line
+ * (the comments and the cluster comment too), no line end after the last
+ * row. Read by hand: cluster g3.8xlarge=2 (one type, nothing to sort),
+ * rows (0.5, 1, 100, 2.25) and (1.5, 2, 200, 2.125). */
+static void test_log_crlf_bom(void **state)
+{
+    struct slo_train_log log;
+    (void)state;
+
+    load_text("\xEF\xBB\xBF# exported, with a BOM\r\n"
+              "# cluster: g3.8xlarge=2\r\n"
+              "time_s,global_step,global_samples,loss\r\n"
+              "\r\n"
+              "0.5,1,100,2.25\r\n"
+              "1.5,2,200,2.125",
+              &log);
+    assert_string_equal(log.cluster, "g3.8xlarge=2");
+    assert_int_equal(log.n_rows, 2);
+    assert_true(log.time_s[0] == 0.5 && log.global_step[0] == 1 &&
+                log.global_samples[0] == 100 && log.loss[0] == 2.25);
+    assert_true(log.time_s[1] == 1.5 && log.global_step[1] == 2 &&
+                log.global_samples[1] == 200 && log.loss[1] == 2.125);
+    slo_train_log_free(&log);
+
+    /* The BOM is not part of line 1: it is still the comment it looks like,
+     * and the header (line 2) comes without a cluster comment. */
+    expect_log_error("\xEF\xBB\xBF# no cluster\r\n"
+                     "time_s,global_step,global_samples,loss\r\n",
+                     "line 2: expected a \"# cluster: TYPE=N,...\" comment", (const char *)NULL);
+    /* CRLF does not move line numbers: the bad loss is on line 4. */
+    expect_log_error("# cluster: g3.8xlarge=2\r\n"
+                     "time_s,global_step,global_samples,loss\r\n"
+                     "0.5,1,100,2.25\r\n"
+                     "1.5,2,200,x\r\n",
+                     "line 4, column loss: expected a number >= 0, found \"x\"",
+                     (const char *)NULL);
+}
+
+/* Quoted fields (RFC 4180): quoted header names, quoted numbers, a space
+ * after a closing quote (trimmed), an ignored column holding a comma, a "" escape and
+ * a newline, a quoted "#note" column (a field, not a comment), and a
+ * comment with a lone quote and commas (a comment line, not CSV). By hand:
+ * rows (1, 10, 1000, 3.5), (2, 20, 2000, 3.25) and (3, 30, 3000, 3); the
+ * row of line 7 spans lines 7-8, so the bad row after it is line 9. */
+static const char quoted_log[] = "# cluster: p3.2xlarge=1\n"
+                                 "\"#note\",\"time_s\",\"global_step\" ,global_samples,\"loss\"\n"
+                                 "a,1,10,1000,3.5\n"
+                                 "# a \"lone quote, and commas\n"
+                                 "\"b, with \"\"quotes\"\"\",\"2\",\"20\",\"2000\",\"3.25\"\n"
+                                 "\n"
+                                 "\"two\n"
+                                 "lines\",3,30,3000,3\n";
+
+static void test_log_quoted(void **state)
+{
+    struct slo_train_log log;
+    char text[sizeof quoted_log + 64];
+    (void)state;
+
+    load_text(quoted_log, &log);
+    assert_string_equal(log.cluster, "p3.2xlarge=1");
+    assert_int_equal(log.n_rows, 3);
+    assert_true(log.time_s[0] == 1 && log.global_step[0] == 10 &&
+                log.global_samples[0] == 1000 && log.loss[0] == 3.5);
+    assert_true(log.time_s[1] == 2 && log.global_step[1] == 20 &&
+                log.global_samples[1] == 2000 && log.loss[1] == 3.25);
+    assert_true(log.time_s[2] == 3 && log.global_step[2] == 30 &&
+                log.global_samples[2] == 3000 && log.loss[2] == 3);
+    slo_train_log_free(&log);
+
+    snprintf(text, sizeof text, "%sc,4,40,4000,\"-1\"\n", quoted_log);
+    expect_log_error(text, "line 9, column loss: expected a number >= 0, found \"-1\"",
+                     (const char *)NULL);
+    /* A quote opens a quoted field only as its first character: with a space
+     * before it the quotes are part of the name, so there is no loss column. */
+    expect_log_error("# cluster: p3.2xlarge=1\n"
+                     "time_s,global_step,global_samples, \"loss\"\n",
+                     "line 2:", "column loss is missing", (const char *)NULL);
+    /* An empty quoted field is an empty field, not a number. */
+    expect_log_error("# cluster: p3.2xlarge=1\n"
+                     "time_s,global_step,global_samples,loss\n"
+                     "1,1,\"\",3\n",
+                     "line 3, column global_samples: expected a number >= 0, found \"\"",
+                     (const char *)NULL);
+}
+
+/* A quote left open runs to the end of the file: the error names the line
+ * the record starts on and the column (by its header name) or, in the
+ * header, the field (from 1). */
+static void test_log_open_quote(void **state)
+{
+    (void)state;
+
+    expect_log_error("# cluster: p3.2xlarge=1\n"
+                     "time_s,global_step,global_samples,loss,note\n"
+                     "1,1,100,3,ok\n"
+                     "2,2,200,2.5,\"open\n"
+                     "3,3,300,2,x\n",
+                     "line 4, column note: expected a closing double quote, found the end of "
+                     "the file",
+                     (const char *)NULL);
+    expect_log_error("# cluster: p3.2xlarge=1\n"
+                     "time_s,global_step,\"global_samples,loss\n",
+                     "line 2, field 3: expected a closing double quote", (const char *)NULL);
+    expect_log_error("# cluster: p3.2xlarge=1\n"
+                     "time_s,global_step,global_samples,loss\n"
+                     "1,1,100,3,\"extra\n",
+                     "line 3, field 5 (the header has 4): expected a closing double quote",
+                     (const char *)NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -533,6 +660,9 @@ int main(void)
         cmocka_unit_test(test_log_load_and_samples),
         cmocka_unit_test(test_log_samples_cc),
         cmocka_unit_test(test_log_errors),
+        cmocka_unit_test(test_log_crlf_bom),
+        cmocka_unit_test(test_log_quoted),
+        cmocka_unit_test(test_log_open_quote),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

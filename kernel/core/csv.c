@@ -1,8 +1,8 @@
 /*
  * csv.c - libslo's CSV record reader (RFC 4180 subset: quoted fields with
  * "" escapes, CRLF), private (slo_csv.h): the per-layer and gradient files
- * of the comm planner read with it (kernel/comm/comm_model.c), and it is
- * there for the other tabular inputs (the training log).
+ * of the comm planner (kernel/comm/comm_model.c) and the training logs with
+ * their "# cluster:" comment lines (kernel/train/trainlog.c) read with it.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <stdio.h>
@@ -163,6 +163,27 @@ int slo__csv_next_row(const char **p, size_t *line, struct slo__csv_record *r,
                         "expected %zu fields as in the header, found %zu", n_cols, r->n);
     *is_row = 1;
     return SLO_OK;
+}
+
+/* A comment line at *p: spaces and tabs, then prefix; its raw text runs to
+ * the LF (a CR just before it is left out). Returns 1 and advances *p and
+ * *line past the line, or 0 with nothing changed. */
+int slo__csv_comment(const char **p, size_t *line, char prefix, const char **text,
+                     size_t *len)
+{
+    const char *s = *p + strspn(*p, " \t"), *nl;
+    size_t n;
+
+    if (*s != prefix || prefix == '\0')
+        return 0;
+    nl = strchr(s, '\n');
+    n = nl ? (size_t)(nl - s) : strlen(s);
+    *text = s;
+    *len = n > 0 && s[n - 1] == '\r' ? n - 1 : n;
+    *p = s + n + (nl != NULL);
+    if (nl)
+        (*line)++;
+    return 1;
 }
 
 /* A UTF-8 byte order mark at the start of the text (spreadsheet exports). */

@@ -21,7 +21,8 @@ struct slo__csv_record {
 
 /* Parse one record at *p (RFC 4180 subset: quoted fields with "" escapes,
  * CRLF or LF); advances *p and *line (newlines inside quotes count).
- * Returns 0, -1 for out of memory, -2 for an unterminated quote. */
+ * Returns 0, -1 for out of memory, -2 for an unterminated quote (then
+ * field r->n - 1 is the one whose quote is open). */
 int slo__csv_read_record(const char **p, size_t *line, struct slo__csv_record *r);
 /* Field i (< r->n) of the record. */
 const char *slo__csv_get(const struct slo__csv_record *r, size_t i);
@@ -41,6 +42,13 @@ int slo__csv_read_header(const char **p, size_t *line, struct slo__csv_record *r
 int slo__csv_next_row(const char **p, size_t *line, struct slo__csv_record *r,
                       const char *source, size_t n_cols, size_t *row_line, char *where,
                       size_t where_len, int *is_row, slo_error_t *err);
+/* A comment line: when the line at *p, after spaces and tabs, begins with
+ * prefix (e.g. '#'), sets *text and *len to the line's raw text from the
+ * prefix on, without its LF or CRLF (no quote or comma processing), advances
+ * *p past the line and *line past its newline, and returns 1; otherwise
+ * returns 0 and changes nothing. Call it where a record would start. */
+int slo__csv_comment(const char **p, size_t *line, char prefix, const char **text,
+                     size_t *len);
 /* The text after a leading UTF-8 byte order mark (spreadsheet exports). */
 const char *slo__csv_skip_bom(const char *text);
 /* Strip the spaces and tabs around every field (header names). */

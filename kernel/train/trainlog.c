@@ -4,34 +4,29 @@
  * 1.11; spotDNN Eq. 4 for the measured weighted-average batch).
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "slo_csv.h"
 #include "slo_private.h"
 
 #define MAX_FIELD_SHOWN 40
-
+#define MAX_COLUMNS 1024
 
 enum { COL_TIME, COL_STEP, COL_SAMPLES, COL_LOSS, N_COLS };
 static const char *const col_names[N_COLS] = {"time_s", "global_step", "global_samples",
                                               "loss"};
 
-struct cluster_entry {
-    char type[SLO_NAME_LENGTH];
-    int count;
-};
-
 /* Parser state for one file. */
 struct log_reader {
     const char *path;
-    int line;                 /* current line number, from 1 */
+    size_t line;              /* line the current record starts on, from 1 */
     int have_header;
-    int n_fields;             /* fields per row, from the header */
-    int col[N_COLS];          /* field index of each required column */
+    size_t n_fields;          /* fields per row, from the header */
+    size_t col[N_COLS];       /* field index of each required column */
+    struct slo__csv_record header; /* the header's fields, once read */
     size_t cap;
     struct slo_train_log *log;
     slo_error_t *err;
@@ -41,7 +36,8 @@ struct log_reader {
 /* Small string helpers                                                */
 /* ------------------------------------------------------------------ */
 
-/* Trim spaces and tabs at both ends of [s, s+len); returns the new start. */
+/* Trim spaces and tabs at the start and spaces, tabs and CRs at the end of
+ * [s, s+len); returns the new start. */
 static const char *trim(const char *s, size_t *len)
 {
     while (*len && (s[0] == ' ' || s[0] == '\t'))
@@ -51,27 +47,24 @@ static const char *trim(const char *s, size_t *len)
     return s;
 }
 
-/* Split line at commas into at most max trimmed fields; returns the count
- * (which may exceed max: the extra fields are counted, not stored). */
-static int split_fields(const char *line, size_t len, const char **start, size_t *flen,
-                        int max)
+/* Trim every field of the record in place (the rule of trim). */
+static void trim_fields(struct slo__csv_record *rec)
 {
-    int nf = 0;
-    size_t i = 0;
-
-    for (;;) {
-        size_t j = i;
-        while (j < len && line[j] != ',')
-            j++;
-        if (nf < max) {
-            flen[nf] = j - i;
-            start[nf] = trim(line + i, &flen[nf]);
-        }
-        nf++;
-        if (j >= len)
-            return nf;
-        i = j + 1;
+    for (size_t i = 0; i < rec->n; i++) {
+        size_t len = strlen(slo__csv_get(rec, i));
+        const char *t = trim(slo__csv_get(rec, i), &len);
+        rec->start[i] = (size_t)(t - rec->buf);
+        rec->buf[rec->start[i] + len] = '\0';
     }
+}
+
+/* 1 when [s, e) holds only spaces, tabs, CRs and LFs (a blank line). */
+static int blank_span(const char *s, const char *e)
+{
+    for (; s < e; s++)
+        if (*s != ' ' && *s != '\t' && *s != '\r' && *s != '\n')
+            return 0;
+    return 1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -108,7 +101,8 @@ static int parse_cluster(const char *spec, struct slo_cluster *c, char *why, siz
 /* Reading one log                                                     */
 /* ------------------------------------------------------------------ */
 
-/* "# cluster: ..." comment: returns 1 and sets *value when line is one. */
+/* "# cluster: ..." comment (line, trimmed, starts with '#'): returns 1 and
+ * sets *value when line is one. */
 static int is_cluster_comment(const char *line, size_t len, const char **value, size_t *vlen)
 {
     static const char key[] = "cluster:";
@@ -130,76 +124,86 @@ static int read_cluster_line(struct log_reader *r, const char *value, size_t vle
 
     if (r->have_header)
         return slo__fail(r->err, SLO_ERR_INVALID, r->path,
-                        "line %d: expected the \"# cluster:\" comment before the header, "
+                        "line %zu: expected the \"# cluster:\" comment before the header, "
                         "found it after",
                         r->line);
     if (r->log->cluster[0])
         return slo__fail(r->err, SLO_ERR_INVALID, r->path,
-                        "line %d: expected one \"# cluster:\" comment, found a second", r->line);
+                        "line %zu: expected one \"# cluster:\" comment, found a second", r->line);
     if (vlen >= sizeof spec)
         return slo__fail(r->err, SLO_ERR_INVALID, r->path,
-                        "line %d, cluster: expected at most %zu characters, found %zu",
+                        "line %zu, cluster: expected at most %zu characters, found %zu",
                         r->line, sizeof spec - 1, vlen);
     snprintf(spec, sizeof spec, "%.*s", (int)vlen, value);
     if (parse_cluster(spec, &c, why, sizeof why))
-        return slo__fail(r->err, SLO_ERR_INVALID, r->path, "line %d, cluster: %s", r->line, why);
+        return slo__fail(r->err, SLO_ERR_INVALID, r->path, "line %zu, cluster: %s", r->line,
+                        why);
     if (slo_cluster_format(&c, '=', r->log->cluster, sizeof r->log->cluster))
         return slo__fail(r->err, SLO_ERR_INVALID, r->path,
-                        "line %d, cluster: expected at most %zu characters, found more",
+                        "line %zu, cluster: expected at most %zu characters, found more",
                         r->line, sizeof r->log->cluster - 1);
     return SLO_OK;
 }
 
-static int read_header(struct log_reader *r, const char *line, size_t len)
+/* A comment line (raw text from its '#' on): the cluster comment or
+ * ignored. */
+static int read_comment(struct log_reader *r, const char *text, size_t len)
 {
-    const char *f[1024];
-    size_t fl[1024];
-    int nf = split_fields(line, len, f, fl, 1024);
+    const char *value;
+    size_t vlen;
+    const char *t = trim(text, &len);
 
+    return is_cluster_comment(t, len, &value, &vlen) ? read_cluster_line(r, value, vlen)
+                                                     : SLO_OK;
+}
+
+static int read_header(struct log_reader *r, const struct slo__csv_record *rec)
+{
     if (!r->log->cluster[0])
         return slo__fail(r->err, SLO_ERR_INVALID, r->path,
-                        "line %d: expected a \"# cluster: TYPE=N,...\" comment before the "
+                        "line %zu: expected a \"# cluster: TYPE=N,...\" comment before the "
                         "header, found the header first",
                         r->line);
-    if (nf > 1024)
+    if (rec->n > MAX_COLUMNS)
         return slo__fail(r->err, SLO_ERR_INVALID, r->path,
-                        "line %d: expected at most 1024 columns, found %d", r->line, nf);
+                        "line %zu: expected at most %d columns, found %zu", r->line,
+                        MAX_COLUMNS, rec->n);
     for (int c = 0; c < N_COLS; c++) {
-        r->col[c] = -1;
-        for (int i = 0; i < nf; i++) {
-            if (fl[i] != strlen(col_names[c]) || strncmp(f[i], col_names[c], fl[i]) != 0)
+        int found = 0;
+        for (size_t i = 0; i < rec->n; i++) {
+            if (strcmp(slo__csv_get(rec, i), col_names[c]) != 0)
                 continue;
-            if (r->col[c] >= 0)
+            if (found)
                 return slo__fail(r->err, SLO_ERR_INVALID, r->path,
-                                "line %d: expected column %s once, found it twice", r->line,
+                                "line %zu: expected column %s once, found it twice", r->line,
                                 col_names[c]);
             r->col[c] = i;
+            found = 1;
         }
-        if (r->col[c] < 0)
+        if (!found)
             return slo__fail(r->err, SLO_ERR_INVALID, r->path,
-                            "line %d: expected a header with columns time_s, global_step, "
+                            "line %zu: expected a header with columns time_s, global_step, "
                             "global_samples, loss; column %s is missing",
                             r->line, col_names[c]);
     }
-    r->n_fields = nf;
+    r->n_fields = rec->n;
     r->have_header = 1;
     return SLO_OK;
 }
 
-/* Parse the number in field [f, f+len) of column c. */
-static int parse_value(struct log_reader *r, int c, const char *f, size_t len, double *out)
+/* Parse the number in field f (trimmed) of column c. */
+static int parse_value(struct log_reader *r, int c, const char *f, double *out)
 {
-    char buf[64], *end;
+    size_t len = strlen(f);
+    char *end;
 
-    if (len > 0 && len < sizeof buf) {
-        memcpy(buf, f, len);
-        buf[len] = '\0';
-        *out = slo_strtod(buf, &end);
+    if (len > 0 && len < 64) {
+        *out = slo_strtod(f, &end);
         if (*end == '\0' && isfinite(*out) && *out >= 0)
             return SLO_OK;
     }
     return slo__fail(r->err, SLO_ERR_INVALID, r->path,
-                    "line %d, column %s: expected a number >= 0, found \"%.*s\"", r->line,
+                    "line %zu, column %s: expected a number >= 0, found \"%.*s\"", r->line,
                     col_names[c], len > MAX_FIELD_SHOWN ? MAX_FIELD_SHOWN : (int)len, f);
 }
 
@@ -213,7 +217,7 @@ static int grow(struct log_reader *r)
     for (int c = 0; c < N_COLS; c++) {
         double *p = realloc(*arrays[c], ncap * sizeof *p);
         if (!p)
-            return slo__fail(r->err, SLO_ERR_NOMEM, r->path, "out of memory at line %d",
+            return slo__fail(r->err, SLO_ERR_NOMEM, r->path, "out of memory at line %zu",
                             r->line);
         *arrays[c] = p;
     }
@@ -221,24 +225,22 @@ static int grow(struct log_reader *r)
     return SLO_OK;
 }
 
-static int read_row(struct log_reader *r, const char *line, size_t len)
+static int read_row(struct log_reader *r, const struct slo__csv_record *rec)
 {
     struct slo_train_log *log = r->log;
-    const char *f[1024];
-    size_t fl[1024];
     double v[N_COLS];
-    int nf = split_fields(line, len, f, fl, 1024), rv;
+    int rv;
 
-    if (nf != r->n_fields)
+    if (rec->n != r->n_fields)
         return slo__fail(r->err, SLO_ERR_INVALID, r->path,
-                        "line %d: expected %d fields as in the header, found %d", r->line,
-                        r->n_fields, nf);
+                        "line %zu: expected %zu fields as in the header, found %zu", r->line,
+                        r->n_fields, rec->n);
     for (int c = 0; c < N_COLS; c++)
-        if ((rv = parse_value(r, c, f[r->col[c]], fl[r->col[c]], &v[c])))
+        if ((rv = parse_value(r, c, slo__csv_get(rec, r->col[c]), &v[c])))
             return rv;
     if (log->n_rows && v[COL_STEP] < log->global_step[log->n_rows - 1])
         return slo__fail(r->err, SLO_ERR_INVALID, r->path,
-                        "line %d, column global_step: expected a value >= %.17g (the "
+                        "line %zu, column global_step: expected a value >= %.17g (the "
                         "previous row's; global_step must not decrease), found %.17g",
                         r->line, log->global_step[log->n_rows - 1], v[COL_STEP]);
     if (log->n_rows == r->cap && (rv = grow(r)))
@@ -251,40 +253,76 @@ static int read_row(struct log_reader *r, const char *line, size_t len)
     return SLO_OK;
 }
 
-/* Dispatch one line (without its '\n'). */
-static int read_line(struct log_reader *r, const char *line, size_t len)
+/* The quote of field i (from 0) of the record on r->line is not closed:
+ * name the column (its header name) or, in the header, the field. */
+static int open_quote(struct log_reader *r, size_t i)
 {
-    const char *value;
-    size_t vlen, tlen = len;
-    const char *t = trim(line, &tlen);
+    static const char what[] = "expected a closing double quote, found the end of the file";
 
-    if (tlen == 0)
-        return SLO_OK;
-    if (t[0] == '#')
-        return is_cluster_comment(t, tlen, &value, &vlen) ? read_cluster_line(r, value, vlen)
-                                                          : SLO_OK;
-    return r->have_header ? read_row(r, t, tlen) : read_header(r, t, tlen);
+    if (!r->have_header)
+        return slo__fail(r->err, SLO_ERR_INVALID, r->path, "line %zu, field %zu: %s", r->line,
+                        i + 1, what);
+    if (i >= r->header.n)
+        return slo__fail(r->err, SLO_ERR_INVALID, r->path,
+                        "line %zu, field %zu (the header has %zu): %s", r->line, i + 1,
+                        r->header.n, what);
+    return slo__fail(r->err, SLO_ERR_INVALID, r->path, "line %zu, column %.*s: %s", r->line,
+                    MAX_FIELD_SHOWN, slo__csv_get(&r->header, i), what);
 }
 
-static int read_lines(struct log_reader *r, const char *text)
+/* One record at *p (advanced past it): a comment line, a blank line, the
+ * header or a row. */
+static int read_one(struct log_reader *r, const char **p, size_t *line,
+                    struct slo__csv_record *rec)
 {
-    const char *p = text;
-    int rv;
+    const char *text, *from = *p;
+    size_t len;
+    int q;
 
-    while (*p) {
-        const char *nl = strchr(p, '\n');
-        size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        r->line++;
-        if ((rv = read_line(r, p, len)))
-            return rv;
-        p += len + (nl != NULL);
-    }
+    r->line = *line;
+    if (slo__csv_comment(p, line, '#', &text, &len))
+        return read_comment(r, text, len);
+    q = slo__csv_read_record(p, line, rec);
+    if (q == -1)
+        return slo__fail(r->err, SLO_ERR_NOMEM, r->path, "out of memory at line %zu", r->line);
+    if (q == -2)
+        return open_quote(r, rec->n - 1);
+    if (blank_span(from, *p))
+        return SLO_OK;
+    trim_fields(rec);
+    if (r->have_header)
+        return read_row(r, rec);
+    if ((q = read_header(r, rec)))
+        return q;
+    /* keep the header's names for later messages; rec starts afresh */
+    r->header = *rec;
+    memset(rec, 0, sizeof *rec);
+    return SLO_OK;
+}
+
+/* The file's records through the kernel's CSV reader (slo_csv.h). */
+static int read_records(struct log_reader *r, const char *text)
+{
+    struct slo__csv_record rec = {0};
+    const char *p = slo__csv_skip_bom(text), *body = p;
+    size_t line = 1;
+    int rv = SLO_OK;
+
+    while (*p && !rv)
+        rv = read_one(r, &p, &line, &rec);
+    slo__csv_free(&rec);
+    slo__csv_free(&r->header);
+    if (rv)
+        return rv;
+    /* the line after the last one: a last line without a newline counts */
+    if (*body && p[-1] != '\n')
+        line++;
     if (!r->have_header)
         return slo__fail(r->err, SLO_ERR_INVALID, r->path,
-                        "line %d: expected %sa header line with columns time_s, global_step, "
+                        "line %zu: expected %sa header line with columns time_s, global_step, "
                         "global_samples, loss, found the end of the file",
-                        r->line + 1, r->log->cluster[0] ? "" : "a \"# cluster: TYPE=N,...\" "
-                                                                "comment and ");
+                        line, r->log->cluster[0] ? "" : "a \"# cluster: TYPE=N,...\" "
+                                                        "comment and ");
     return SLO_OK;
 }
 
@@ -310,7 +348,7 @@ int slo_train_log_load(const char *path, struct slo_train_log *log, slo_error_t 
     r.log = log;
     r.err = err;
     snprintf(log->source, sizeof log->source, "%s", path);
-    rv = read_lines(&r, text);
+    rv = read_records(&r, text);
     free(text);
     if (rv)
         slo_train_log_free(log);
