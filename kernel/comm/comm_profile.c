@@ -876,6 +876,17 @@ int slo_comm_profile_check(const char *text, const char *source, int *world_size
     return rc;
 }
 
+int slo_comm_profile_check_load(const char *path, int *world_size, slo_error_t *err)
+{
+    char *text;
+    int rc = slo__read_file(path, &text, err);
+    if (rc)
+        return rc;
+    rc = slo_comm_profile_check(text, path, world_size, err);
+    free(text);
+    return rc;
+}
+
 /* ------------------------------------------------------------------ */
 /* spotDNN's B_ps                                                      */
 /* ------------------------------------------------------------------ */

@@ -754,6 +754,10 @@ int slo_comm_profile_load(const char *path, struct slo_comm_link *link,
  */
 int slo_comm_profile_check(const char *text, const char *source, int *world_size,
                            slo_error_t *err);
+/* As slo_comm_profile_check, reading the file at path with libslo's one
+ * file reader (SLO_ERR_IO "cannot open: ..." / "read error: ...";
+ * SLO_ERR_INVALID for a NUL byte or more than 64 MiB). */
+int slo_comm_profile_check_load(const char *path, int *world_size, slo_error_t *err);
 
 /*
  * spotDNN's B_ps (the parameter server's NIC bandwidth, MB/s; spotDNN
