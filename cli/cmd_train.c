@@ -53,7 +53,8 @@ static void usage(FILE *f)
             "  --max-nodes N         a plan holds at most N instances in total (one worker\n"
             "                        each), as sbatch --slo-* under the site's max_nodes\n"
             "  --node-limit N        branch-and-bound nodes the exact search may visit before\n"
-            "                        it stops with its best plan unproven (default 2000000)\n"
+            "                        it stops with its best plan unproven (default 2000000;\n"
+            "                        its evaluation count also holds the seeding plans)\n"
             "Re-planning after a spot revocation:\n"
             "  --existing TYPE=N,... surviving instances every plan keeps\n"
             "  --elapsed T           time already spent (deadline left = slo-time - T)\n"
@@ -232,6 +233,11 @@ static int parse_opts(int argc, char **argv, struct train_opts *o)
                         o->time_s, o->elapsed_s);
         return -1;
     }
+    if (o->node_limit > 0 && o->window && !o->exact) {
+        cli_usage_error(CMD, "--node-limit: expected the exact search, found --window alone "
+                             "(the sliding window has no node limit)");
+        return -1;
+    }
     if (!o->window && !o->exact)
         o->window = o->exact = 1;
     if (!o->have_overhead)
@@ -327,6 +333,8 @@ static void print_json(const struct train_opts *o, const struct slo_catalog *cat
     json_head(root, o, cat, wl, r);
     json_object_set_new(root, "method",
                         json_string(r->method == SLO_TRAIN_SEARCH_WINDOW ? "window" : "exact"));
+    /* optimal or feasible_unproven, as the infeasible object says its own */
+    json_object_set_new(root, "status", json_string(slo_status_name(r->status)));
     json_object_foreach(best, key, v) json_object_set(root, key, v);
     json_decref(best);
     if (r->have_window)

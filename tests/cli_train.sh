@@ -202,6 +202,19 @@ done
 run train --workload resnet110 --slo-loss 0.8 --slo-time 40m --node-limit 0
 if [ "$(rc)" = 2 ] && grep -q "node-limit: expected an integer from 1" "$tmp/err"; then ok "--node-limit 0 refused"
 else notok "--node-limit 0"; fi
+# --node-limit bounds the exact search only.
+run train --workload resnet110 --slo-loss 0.8 --slo-time 40m --window --node-limit 5
+if [ "$(rc)" = 2 ] && grep -q "node-limit: expected the exact search, found --window alone" "$tmp/err"; then
+    ok "--node-limit with --window alone refused"
+else notok "--node-limit with --window alone"; fi
+# A feasible --json object says its status too.
+run train --workload resnet110 --slo-loss 0.8 --slo-time 40m --json
+if [ "$(rc)" = 0 ] && [ "$(jq -r .status "$tmp/out")" = optimal ]; then ok "feasible --json: status optimal"
+else notok "feasible --json status"; fi
+run train --workload resnet110 --slo-loss 0.8 --slo-time 40m --json --node-limit 1
+if [ "$(rc)" = 0 ] && [ "$(jq -r .status "$tmp/out")" = feasible_unproven ]; then
+    ok "feasible --json with --node-limit 1: feasible_unproven"
+else notok "feasible --json --node-limit 1 status"; fi
 # More survivors than --max-nodes allows.
 run train --workload resnet110 --slo-loss 0.8 --slo-time 2600s --elapsed 1790s --loss-now 0.9 \
     --existing g3.16xlarge=3 --max-nodes 2

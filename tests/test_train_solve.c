@@ -247,6 +247,9 @@ static void test_infeasible(void **state)
                         "no plan meets the SLO: loss 0.8 within 2400 s at a cost of at most 1 "
                         "USD; the cheapest plan that meets the deadline, "
                         "p3.2xlarge=2,g3.8xlarge=4, costs 2.985872 USD");
+    /* both searches ran: the exact one is the proof */
+    assert_int_equal(res.have_window, 1);
+    assert_int_equal(res.have_exact, 1);
     slo_train_result_free(&res);
 
     /* The deadline binds: 60 s is less than any cluster needs. */
@@ -329,6 +332,27 @@ static void test_errors(void **state)
     assert_int_equal(slo_train_solve(&pb, NULL, &res, &err), SLO_ERR_INVALID);
     slo_train_result_free(&res);
     slo_train_result_free(&res); /* twice is safe */
+
+    /* Numbers the model cannot take, each named by its field (trial: a NaN
+     * budget was "infeasible", a negative elapsed time added time). */
+    const struct {
+        double *field;
+        double v;
+        const char *name;
+    } bad[] = {
+        {&pb.budget_usd, NAN, "budget_usd"},    {&pb.elapsed_s, -5, "elapsed_s"},
+        {&pb.loss_now, NAN, "loss_now"},        {&pb.overhead_s, INFINITY, "overhead_s"},
+        {&pb.deadline_s, INFINITY, "deadline_s"}, {&pb.target_loss, NAN, "target_loss"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        pb = problem(f, 0.8, 2400, 0);
+        *bad[i].field = bad[i].v; /* a field of pb, which stays the same object */
+        memset(&err, 0, sizeof err);
+        assert_int_equal(slo_train_solve(&pb, NULL, &res, &err), SLO_ERR_INVALID);
+        assert_string_equal(err.source, bad[i].name);
+        assert_int_equal(res.status, SLO_STATUS_INFEASIBLE_UNPROVEN);
+        slo_train_result_free(&res);
+    }
 }
 
 /* ------------------------------------------------------------ cluster list */

@@ -489,7 +489,7 @@ struct slo_infer_gpu {
 };
 
 struct slo_infer_result {
-    int status;                      /* enum slo_status, rule below */
+    enum slo_status status;          /* rule below */
     char reason[SLO_REASON_LENGTH];  /* why not optimal; "" when optimal */
     int policy;                      /* the policy that planned */
     size_t n_types;

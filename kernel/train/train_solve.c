@@ -7,6 +7,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <stdarg.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,6 +200,31 @@ static int solve(const struct slo_train_problem *pb, const struct slo_train_opti
         return slo__fail(err, SLO_ERR_INVALID, NULL,
                          "expected a search of both, window or exact, found %d",
                          (int)opt->search);
+    /* The numbers the model cannot take (the CLI refuses them earlier, in
+     * its own words); source: the problem's field. */
+    {
+        const struct {
+            const char *name, *want;
+            double v;
+            int ok;
+        } f[] = {
+            {"target_loss", "a finite loss", pb->target_loss, isfinite(pb->target_loss)},
+            {"deadline_s", "a finite deadline > 0 s", pb->deadline_s,
+             isfinite(pb->deadline_s) && pb->deadline_s > 0},
+            {"budget_usd", "a finite budget (<= 0: none)", pb->budget_usd,
+             isfinite(pb->budget_usd)},
+            {"loss_now", "a finite loss (<= 0: a fresh start)", pb->loss_now,
+             isfinite(pb->loss_now)},
+            {"elapsed_s", "a finite time >= 0 s", pb->elapsed_s,
+             isfinite(pb->elapsed_s) && pb->elapsed_s >= 0},
+            {"overhead_s", "a finite time >= 0 s", pb->overhead_s,
+             isfinite(pb->overhead_s) && pb->overhead_s >= 0},
+        };
+        for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+            if (!f[i].ok)
+                return slo__fail(err, SLO_ERR_INVALID, f[i].name, "expected %s, found %g",
+                                 f[i].want, f[i].v);
+    }
     if ((rv = slo_train_setup_init(s, pb->catalog, pb->workload, pb->pricing, err)))
         return rv;
     if (!(res->existing = calloc(s->n_types ? s->n_types : 1, sizeof *res->existing)))
@@ -232,6 +258,8 @@ static int solve(const struct slo_train_problem *pb, const struct slo_train_opti
     if (do_exact) {
         memset(&e, 0, sizeof e);
         rv = slo_plan_exact(s, &req, &res->exact, &e);
+        /* it ran, whatever it found (the infeasible result's proof) */
+        res->have_exact = rv == SLO_OK || rv == SLO_ERR_INFEASIBLE;
         if (rv == SLO_ERR_INFEASIBLE)
             /* counts NULL: the request itself leaves no time (proven) */
             return infeasible(res, &req, &e, !res->exact.counts || res->exact.proven, err);
