@@ -72,7 +72,7 @@ const char *slo_code_name(int code);
 /* Solve status (what a planner found, apart from whether the call     */
 /* worked): every slo_<planner>_solve() returns an enum slo_code for   */
 /* invalid input, I/O and memory only, and reports this in its result  */
-/* (after HiGHS's model status; ../shared/STYLE.md section 4).         */
+/* (after the model status of HiGHS's C API, highs_c_api.h).          */
 /* ------------------------------------------------------------------ */
 
 enum slo_status {
@@ -161,7 +161,8 @@ struct slo_catalog {
  * On success *cat owns its memory (release with slo_catalog_free).
  * Errors: SLO_ERR_INVALID for malformed JSON ("source:line:col: ...") or a
  * field that is missing, of the wrong type or out of range (text names the
- * field, e.g. "types[2].spot_usd_per_h: expected a number >= 0, found -1"),
+ * field, e.g. "types[0] (a).spot_usd_per_h: expected a number in [0, 1e+06],
+ * found -1"),
  * duplicate type names, or a catalog whose quotas are all zero;
  * SLO_ERR_NOMEM. On failure *cat is left empty.
  */
@@ -177,8 +178,9 @@ int slo_catalog_find(const struct slo_catalog *cat, const char *name);
  * (slo_embedded_catalog_names()) or a FILE path - an argument with a '/',
  * ending in .json, or naming an existing file is a path. opt names the
  * argument in messages ("--catalog"; NULL: "catalog"). Errors: those of
- * slo_catalog_load / slo_catalog_parse, and SLO_ERR_NOT_FOUND: "OPT: expected
- * an embedded catalog (NAMES) or a JSON file path, found "ARG"".
+ * slo_catalog_load / slo_catalog_parse, and SLO_ERR_NOT_FOUND with source OPT
+ * and text "expected an embedded catalog (NAMES) or a JSON file path, found
+ * "ARG"".
  */
 int slo_catalog_open(const char *name_or_path, const char *opt, struct slo_catalog *cat,
                      slo_error_t *err);
