@@ -30,20 +30,35 @@ int slo__not_embedded(slo_error_t *err, const char *opt, const char *what,
                      file_kind, arg);
 }
 
+int slo__open_named(const char *arg, const char *opt, const char *what, const char *suffix,
+                    const char *(*embedded)(const char *), const char *const *names,
+                    const char *file_kind, const char **text, char *src, size_t src_len,
+                    slo_error_t *err)
+{
+    *text = NULL;
+    if (!arg)
+        return slo__fail(err, SLO_ERR_INVALID, opt, "expected a %s name or file, found none",
+                         what);
+    if (slo__is_path(arg, suffix))
+        return SLO_OK; /* a file: the caller loads arg */
+    if (!(*text = embedded(arg)))
+        return slo__not_embedded(err, opt, what, names, arg, file_kind);
+    snprintf(src, src_len, "embedded %s %s", what, arg);
+    return SLO_OK;
+}
+
 int slo_catalog_open(const char *name_or_path, const char *opt, struct slo_catalog *cat,
                      slo_error_t *err)
 {
     char src[SLO_ERROR_SOURCE_LENGTH];
     const char *text;
+    int rc;
 
     memset(cat, 0, sizeof *cat);
-    if (!name_or_path)
-        return slo__fail(err, SLO_ERR_INVALID, opt, "expected a catalog name or file, found none");
-    if (slo__is_path(name_or_path, NULL))
-        return slo_catalog_load(name_or_path, cat, err);
-    if (!(text = slo_embedded_catalog(name_or_path)))
-        return slo__not_embedded(err, opt ? opt : "catalog", "catalog",
-                                 slo_embedded_catalog_names(), name_or_path, "JSON");
-    snprintf(src, sizeof src, "embedded catalog %s", name_or_path);
-    return slo_catalog_parse(text, src, cat, err);
+    if ((rc = slo__open_named(name_or_path, opt ? opt : "catalog", "catalog", NULL,
+                              slo_embedded_catalog, slo_embedded_catalog_names(), "JSON",
+                              &text, src, sizeof src, err)))
+        return rc;
+    return text ? slo_catalog_parse(text, src, cat, err)
+                : slo_catalog_load(name_or_path, cat, err);
 }

@@ -57,6 +57,16 @@ int slo__is_path(const char *arg, const char *suffix);
 int slo__not_embedded(slo_error_t *err, const char *opt, const char *what,
                       const char *const *names, const char *arg, const char *file_kind);
 
+/* The name-or-path rule of every *_open function: arg NULL is SLO_ERR_INVALID
+ * ("expected a WHAT name or file, found none", source opt); a path
+ * (slo__is_path with suffix) returns SLO_OK with *text NULL - the caller
+ * loads arg; an embedded NAME returns SLO_OK with *text its embedded text
+ * and src "embedded WHAT NAME"; else slo__not_embedded. */
+int slo__open_named(const char *arg, const char *opt, const char *what, const char *suffix,
+                    const char *(*embedded)(const char *), const char *const *names,
+                    const char *file_kind, const char **text, char *src, size_t src_len,
+                    slo_error_t *err);
+
 /* Round half to even at `decimals` decimal places (numpy.around). */
 double slo__round_even(double x, int decimals);
 

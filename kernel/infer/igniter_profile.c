@@ -403,19 +403,16 @@ int slo_ig_profile_open(const char *name_or_path, const char *opt, struct slo_ig
 {
     char src[SLO_ERROR_SOURCE_LENGTH];
     const char *text;
+    int rc;
 
     memset(p, 0, sizeof *p);
     p->usd_per_gpu_h = -1.0;
-    if (!name_or_path)
-        return slo__fail(err, SLO_ERR_INVALID, opt ? opt : "--profile",
-                         "expected a GPU profile name or file, found none");
-    if (slo__is_path(name_or_path, NULL))
-        return slo_ig_profile_load(name_or_path, p, err);
-    if (!(text = slo_embedded_gpu_profile(name_or_path)))
-        return slo__not_embedded(err, opt ? opt : "--profile", "profile",
-                                 slo_embedded_gpu_profile_names(), name_or_path, "JSON");
-    snprintf(src, sizeof src, "embedded profile %s", name_or_path);
-    return slo_ig_profile_parse(text, src, p, err);
+    if ((rc = slo__open_named(name_or_path, opt ? opt : "--profile", "profile", NULL,
+                              slo_embedded_gpu_profile, slo_embedded_gpu_profile_names(),
+                              "JSON", &text, src, sizeof src, err)))
+        return rc;
+    return text ? slo_ig_profile_parse(text, src, p, err)
+                : slo_ig_profile_load(name_or_path, p, err);
 }
 
 void slo_ig_profile_free(struct slo_ig_profile *p)

@@ -240,15 +240,13 @@ int slo_workload_open(const char *name_or_path, const char *opt, struct slo_work
 {
     char src[SLO_ERROR_SOURCE_LENGTH];
     const char *text;
+    int rc;
 
     memset(wl, 0, sizeof *wl);
-    if (!name_or_path)
-        return slo__fail(err, SLO_ERR_INVALID, opt, "expected a workload name or file, found none");
-    if (slo__is_path(name_or_path, NULL))
-        return slo_workload_load(name_or_path, wl, err);
-    if (!(text = slo_embedded_workload(name_or_path)))
-        return slo__not_embedded(err, opt ? opt : "workload", "workload",
-                                 slo_embedded_workload_names(), name_or_path, "JSON");
-    snprintf(src, sizeof src, "embedded workload %s", name_or_path);
-    return slo_workload_parse(text, src, wl, err);
+    if ((rc = slo__open_named(name_or_path, opt ? opt : "workload", "workload", NULL,
+                              slo_embedded_workload, slo_embedded_workload_names(), "JSON",
+                              &text, src, sizeof src, err)))
+        return rc;
+    return text ? slo_workload_parse(text, src, wl, err)
+                : slo_workload_load(name_or_path, wl, err);
 }
