@@ -160,6 +160,7 @@ static int print_plan_json(const struct slo_ig_profile *prof, const struct slo_i
 
     if (!root || !gpus)
         goto nomem;
+    json_object_set_new(root, "status", json_string(slo_status_name(res->status)));
     json_object_set_new(root, "policy", json_string(slo_ig_policy_name(res->policy)));
     json_object_set_new(root, "pricing", json_string(pricing));
     json_object_set_new(root, "cost_usd_per_h", json_real(res->cost_usd_per_h));
@@ -654,6 +655,17 @@ int slo_cmd_infer(int argc, char **argv)
     if (res.n_gpus == 0) {
         /* no plan: a workload no GPU type can serve (infeasible, proven or not) */
         status = cli_usage_error(CMD, "%s", res.reason);
+        if (as_json) {
+            /* one object on stdout too, as `slo train --json` prints it */
+            json_t *o = json_pack("{s:s,s:s,s:s}", "status", slo_status_name(res.status),
+                                  "reason", res.reason, "policy",
+                                  slo_ig_policy_name(res.policy));
+            char *text = o ? json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+            json_decref(o);
+            if (!text || printf("%s\n", text) < 0 || fflush(stdout) != 0)
+                status = SLO_EXIT_INTERNAL;
+            free(text);
+        }
         goto out;
     }
     if (as_json)

@@ -58,6 +58,18 @@ expect "SLO shorter than the transfer" \
 expect "SLO too short for the kernels" \
     'workload 1 \(ssd, 100 req/s, SLO 12 ms\): no GPU type can serve it: iGniter checks SLO/2 = 6 ms, but batch 1 alone on a whole V100 takes 6.15' \
     infer --workload ssd:rate=100:slo=12
+# An SLO no GPU type can meet, with --json: the message on stderr, and one
+# object with the status and the reason on stdout (as slo train --json).
+"$SLO" infer --workload ssd:rate=100:slo=0.5 --json >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" = 2 ] && [ "$(jq -r .status "$tmp/out")" = infeasible ] &&
+   jq -r .reason "$tmp/out" | grep -q 'no GPU type can serve it' &&
+   grep -q 'no GPU type can serve it' "$tmp/err"; then ok "infeasible --json: one object, exit 2"
+else notok "infeasible --json (exit $rc)"; fi
+succeeds "feasible --json says its status" '"status": "(optimal|feasible_unproven)"' \
+    -- infer $README --json
+succeeds "a baseline that misses SLOs is not feasible" '"status": "infeasible_unproven"' \
+    '"violations": 2' -- infer $README --policy ffd --json
 expect "absurd rate" 'expected a rate that at most a million dedicated GPUs can serve, found 1e\+12' \
     infer --workload alexnet:rate=1e12:slo=20
 expect "no workloads" 'expected workloads .* found none' infer
