@@ -126,7 +126,7 @@ int slo__prophet_schedule_map(const struct slo_comm_plan *plan,
                               slo_error_t *err) SLO__PROPHET_HIDDEN;
 
 /*
- * Build a plan from libslo's messages (struct slo_comm_message, as in
+ * Build a schedule from libslo's messages (struct slo_comm_message, as in
  * slo_comm_result.messages or slo_comm_plan.ranges; byte ranges of the flat
  * buffer of `model`, in post order, grouped by .block) and map it onto the
  * registered gradient list grad_bytes.
@@ -141,9 +141,10 @@ int slo__prophet_schedule_map(const struct slo_comm_plan *plan,
  *     gradients without bytes; a block dropped in the mapping drops its hold.
  * Validation in plan space, tolerance tol = max(1e-3, 1e-9 x total) bytes
  * (for messages of slo_comm_simulate, which are doubles; the kernel's
- * plans, struct slo_comm_plan, are whole elements and map exactly): every range finite, > 0 bytes; block numbers start
- * at 0 and never skip; the ranges tile [0, sum s_j) exactly (none missing,
- * none overlapping); each range lies in its claimed layers
+ * plans, struct slo_comm_plan, are whole elements and map exactly): every
+ * range finite, > 0 bytes; block numbers start at 0 and never skip; the
+ * ranges tile [0, sum s_j) exactly (none missing, none overlapping); each
+ * range lies in its claimed layers
  * first_layer..last_layer. Mapping: a boundary x inside layer j at
  * fraction phi = (x - o_j) / s_j maps to O_g + round(phi S_g / elem) elem
  * (g = j; the identity when the sizes agree and x is a whole element);
@@ -164,7 +165,8 @@ int slo__prophet_schedule_from_messages(const struct slo_comm_message *messages,
  * pieces and holds; not its policy name). */
 uint64_t slo__prophet_grads_checksum(const size_t *grad_bytes, size_t n_grads,
                                     size_t elem_bytes) SLO__PROPHET_HIDDEN;
-uint64_t slo__prophet_schedule_checksum(const struct slo__prophet_schedule *plan) SLO__PROPHET_HIDDEN;
+uint64_t slo__prophet_schedule_checksum(const struct slo__prophet_schedule *plan)
+    SLO__PROPHET_HIDDEN;
 
 /* ------------------------------------------------------------------ */
 /* Issue rule and gradient -> block mapping                            */
@@ -198,7 +200,8 @@ int slo__prophet_sched_init(struct slo__prophet_sched *s, const struct slo__prop
 void slo__prophet_sched_reset(struct slo__prophet_sched *s) SLO__PROPHET_HIDDEN;
 /* Mark gradient g ready. Errors: SLO_ERR_INVALID for g >= G ("gradient 9:
  * expected an index below 8") or a gradient marked twice in one pass. */
-int slo__prophet_sched_mark(struct slo__prophet_sched *s, size_t g, slo_error_t *err) SLO__PROPHET_HIDDEN;
+int slo__prophet_sched_mark(struct slo__prophet_sched *s, size_t g,
+                            slo_error_t *err) SLO__PROPHET_HIDDEN;
 /* 1 when block s->next exists and may be issued by the rule above. */
 int slo__prophet_sched_ready(const struct slo__prophet_sched *s) SLO__PROPHET_HIDDEN;
 /* Take the next block (call only when slo__prophet_sched_ready): returns its

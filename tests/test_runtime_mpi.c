@@ -1,6 +1,7 @@
 /*
  * test_runtime_mpi.c - the MPI half of the Prophet runtime
- * (mpi_runtime/slo_prophet.h) on hand-built plans, run by
+ * (mpi_runtime/slo_prophet.h) on hand-built kernel plans (struct
+ * slo_comm_plan, installed with slo_prophet_set_plan), run by
  * tests/runtime_mpi.sh under mpirun at 2 and 3 ranks: partial reduction
  * (a block of two ranges over separate buffers, packed), the issue order,
  * waits that cannot be satisfied (an error, never a hang), gradients marked
