@@ -498,9 +498,9 @@ int slo_comm_plan_check(const struct slo_comm_plan *plan, slo_error_t *err);
 /*
  * Prophet's step hold (notes 1.6 step 1: a step is released only when all of
  * it has arrived), from the blocks' planned post times: block b gets
- *   hold_layer = min(first_layer_b, lowest j with r_j <= post_s_b (1 + 1e-9))
- * (r_j = sum_{m>=j} b_m, the ready time of layer j of model, s; the tolerance
- * is 1e-9 x max(1 s, r_0)), raised past layers without bytes (always ready),
+ *   hold_layer = min(first_layer_b, lowest j with r_j <= post_s_b + eps)
+ * (r_j = sum_{m>=j} b_m, the ready time of layer j of model, s; eps = 1e-9 x
+ * max(1 s, r_0)), raised past layers without bytes (always ready),
  * so that a runtime following the plan never issues a block earlier in the
  * backward pass than the policy posted it. model: the model the plan was
  * made for (n_layers layers). slo_comm_solve applies it to Prophet's plans.
