@@ -1,7 +1,7 @@
 /*
- * prophet_plan.c - block plans over a registered gradient list: mapping
- * libslo's messages and `slo comm --json` plans onto the gradients,
- * validation, checksums and the issue rule (slo_prophet_plan.h). No MPI
+ * prophet_plan.c - the kernel's plans over a registered gradient list:
+ * mapping struct slo_comm_plan (and libslo's messages) onto the gradients,
+ * validation, checksums and the issue rule (prophet_private.h). No MPI
  * here, so the unit test (tests/test_runtime_plan.c) runs without it.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "prophet_private.h"
-#include "slo_prophet_plan.h"
 
 
 int prophet_fail(slo_error_t *err, int code, const char *source, const char *fmt, ...)
@@ -33,7 +32,7 @@ static int nomem(slo_error_t *err)
     return prophet_fail(err, SLO_ERR_NOMEM, "plan", "out of memory");
 }
 
-void slo_prophet_plan_free(struct slo_prophet_plan *plan)
+void slo__prophet_schedule_free(struct slo__prophet_schedule *plan)
 {
     if (!plan)
         return;
@@ -52,7 +51,7 @@ void slo_prophet_plan_free(struct slo_prophet_plan *plan)
 /* qsort has no context argument in C11: sort copies, not indices (no globals) */
 static int cmp_piece(const void *a, const void *b)
 {
-    const struct slo_prophet_piece *p = a, *q = b;
+    const struct slo__prophet_piece *p = a, *q = b;
     if (p->grad != q->grad)
         return p->grad < q->grad ? -1 : 1;
     if (p->offset_bytes != q->offset_bytes)
@@ -60,9 +59,9 @@ static int cmp_piece(const void *a, const void *b)
     return 0;
 }
 
-int slo_prophet_plan_check(const struct slo_prophet_plan *plan, slo_error_t *err)
+int slo__prophet_schedule_check(const struct slo__prophet_schedule *plan, slo_error_t *err)
 {
-    struct slo_prophet_piece *idx;
+    struct slo__prophet_piece *idx;
     size_t g, k, covered;
     const size_t G = plan->n_grads;
 
@@ -87,7 +86,7 @@ int slo_prophet_plan_check(const struct slo_prophet_plan *plan, slo_error_t *err
             return prophet_fail(err, SLO_ERR_INVALID, "plan", "block %zu: expected at least one "
                         "byte range, found none", b);
         for (k = plan->block_start[b]; k < plan->block_start[b + 1]; k++) {
-            const struct slo_prophet_piece *p = &plan->pieces[k];
+            const struct slo__prophet_piece *p = &plan->pieces[k];
             if (p->grad >= G || p->bytes == 0 || p->offset_bytes > plan->grad_bytes[p->grad] ||
                 p->bytes > plan->grad_bytes[p->grad] - p->offset_bytes ||
                 p->bytes % plan->elem_bytes || p->offset_bytes % plan->elem_bytes)
@@ -116,7 +115,7 @@ int slo_prophet_plan_check(const struct slo_prophet_plan *plan, slo_error_t *err
     for (g = 0; g < G; g++) {
         covered = 0;
         for (; k < plan->n_pieces && idx[k].grad == g; k++) {
-            const struct slo_prophet_piece *p = &idx[k];
+            const struct slo__prophet_piece *p = &idx[k];
             if (p->offset_bytes != covered) {
                 int code = prophet_fail(err, SLO_ERR_INVALID, "plan",
                                 p->offset_bytes > covered
@@ -221,15 +220,14 @@ static int cmp_offset(const void *a, const void *b)
     return x->index < y->index ? -1 : x->index > y->index;
 }
 
-int slo_prophet_plan_from_messages(const struct slo_comm_message *msgs, size_t nm,
+int slo__prophet_schedule_from_messages(const struct slo_comm_message *msgs, size_t nm,
                                    const struct slo_comm_model *model, const size_t *grad_bytes,
-                                   size_t elem, enum slo_prophet_hold hold, const char *policy,
-                                   struct slo_prophet_plan *plan, slo_error_t *err)
+                                   size_t elem, const size_t *hold, const char *policy,
+                                   struct slo__prophet_schedule *plan, slo_error_t *err)
 {
     struct space sp;
     struct by_offset *sorted = NULL;
     size_t *order = NULL, *start = NULL, *end = NULL, *Sown = NULL, n, k, nb_in;
-    double *ready = NULL;
     int rc = SLO_ERR_NOMEM;
     size_t cap = 0;
 
@@ -251,8 +249,7 @@ int slo_prophet_plan_from_messages(const struct slo_comm_message *msgs, size_t n
     sorted = malloc((nm + 1) * sizeof *sorted);
     start = malloc((nm + 1) * sizeof *start);
     end = malloc((nm + 1) * sizeof *end);
-    ready = malloc((n + 1) * sizeof *ready);
-    if (!sp.o || !sp.O || (!grad_bytes && !Sown) || !order || !sorted || !start || !end || !ready)
+    if (!sp.o || !sp.O || (!grad_bytes && !Sown) || !order || !sorted || !start || !end)
         goto nomem;
     sp.o[0] = 0;
     for (size_t j = 0; j < n; j++) {
@@ -287,14 +284,6 @@ int slo_prophet_plan_from_messages(const struct slo_comm_message *msgs, size_t n
     }
     sp.total = sp.o[n];
     sp.tol = fmax(1e-3, 1e-9 * sp.total);
-    {
-        double r = 0;
-        ready[n] = 0;
-        for (size_t j = n; j-- > 0;) {
-            r += model->layers[j].backward_s;
-            ready[j] = r;
-        }
-    }
 
     /* plan space: numbering, finiteness, claimed layers */
     if (nm == 0) {
@@ -396,19 +385,16 @@ int slo_prophet_plan_from_messages(const struct slo_comm_message *msgs, size_t n
     memcpy(plan->grad_bytes, sp.S, n * sizeof *plan->grad_bytes);
     plan->block_start[0] = 0;
     for (k = 0; k < nm;) {
-        size_t blk = msgs[k].block, b = plan->n_blocks, lowest = n;
-        double post = msgs[k].post_s;
+        size_t blk = msgs[k].block, b = plan->n_blocks;
         for (; k < nm && msgs[k].block == blk; k++) {
             size_t X = start[k];
             while (X < end[k]) {
                 size_t g = grad_at(&sp, X), upto = sp.O[g] + sp.S[g];
-                struct slo_prophet_piece *last = plan->n_pieces > plan->block_start[b]
+                struct slo__prophet_piece *last = plan->n_pieces > plan->block_start[b]
                                                      ? &plan->pieces[plan->n_pieces - 1]
                                                      : NULL;
                 if (upto > end[k])
                     upto = end[k];
-                if (g < lowest)
-                    lowest = g;
                 if (last && last->grad == g && last->offset_bytes + last->bytes == X - sp.O[g]) {
                     last->bytes += upto - X;
                 } else {
@@ -421,7 +407,7 @@ int slo_prophet_plan_from_messages(const struct slo_comm_message *msgs, size_t n
                         cap = nc;
                     }
                     plan->pieces[plan->n_pieces++] =
-                        (struct slo_prophet_piece){g, X - sp.O[g], upto - X};
+                        (struct slo__prophet_piece){g, X - sp.O[g], upto - X};
                 }
                 plan->block_bytes[b] += upto - X;
                 X = upto;
@@ -430,13 +416,8 @@ int slo_prophet_plan_from_messages(const struct slo_comm_message *msgs, size_t n
         if (plan->n_pieces == plan->block_start[b])
             continue; /* mapped to no bytes: dropped (the same on every rank) */
         plan->block_hold[b] = n;
-        if (hold == SLO_PROPHET_HOLD_POST && isfinite(post)) {
-            /* lowest layer the policy had seen ready at the post time */
-            double eps = 1e-9 * fmax(1.0, ready[0]);
-            size_t L = n;
-            while (L > 0 && ready[L - 1] <= post + eps)
-                L--;
-            plan->block_hold[b] = L < lowest ? L : lowest;
+        if (hold) {
+            plan->block_hold[b] = hold[blk] < n ? hold[blk] : n;
             /* a hold on layers without bytes means nothing: they are ready */
             while (plan->block_hold[b] < n && sp.S[plan->block_hold[b]] == 0)
                 plan->block_hold[b]++;
@@ -444,7 +425,7 @@ int slo_prophet_plan_from_messages(const struct slo_comm_message *msgs, size_t n
         plan->n_blocks++;
         plan->block_start[plan->n_blocks] = plan->n_pieces;
     }
-    if ((rc = slo_prophet_plan_check(plan, err)))
+    if ((rc = slo__prophet_schedule_check(plan, err)))
         goto out;
     rc = SLO_OK;
     goto out;
@@ -452,7 +433,7 @@ nomem:
     rc = nomem(err);
 out:
     if (rc)
-        slo_prophet_plan_free(plan);
+        slo__prophet_schedule_free(plan);
     free(sp.o);
     free(sp.O);
     free(Sown);
@@ -460,12 +441,11 @@ out:
     free(sorted);
     free(start);
     free(end);
-    free(ready);
     return rc;
 }
 
 /* The kernel's plan (integer ranges) as messages for
- * slo_prophet_plan_from_messages: one per range, with its block's post time. */
+ * slo__prophet_schedule_from_messages: one per range, with its block's times. */
 static int plan_messages(const struct slo_comm_plan *kp, struct slo_comm_message **out,
                          slo_error_t *err)
 {
@@ -489,111 +469,78 @@ static int plan_messages(const struct slo_comm_plan *kp, struct slo_comm_message
     return SLO_OK;
 }
 
-int slo_prophet_plan_policy(const struct slo_comm_model *model, const struct slo_comm_link *link,
-                            const struct slo_comm_params *params, int policy,
-                            const size_t *grad_bytes, size_t elem, struct slo_prophet_plan *plan,
-                            double *predicted_s, slo_error_t *err)
+int slo__prophet_plan_fits(const struct slo_comm_plan *kp, const struct slo_comm_model *model,
+                           const size_t *grad_bytes, size_t n_grads, size_t elem,
+                           slo_error_t *err)
 {
-    struct slo_comm_problem prob = {model, link};
-    struct slo_comm_options opt;
-    struct slo_comm_result r = {0};
-    struct slo_comm_message *msgs = NULL;
-    const char *name = slo_comm_policy_name(policy);
-    int rc;
-
-    memset(plan, 0, sizeof *plan);
-    if (!name)
-        return prophet_fail(err, SLO_ERR_INVALID, "policy", "expected a policy 0..%d, found %d",
-                            SLO_COMM_N_POLICIES - 1, policy);
-    slo_comm_options_init(&opt);
-    opt.policy = policy;
-    /* the optimal plan is planned with the default tunables (its baseline
-     * candidates are the published defaults); the baselines with params */
-    if (params && policy != SLO_COMM_OPTIMAL)
-        opt.params = *params;
-    opt.elem_bytes = elem;
-    if ((rc = slo_comm_solve(&prob, &opt, &r, err)))
-        return rc;
-    if (!(rc = plan_messages(&r.plan, &msgs, err)))
-        rc = slo_prophet_plan_from_messages(
-            msgs, r.plan.n_ranges, model, grad_bytes, elem,
-            policy == SLO_COMM_PROPHET ? SLO_PROPHET_HOLD_POST : SLO_PROPHET_HOLD_NONE, name,
-            plan, err);
-    if (!rc && predicted_s)
-        *predicted_s = r.iteration_s;
-    free(msgs);
-    slo_comm_result_free(&r);
-    return rc;
-}
-
-/* ------------------------------------------------------------------ */
-/* `slo comm --json` plans                                             */
-/* ------------------------------------------------------------------ */
-
-int slo_prophet_plan_json_policies(const char *text, const char *source,
-                                   char (*names)[SLO_COMM_NAME_LENGTH], size_t max, size_t *n,
-                                   slo_error_t *err)
-{
-    return slo_comm_plan_policies(text, source, names, max, n, err);
-}
-
-int slo_prophet_plan_parse_json(const char *text, const char *source, const char *policy,
-                                const struct slo_comm_model *model, const size_t *grad_bytes,
-                                size_t elem, enum slo_prophet_hold hold,
-                                struct slo_prophet_plan *plan, slo_error_t *err)
-{
-    struct slo_comm_plan kp;
-    struct slo_comm_message *msgs = NULL;
     double total = 0;
     uint64_t want;
+    const char *name = model ? model->name : "registered";
+    if (kp->elem_bytes != elem)
+        return prophet_fail(err, SLO_ERR_INVALID, "plan", "elem_bytes: expected %zu (the "
+                            "registered gradients' element size), found %zu: a plan for "
+                            "another gradient list", elem, kp->elem_bytes);
+    if (model && model->n_layers != n_grads)
+        return prophet_fail(err, SLO_ERR_INVALID, "plan", "expected a model of the %zu "
+                            "registered gradients, found %zu layers in model \"%s\"", n_grads,
+                            model->n_layers, model->name);
+    if (kp->n_layers != n_grads)
+        return prophet_fail(err, SLO_ERR_INVALID, "plan", "model.layers: expected %zu (the "
+                            "registered gradient list, model \"%s\"), found %zu: a plan for "
+                            "another gradient list (model \"%s\")", n_grads, name,
+                            kp->n_layers, kp->model[0] ? kp->model : "?");
+    for (size_t j = 0; j < n_grads; j++)
+        total += model ? model->layers[j].grad_bytes : (double)grad_bytes[j];
+    want = (uint64_t)(floor(total / (double)elem + 0.5)) * elem;
+    if (kp->total_bytes != want)
+        return prophet_fail(err, SLO_ERR_INVALID, "plan", "model.bytes: expected %llu (the "
+                            "registered gradient list, model \"%s\"), found %llu: a plan for "
+                            "another gradient list", (unsigned long long)want, name,
+                            (unsigned long long)kp->total_bytes);
+    return SLO_OK;
+}
+
+int slo__prophet_schedule_map(const struct slo_comm_plan *kp,
+                              const struct slo_comm_model *planned_for, const size_t *grad_bytes,
+                              size_t n_grads, size_t elem, struct slo__prophet_schedule *out,
+                              slo_error_t *err)
+{
+    struct slo_comm_model own = {0};
+    const struct slo_comm_model *model = planned_for;
+    struct slo_comm_message *msgs = NULL;
+    size_t *hold = NULL;
     int rc;
 
-    memset(plan, 0, sizeof *plan);
-    if (!model || model->n_layers == 0)
-        return prophet_fail(err, SLO_ERR_INVALID, source,
-                            "expected a model with layers, found none");
+    memset(out, 0, sizeof *out);
     if (elem < 1)
-        return prophet_fail(err, SLO_ERR_INVALID, source, "elem_bytes: expected >= 1, found 0");
-    /* the kernel's reader: strict, integer bytes at element granularity */
-    if ((rc = slo_comm_plan_parse(text, source, policy, elem, &kp, err)))
+        return prophet_fail(err, SLO_ERR_INVALID, "plan", "elem_bytes: expected >= 1, found 0");
+    if ((rc = slo_comm_plan_check(kp, err)))
         return rc;
-    for (size_t j = 0; j < model->n_layers; j++)
-        total += model->layers[j].grad_bytes;
-    want = (uint64_t)(floor(total / (double)elem + 0.5)) * elem;
-    /* the gradient list the plan was made for */
-    if (kp.n_layers != model->n_layers) {
-        rc = prophet_fail(err, SLO_ERR_INVALID, source, "model.layers: expected %zu (the "
-                          "registered gradient list, model \"%s\"), found %zu: a plan for "
-                          "another gradient list (model \"%s\")", model->n_layers, model->name,
-                          kp.n_layers, kp.model[0] ? kp.model : "?");
+    if ((rc = slo__prophet_plan_fits(kp, planned_for, grad_bytes, n_grads, elem, err)))
+        return rc;
+    if (!model) {
+        /* the plan is for the registered sizes themselves */
+        if ((rc = slo_comm_model_alloc(&own, n_grads, err)))
+            return rc;
+        snprintf(own.name, sizeof own.name, "registered");
+        for (size_t g = 0; g < n_grads; g++)
+            own.layers[g].grad_bytes = (double)grad_bytes[g];
+        model = &own;
+    }
+    if ((rc = plan_messages(kp, &msgs, err)))
+        goto out;
+    if (!(hold = malloc((kp->n_blocks + 1) * sizeof *hold))) {
+        rc = nomem(err);
         goto out;
     }
-    if (kp.total_bytes != want) {
-        rc = prophet_fail(err, SLO_ERR_INVALID, source, "model.bytes: expected %llu (the "
-                          "registered gradient list, model \"%s\"), found %llu: a plan for "
-                          "another gradient list", (unsigned long long)want, model->name,
-                          (unsigned long long)kp.total_bytes);
-        goto out;
-    }
-    if (hold == SLO_PROPHET_HOLD_POST)
-        for (size_t b = 0; b < kp.n_blocks; b++)
-            if (!isfinite(kp.blocks[b].post_s)) {
-                rc = prophet_fail(err, SLO_ERR_INVALID, source, "policy %s: blocks[%zu].post_s: "
-                                  "expected a number >= 0 (the block's hold), found it missing",
-                                  kp.policy, b);
-                goto out;
-            }
-    if ((rc = plan_messages(&kp, &msgs, err)))
-        goto out;
-    rc = slo_prophet_plan_from_messages(msgs, kp.n_ranges, model, grad_bytes, elem, hold,
-                                        kp.policy, plan, err);
-    if (rc && err)
-        snprintf(err->source, sizeof err->source, "%s", source);
+    for (size_t b = 0; b < kp->n_blocks; b++)
+        hold[b] = kp->blocks[b].hold_layer;
+    rc = slo__prophet_schedule_from_messages(msgs, kp->n_ranges, model, grad_bytes, elem, hold,
+                                             kp->policy, out, err);
 out:
-    if (rc)
-        slo_prophet_plan_free(plan);
     free(msgs);
-    slo_comm_plan_free(&kp);
+    free(hold);
+    slo_comm_model_free(&own);
     return rc;
 }
 
@@ -610,7 +557,7 @@ static uint64_t fnv(uint64_t h, uint64_t word)
     return h;
 }
 
-uint64_t slo_prophet_grads_checksum(const size_t *grad_bytes, size_t n, size_t elem)
+uint64_t slo__prophet_grads_checksum(const size_t *grad_bytes, size_t n, size_t elem)
 {
     uint64_t h = fnv(fnv(14695981039346656037ULL, elem), n);
     for (size_t g = 0; g < n; g++)
@@ -618,9 +565,9 @@ uint64_t slo_prophet_grads_checksum(const size_t *grad_bytes, size_t n, size_t e
     return h;
 }
 
-uint64_t slo_prophet_plan_checksum(const struct slo_prophet_plan *p)
+uint64_t slo__prophet_schedule_checksum(const struct slo__prophet_schedule *p)
 {
-    uint64_t h = fnv(slo_prophet_grads_checksum(p->grad_bytes, p->n_grads, p->elem_bytes),
+    uint64_t h = fnv(slo__prophet_grads_checksum(p->grad_bytes, p->n_grads, p->elem_bytes),
                      p->n_blocks);
     for (size_t b = 0; b < p->n_blocks; b++) {
         h = fnv(fnv(fnv(h, p->block_start[b + 1] - p->block_start[b]), p->block_bytes[b]),
@@ -636,7 +583,7 @@ uint64_t slo_prophet_plan_checksum(const struct slo_prophet_plan *p)
 /* Issue rule                                                          */
 /* ------------------------------------------------------------------ */
 
-void slo_prophet_sched_free(struct slo_prophet_sched *s)
+void slo__prophet_sched_free(struct slo__prophet_sched *s)
 {
     if (!s)
         return;
@@ -648,14 +595,14 @@ void slo_prophet_sched_free(struct slo_prophet_sched *s)
     memset(s, 0, sizeof *s);
 }
 
-int slo_prophet_sched_init(struct slo_prophet_sched *s, const struct slo_prophet_plan *plan,
+int slo__prophet_sched_init(struct slo__prophet_sched *s, const struct slo__prophet_schedule *plan,
                            slo_error_t *err)
 {
     const size_t G = plan->n_grads, B = plan->n_blocks;
     size_t *last_block = NULL;
     int rc;
     memset(s, 0, sizeof *s);
-    if ((rc = slo_prophet_plan_check(plan, err)))
+    if ((rc = slo__prophet_schedule_check(plan, err)))
         return rc;
     s->plan = plan;
     s->grad_block_start = calloc(G + 2, sizeof *s->grad_block_start);
@@ -667,7 +614,7 @@ int slo_prophet_sched_init(struct slo_prophet_sched *s, const struct slo_prophet
     if (!s->grad_block_start || !s->grad_blocks || !s->block_need || !s->block_left ||
         !s->ready || !last_block) {
         free(last_block);
-        slo_prophet_sched_free(s);
+        slo__prophet_sched_free(s);
         return nomem(err);
     }
     /* distinct (gradient, block) pairs: pieces of one gradient in one block
@@ -692,7 +639,7 @@ int slo_prophet_sched_init(struct slo_prophet_sched *s, const struct slo_prophet
         size_t *fill = calloc(G + 1, sizeof *fill);
         if (!fill) {
             free(last_block);
-            slo_prophet_sched_free(s);
+            slo__prophet_sched_free(s);
             return nomem(err);
         }
         for (size_t b = 0; b < B; b++)
@@ -706,13 +653,13 @@ int slo_prophet_sched_init(struct slo_prophet_sched *s, const struct slo_prophet
         free(fill);
     }
     free(last_block);
-    slo_prophet_sched_reset(s);
+    slo__prophet_sched_reset(s);
     return SLO_OK;
 }
 
-void slo_prophet_sched_reset(struct slo_prophet_sched *s)
+void slo__prophet_sched_reset(struct slo__prophet_sched *s)
 {
-    const struct slo_prophet_plan *p = s->plan;
+    const struct slo__prophet_schedule *p = s->plan;
     s->n_ready = 0;
     s->next = 0;
     for (size_t b = 0; b < p->n_blocks; b++)
@@ -725,9 +672,9 @@ void slo_prophet_sched_reset(struct slo_prophet_sched *s)
         s->suffix--;
 }
 
-int slo_prophet_sched_mark(struct slo_prophet_sched *s, size_t g, slo_error_t *err)
+int slo__prophet_sched_mark(struct slo__prophet_sched *s, size_t g, slo_error_t *err)
 {
-    const struct slo_prophet_plan *p = s->plan;
+    const struct slo__prophet_schedule *p = s->plan;
     if (g >= p->n_grads)
         return prophet_fail(err, SLO_ERR_INVALID, "mark_ready", "gradient %zu: expected an index "
                     "below %zu (the registered gradients)", g, p->n_grads);
@@ -746,18 +693,18 @@ int slo_prophet_sched_mark(struct slo_prophet_sched *s, size_t g, slo_error_t *e
     return SLO_OK;
 }
 
-int slo_prophet_sched_ready(const struct slo_prophet_sched *s)
+int slo__prophet_sched_ready(const struct slo__prophet_sched *s)
 {
     size_t b = s->next;
     return b < s->plan->n_blocks && s->block_left[b] == 0 && s->suffix <= s->plan->block_hold[b];
 }
 
-size_t slo_prophet_sched_issue(struct slo_prophet_sched *s)
+size_t slo__prophet_sched_issue(struct slo__prophet_sched *s)
 {
     return s->next++;
 }
 
-void slo_prophet_sched_blocks_of(const struct slo_prophet_sched *s, size_t g,
+void slo__prophet_sched_blocks_of(const struct slo__prophet_sched *s, size_t g,
                                  const size_t **blocks, size_t *n)
 {
     if (g >= s->plan->n_grads) {
@@ -769,9 +716,9 @@ void slo_prophet_sched_blocks_of(const struct slo_prophet_sched *s, size_t g,
     *n = s->grad_block_start[g + 1] - s->grad_block_start[g];
 }
 
-size_t slo_prophet_sched_waiting_for(const struct slo_prophet_sched *s)
+size_t slo__prophet_sched_waiting_for(const struct slo__prophet_sched *s)
 {
-    const struct slo_prophet_plan *p = s->plan;
+    const struct slo__prophet_schedule *p = s->plan;
     size_t b = s->next, best = p->n_grads;
     if (b >= p->n_blocks)
         return p->n_grads;

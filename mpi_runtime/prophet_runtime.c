@@ -29,8 +29,8 @@ struct slo_prophet {
     size_t *bytes;       /* [n_grads] */
     /* installed plan */
     int have_plan, begun, max_in_flight, in_flight;
-    struct slo_prophet_plan plan;
-    struct slo_prophet_sched sched;
+    struct slo__prophet_schedule plan;
+    struct slo__prophet_sched sched;
     MPI_Request *req;       /* [n_blocks] */
     unsigned char *done;    /* [n_blocks] complete in this pass */
     size_t *stage_off;      /* [n_blocks] offset in staging, or NO_STAGING */
@@ -209,14 +209,14 @@ int slo_prophet_register(struct slo_prophet *rt, void *buf, size_t bytes, slo_er
 /* Blocks: issue, complete, progress                                   */
 /* ------------------------------------------------------------------ */
 
-static unsigned char *piece_ptr(const struct slo_prophet *rt, const struct slo_prophet_piece *p)
+static unsigned char *piece_ptr(const struct slo_prophet *rt, const struct slo__prophet_piece *p)
 {
     return rt->buf[p->grad] + p->offset_bytes;
 }
 
 static int issue(struct slo_prophet *rt, size_t b, slo_error_t *err)
 {
-    const struct slo_prophet_plan *pl = &rt->plan;
+    const struct slo__prophet_schedule *pl = &rt->plan;
     unsigned char *data;
     size_t m = b; /* the block handed to MPI: b, except under the test swap */
     int rc;
@@ -251,7 +251,7 @@ static int issue(struct slo_prophet *rt, size_t b, slo_error_t *err)
 
 static void complete(struct slo_prophet *rt, size_t b)
 {
-    const struct slo_prophet_plan *pl = &rt->plan;
+    const struct slo__prophet_schedule *pl = &rt->plan;
     unsigned char *data =
         rt->stage_off[b] == NO_STAGING ? rt->direct[b] : rt->staging + rt->stage_off[b];
     size_t count = pl->block_bytes[b] / rt->elem;
@@ -291,9 +291,9 @@ static int poll(struct slo_prophet *rt, slo_error_t *err)
         while (rt->lo < rt->sched.next && rt->done[rt->lo])
             rt->lo++;
     }
-    while (slo_prophet_sched_ready(&rt->sched) &&
+    while (slo__prophet_sched_ready(&rt->sched) &&
            (rt->max_in_flight == 0 || rt->in_flight < rt->max_in_flight))
-        if ((rc = issue(rt, slo_prophet_sched_issue(&rt->sched), err)))
+        if ((rc = issue(rt, slo__prophet_sched_issue(&rt->sched), err)))
             return rc;
     return SLO_OK;
 }
@@ -312,8 +312,8 @@ static int wait_block(struct slo_prophet *rt, size_t b, const char *what, size_t
     while (!rt->done[b]) {
         if ((rc = poll(rt, err)))
             return rc;
-        if (b >= rt->sched.next && !slo_prophet_sched_ready(&rt->sched)) {
-            size_t g = slo_prophet_sched_waiting_for(&rt->sched);
+        if (b >= rt->sched.next && !slo__prophet_sched_ready(&rt->sched)) {
+            size_t g = slo__prophet_sched_waiting_for(&rt->sched);
             char src[64];
             snprintf(src, sizeof src, "%s %zu", what, k);
             return prophet_fail(err, SLO_ERR_INVALID, src, "block %zu (of %zu; next to issue: %zu) "
@@ -347,7 +347,7 @@ int slo_prophet_wait_layer(struct slo_prophet *rt, size_t k, slo_error_t *err)
                     "below %zu", k, rt->n_grads);
     if (!rt->begun)
         return SLO_OK;
-    slo_prophet_sched_blocks_of(&rt->sched, k, &blocks, &n);
+    slo__prophet_sched_blocks_of(&rt->sched, k, &blocks, &n);
     for (size_t i = 0; i < n; i++)
         if ((rc = wait_block(rt, blocks[i], "wait_layer", k, err)))
             return rc;
@@ -376,7 +376,7 @@ int slo_prophet_begin(struct slo_prophet *rt, slo_error_t *err)
                      "expected a plan (set_plan), found none");
     if ((rc = drain(rt, err)))
         return rc;
-    slo_prophet_sched_reset(&rt->sched);
+    slo__prophet_sched_reset(&rt->sched);
     for (size_t b = 0; b < rt->plan.n_blocks; b++) {
         rt->done[b] = 0;
         rt->req[b] = MPI_REQUEST_NULL;
@@ -392,7 +392,7 @@ int slo_prophet_mark_ready(struct slo_prophet *rt, size_t g, slo_error_t *err)
     if (!rt->have_plan || !rt->begun)
         return prophet_fail(err, SLO_ERR_INVALID, "mark_ready", "gradient %zu: expected a backward "
                     "pass started with slo_prophet_begin, found none", g);
-    if ((rc = slo_prophet_sched_mark(&rt->sched, g, err)))
+    if ((rc = slo__prophet_sched_mark(&rt->sched, g, err)))
         return rc;
     return poll(rt, err);
 }
@@ -403,8 +403,8 @@ int slo_prophet_mark_ready(struct slo_prophet *rt, size_t g, slo_error_t *err)
 
 static void drop_plan(struct slo_prophet *rt)
 {
-    slo_prophet_sched_free(&rt->sched);
-    slo_prophet_plan_free(&rt->plan);
+    slo__prophet_sched_free(&rt->sched);
+    slo__prophet_schedule_free(&rt->plan);
     free(rt->req);
     free(rt->done);
     free(rt->stage_off);
@@ -424,75 +424,67 @@ static void drop_plan(struct slo_prophet *rt)
     rt->test_swap = NO_STAGING;
 }
 
-static int copy_plan(struct slo_prophet_plan *d, const struct slo_prophet_plan *s)
-{
-    memset(d, 0, sizeof *d);
-    memcpy(d->policy, s->policy, sizeof d->policy);
-    d->elem_bytes = s->elem_bytes;
-    d->n_grads = s->n_grads;
-    d->n_blocks = s->n_blocks;
-    d->n_pieces = s->n_pieces;
-    d->grad_bytes = malloc((s->n_grads + 1) * sizeof *d->grad_bytes);
-    d->block_start = malloc((s->n_blocks + 1) * sizeof *d->block_start);
-    d->block_bytes = malloc((s->n_blocks + 1) * sizeof *d->block_bytes);
-    d->block_hold = malloc((s->n_blocks + 1) * sizeof *d->block_hold);
-    d->pieces = malloc((s->n_pieces + 1) * sizeof *d->pieces);
-    if (!d->grad_bytes || !d->block_start || !d->block_bytes || !d->block_hold || !d->pieces) {
-        slo_prophet_plan_free(d);
-        return SLO_ERR_NOMEM;
-    }
-    if (s->n_grads)
-        memcpy(d->grad_bytes, s->grad_bytes, s->n_grads * sizeof *d->grad_bytes);
-    memcpy(d->block_start, s->block_start, (s->n_blocks + 1) * sizeof *d->block_start);
-    if (s->n_blocks) {
-        memcpy(d->block_bytes, s->block_bytes, s->n_blocks * sizeof *d->block_bytes);
-        memcpy(d->block_hold, s->block_hold, s->n_blocks * sizeof *d->block_hold);
-    }
-    if (s->n_pieces)
-        memcpy(d->pieces, s->pieces, s->n_pieces * sizeof *d->pieces);
-    return SLO_OK;
-}
-
 /* Local part of set_plan: 0 or a reason code (below), err filled. */
 enum { BAD_NONE = 0, BAD_GRADS = 1, BAD_PLAN = 2, BAD_NOMEM = 3, BAD_COUNT = 4, BAD_ARG = 5,
        BAD_IO = 6 };
 
-static int install_local(struct slo_prophet *rt, const struct slo_prophet_plan *plan,
-                         slo_error_t *err)
+
+/* The local checks of set_plan (slo_prophet_check_plan), mapping the plan
+ * into *out: 0 or a reason code, err filled. */
+static int map_local(const struct slo_prophet *rt, const struct slo_comm_plan *plan,
+                     const struct slo_comm_model *planned_for, struct slo__prophet_schedule *out,
+                     slo_error_t *err)
 {
-    const struct slo_prophet_plan *p;
-    size_t total = 0, regd = 0;
-    for (size_t g = 0; g < rt->n_grads; g++)
-        regd += rt->bytes[g];
-    for (size_t g = 0; g < plan->n_grads; g++)
-        total += plan->grad_bytes[g];
-    if (plan->n_grads != rt->n_grads || plan->elem_bytes != rt->elem) {
-        prophet_fail(err, SLO_ERR_INVALID, "set_plan", "expected a plan for the %zu registered "
-             "gradients (%zu bytes, %zu-byte elements), found one for %zu gradients (%zu "
-             "bytes, %zu-byte elements): a plan for another gradient list", rt->n_grads, regd,
-             rt->elem, plan->n_grads, total, plan->elem_bytes);
-        return BAD_GRADS;
+    memset(out, 0, sizeof *out);
+    if (!plan) {
+        prophet_fail(err, SLO_ERR_INVALID, "set_plan", "expected a plan, found NULL");
+        return BAD_PLAN;
     }
-    for (size_t g = 0; g < rt->n_grads; g++)
-        if (plan->grad_bytes[g] != rt->bytes[g]) {
-            prophet_fail(err, SLO_ERR_INVALID, "set_plan", "gradient %zu: expected the registered "
-                 "%zu bytes, found %zu in the plan: a plan for another gradient list", g,
-                 rt->bytes[g], plan->grad_bytes[g]);
-            return BAD_GRADS;
-        }
-    if (slo_prophet_plan_check(plan, err))
+    if (slo__prophet_plan_fits(plan, planned_for, rt->bytes, rt->n_grads, rt->elem, err))
+        return BAD_GRADS;
+    if (slo__prophet_schedule_map(plan, planned_for, rt->bytes, rt->n_grads, rt->elem, out, err))
         return err && err->code == SLO_ERR_NOMEM ? BAD_NOMEM : BAD_PLAN;
-    for (size_t b = 0; b < plan->n_blocks; b++)
-        if (plan->block_bytes[b] / rt->elem > (size_t)INT32_MAX) {
+    for (size_t b = 0; b < out->n_blocks; b++)
+        if (out->block_bytes[b] / rt->elem > (size_t)INT32_MAX) {
             prophet_fail(err, SLO_ERR_INVALID, "set_plan",
                          "block %zu: expected at most %d elements "
-                 "(an MPI int count), found %zu", b, INT32_MAX, plan->block_bytes[b] / rt->elem);
+                 "(an MPI int count), found %zu", b, INT32_MAX, out->block_bytes[b] / rt->elem);
+            slo__prophet_schedule_free(out);
             return BAD_COUNT;
         }
-    if (test_fault(rt, "nomem") || copy_plan(&rt->plan, plan))
+    return BAD_NONE;
+}
+
+int slo_prophet_check_plan(const struct slo_prophet *rt, const struct slo_comm_plan *plan,
+                           const struct slo_comm_model *planned_for, slo_error_t *err)
+{
+    struct slo__prophet_schedule s;
+    slo_error_t local = {0};
+    int bad = map_local(rt, plan, planned_for, &s, &local);
+    slo__prophet_schedule_free(&s);
+    if (bad == BAD_NONE)
+        return SLO_OK;
+    if (err) {
+        *err = local;
+        snprintf(err->source, sizeof err->source, "plan");
+    }
+    return local.code ? local.code : SLO_ERR_INVALID;
+}
+
+static int install_local(struct slo_prophet *rt, const struct slo_comm_plan *plan,
+                         const struct slo_comm_model *planned_for, slo_error_t *err)
+{
+    const struct slo__prophet_schedule *p;
+    int bad;
+    if (test_fault(rt, "nomem"))
         goto nomem;
+    if ((bad = map_local(rt, plan, planned_for, &rt->plan, err)) != BAD_NONE) {
+        if (err)
+            snprintf(err->source, sizeof err->source, "set_plan");
+        return bad;
+    }
     p = &rt->plan;
-    if (slo_prophet_sched_init(&rt->sched, p, err))
+    if (slo__prophet_sched_init(&rt->sched, p, err))
         return err && err->code == SLO_ERR_NOMEM ? BAD_NOMEM : BAD_PLAN;
     rt->req = malloc((p->n_blocks + 1) * sizeof *rt->req);
     rt->done = calloc(p->n_blocks + 1, 1);
@@ -551,7 +543,7 @@ static int first_rank(const struct slo_prophet *rt, int mine, int *first)
 }
 
 /* The first block with a different size from the next one (test swap). */
-static size_t swap_pair(const struct slo_prophet_plan *p)
+static size_t swap_pair(const struct slo__prophet_schedule *p)
 {
     for (size_t b = 0; b + 1 < p->n_blocks; b++)
         if (p->block_bytes[b] != p->block_bytes[b + 1])
@@ -559,8 +551,9 @@ static size_t swap_pair(const struct slo_prophet_plan *p)
     return NO_STAGING;
 }
 
-int slo_prophet_set_plan(struct slo_prophet *rt, const struct slo_prophet_plan *plan,
-                         int max_in_flight, slo_error_t *err)
+int slo_prophet_set_plan(struct slo_prophet *rt, const struct slo_comm_plan *plan,
+                         const struct slo_comm_model *planned_for, int max_in_flight,
+                         slo_error_t *err)
 {
     uint64_t mine[I_N] = {0}, other[I_N];
     slo_error_t local = {0};
@@ -590,12 +583,12 @@ int slo_prophet_set_plan(struct slo_prophet *rt, const struct slo_prophet_plan *
     for (size_t g = 0; g < rt->n_grads; g++)
         regd += rt->bytes[g];
     if (status == BAD_NONE)
-        status = install_local(rt, plan, &local);
+        status = install_local(rt, plan, planned_for, &local);
     mine[I_BAD] = (uint64_t)status;
     mine[I_GRADS] = rt->n_grads;
     mine[I_BYTES] = regd;
-    mine[I_GSUM] = slo_prophet_grads_checksum(rt->bytes, rt->n_grads, rt->elem);
-    mine[I_PSUM] = status ? 0 : slo_prophet_plan_checksum(&rt->plan);
+    mine[I_GSUM] = slo__prophet_grads_checksum(rt->bytes, rt->n_grads, rt->elem);
+    mine[I_PSUM] = status ? 0 : slo__prophet_schedule_checksum(&rt->plan);
     mine[I_BLOCKS] = status ? 0 : rt->plan.n_blocks;
 
     /* 1. status: the first rank that failed locally, then its data */
@@ -713,9 +706,9 @@ size_t slo_prophet_n_grads(const struct slo_prophet *rt)
     return rt->n_grads;
 }
 
-const struct slo_prophet_plan *slo_prophet_plan(const struct slo_prophet *rt)
+size_t slo_prophet_n_blocks(const struct slo_prophet *rt)
 {
-    return rt->have_plan ? &rt->plan : NULL;
+    return rt->have_plan ? rt->plan.n_blocks : 0;
 }
 
 size_t slo_prophet_staging_bytes(const struct slo_prophet *rt)

@@ -1,10 +1,13 @@
 /*
- * slo_prophet.h - the Prophet allreduce runtime: executes a block plan of
- * libslo (slo_prophet_plan.h) with one MPI_Iallreduce per block, in the
- * same order on every rank, overlapped with the backward pass, and lets the
- * forward pass wait only for the blocks it needs. doc/runtime.md has the
- * API walk-through, progress model, thread level, ordering guarantee and
- * error behaviour.
+ * slo_prophet.h - the Prophet allreduce runtime: executes libslo's comm plan
+ * (struct slo_comm_plan of slo_comm.h: from slo_comm_solve, or read by
+ * slo_comm_plan_parse / slo_comm_plan_load from `slo comm --json` output)
+ * with one MPI_Iallreduce per block, in the same order on every rank,
+ * overlapped with the backward pass, and lets the forward pass wait only
+ * for the blocks it needs. The plan is the only plan type: the runtime maps
+ * it onto the registered gradient buffers internally. doc/runtime.md has
+ * the API walk-through, progress model, thread level, ordering guarantee
+ * and error behaviour.
  *
  * Copyright (C) 2026 the slo-kernel authors
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -17,7 +20,8 @@
  * Use, on every rank of comm:
  *   slo_prophet_create(comm, MPI_FLOAT, 0, &rt, &err);          collective
  *   for g in forward order: slo_prophet_register(rt, buf_g, bytes_g, &err);
- *   slo_prophet_set_plan(rt, &plan, max_in_flight, &err);        collective
+ *   slo_comm_solve(&problem, &options, &result, &err);          plan (libslo)
+ *   slo_prophet_set_plan(rt, &result.plan, NULL, max_in_flight, &err);  collective
  *   each iteration:
  *     slo_prophet_begin(rt, &err);       backward pass starts
  *     for g = G-1 .. 0: compute; slo_prophet_mark_ready(rt, g, &err);
@@ -38,7 +42,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "slo_prophet_plan.h"
+#include "slo.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -98,21 +102,44 @@ int slo_prophet_create(MPI_Comm comm, MPI_Datatype datatype, int flags,
 int slo_prophet_register(struct slo_prophet *rt, void *buf, size_t bytes, slo_error_t *err);
 
 /*
- * Install a plan (copied; the caller may free its own). Collective over the
- * communicator; waits for any collective still in flight first, and clears
- * the recorded sequence. Checks, in this order:
- *  1. locally: the plan's gradient list is the registered one (same count,
- *     sizes and element size) and the plan is consistent
- *     (slo_prophet_plan_check); every block fits an int count of elements;
+ * Install the kernel's plan (struct slo_comm_plan; the runtime keeps its own
+ * mapped copy, the caller may free the plan). Blocks are issued in the
+ * plan's order 0..n_blocks-1 on every rank; block b is issued when (1) every
+ * registered gradient it has bytes of is ready, (2) every gradient
+ * g >= blocks[b].hold_layer is ready (Prophet's step hold, set by
+ * slo_comm_solve for SLO_COMM_PROPHET) and (3) blocks 0..b-1 were issued
+ * (doc/runtime.md, "Ordering guarantee").
+ *   plan: a plan at the element size of the runtime's datatype
+ *     (plan->elem_bytes = MPI_Type_size), with plan->n_layers = the
+ *     registered gradients (layer j = gradient j).
+ *   planned_for: the model whose flat forward-order buffer the plan's byte
+ *     offsets refer to ("plan space", its grad_bytes s_j, bytes), or NULL
+ *     when the plan was made for the registered sizes themselves (the
+ *     identity: offset o_j + x of the plan is byte x of gradient j). The
+ *     plan's total_bytes must be those bytes rounded to elements. When the
+ *     registered sizes S_j differ from s_j, a plan boundary x inside layer j
+ *     at fraction phi = (x - o_j) / s_j maps to byte round(phi S_j / e) e of
+ *     gradient j (e the element size, ties away from zero); each boundary is
+ *     mapped once, so the mapped blocks tile the gradients exactly, and a
+ *     range (a block) that maps to no bytes is dropped, the same on every
+ *     rank (slo_prophet_n_blocks gives the blocks installed).
+ * Collective over the communicator; waits for any collective still in
+ * flight first, and clears the recorded sequence. Checks, in this order:
+ *  1. locally (slo_prophet_check_plan): the plan is consistent
+ *     (slo_comm_plan_check), for the registered gradient list (element
+ *     size, layer count, bytes: "model.layers: expected 176 (the registered
+ *     gradient list, model "resnet50"), found 40: a plan for another
+ *     gradient list (model "vgg16")") and its mapped blocks fit an int
+ *     count of elements;
  *  2. collectively, before anything is issued, with fixed-size collectives
  *     every rank always enters and that allocate nothing (a rank that
  *     failed in 1., or in its wait for the previous plan's collectives,
  *     still joins them with its failure status): the first rank whose
  *     status is a failure (MPI_Allreduce MIN) and its (status, gradient
  *     count, total bytes) (MPI_Bcast); then rank 0's (gradient-list
- *     checksum, plan checksum, block count), the first rank that differs
- *     and its values; so that every rank returns the same verdict and
- *     nobody is left waiting in a collective the others never start
+ *     checksum, mapped-plan checksum, block count), the first rank that
+ *     differs and its values; so that every rank returns the same verdict
+ *     and nobody is left waiting in a collective the others never start
  *     (notes 6.2 pitfall 1).
  * Staging: a block whose pieces are contiguous in memory is reduced in
  * place (MPI_IN_PLACE on the gradient buffer); any other block is packed
@@ -136,8 +163,19 @@ int slo_prophet_register(struct slo_prophet *rt, void *buf, size_t bytes, slo_er
  * caller should MPI_Abort (the other ranks may wait in the collective).
  * After any error no plan is installed.
  */
-int slo_prophet_set_plan(struct slo_prophet *rt, const struct slo_prophet_plan *plan,
-                         int max_in_flight, slo_error_t *err);
+int slo_prophet_set_plan(struct slo_prophet *rt, const struct slo_comm_plan *plan,
+                         const struct slo_comm_model *planned_for, int max_in_flight,
+                         slo_error_t *err);
+
+/*
+ * The local checks of slo_prophet_set_plan (1. above), without installing
+ * anything and without MPI: for a front end that reports a bad plan file
+ * before the collective (slo-train-demo --plan). Local.
+ * Errors: SLO_ERR_INVALID with err->source "plan" and the text set_plan
+ * gives on this rank; SLO_ERR_NOMEM.
+ */
+int slo_prophet_check_plan(const struct slo_prophet *rt, const struct slo_comm_plan *plan,
+                           const struct slo_comm_model *planned_for, slo_error_t *err);
 
 /*
  * Start a backward pass: waits until every collective of the previous pass
@@ -150,8 +188,8 @@ int slo_prophet_begin(struct slo_prophet *rt, slo_error_t *err);
 
 /*
  * Gradient g is computed (its buffer holds this pass's values). Issues,
- * in plan order, every block that has become ready (slo_prophet_plan.h,
- * issue rule) while fewer than max_in_flight are in flight, then polls
+ * in plan order, every block that has become ready (the issue rule of
+ * slo_prophet_set_plan) while fewer than max_in_flight are in flight, then polls
  * completions (as slo_prophet_progress). A gradient without bytes is
  * accepted and ignored. Errors: SLO_ERR_INVALID (g out of range, marked
  * twice in one pass, no begin), SLO_ERR_IO for MPI errors.
@@ -207,9 +245,10 @@ int slo_prophet_check_sequence(struct slo_prophet *rt, slo_error_t *err);
  * above, so any level works if they come from one thread at a time (from
  * the main thread under MPI_THREAD_FUNNELED or SINGLE). */
 int slo_prophet_thread_level(const struct slo_prophet *rt);
-/* Number of registered gradients; the plan installed (NULL before). */
+/* Number of registered gradients; blocks (collectives per backward pass)
+ * of the installed plan as mapped onto them (0 without a plan). */
 size_t slo_prophet_n_grads(const struct slo_prophet *rt);
-const struct slo_prophet_plan *slo_prophet_plan(const struct slo_prophet *rt);
+size_t slo_prophet_n_blocks(const struct slo_prophet *rt);
 /* Staging bytes of the installed plan (blocks not contiguous in memory). */
 size_t slo_prophet_staging_bytes(const struct slo_prophet *rt);
 

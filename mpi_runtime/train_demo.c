@@ -651,7 +651,8 @@ static double iteration(const struct options *o, const struct slo_comm_model *m,
 }
 
 struct policy_state {
-    struct slo_prophet_plan plan;
+    struct slo_comm_plan plan;               /* the kernel's plan, as installed */
+    const struct slo_comm_model *planned_for; /* its plan space (NULL: the registered sizes) */
     double *f_sum, *b_sum, *times; /* [n], [n], [iterations + 1] */
     unsigned long long wrong;
 };
@@ -675,7 +676,7 @@ static void run_all(const struct options *o, const struct slo_comm_model *m,
             struct policy_state *p = &ps[i];
             double dt, dtmax;
             char what[sizeof runs[i].name + 8];
-            int rc = slo_prophet_set_plan(rt, &p->plan, o->in_flight, &err);
+            int rc = slo_prophet_set_plan(rt, &p->plan, p->planned_for, o->in_flight, &err);
             snprintf(what, sizeof what, "%.*s plan", (int)sizeof runs[i].name - 1, runs[i].name);
             collective_rc(rc, &err, what, 2);
             MPI_Barrier(MPI_COMM_WORLD);
@@ -691,7 +692,7 @@ static void run_all(const struct options *o, const struct slo_comm_model *m,
                 const struct slo_prophet_issue *log;
                 size_t nlog = slo_prophet_sequence(rt, &log);
                 runs[i].n_collectives += nlog;
-                runs[i].n_blocks = p->plan.n_blocks;
+                runs[i].n_blocks = slo_prophet_n_blocks(rt);
                 runs[i].staging_bytes = slo_prophet_staging_bytes(rt);
                 for (size_t k = 0; seq && k < nlog; k++)
                     fprintf(*seq, "%s %d %zu %zu\n", runs[i].name, it, log[k].block,
@@ -792,20 +793,25 @@ static int cell(char *buf, size_t len, int width, int prec, double x)
     return 1;
 }
 
-/* Merge blocks 0 and 1 (--test-mismatch plan:R): still a valid plan. */
-static void merge_first_blocks(struct slo_prophet_plan *p)
+/* Merge blocks 0 and 1 of the kernel's plan (--test-mismatch plan:R): still
+ * a valid plan (slo_comm_plan_check): block 1's ranges follow block 0's. */
+static void merge_first_blocks(struct slo_comm_plan *p)
 {
+    struct slo_comm_plan_block *b0 = &p->blocks[0];
+    const struct slo_comm_plan_block *b1 = &p->blocks[1];
     if (p->n_blocks < 2)
         return;
-    p->block_bytes[0] += p->block_bytes[1];
-    if (p->block_hold[1] < p->block_hold[0])
-        p->block_hold[0] = p->block_hold[1];
-    for (size_t b = 1; b + 1 < p->n_blocks; b++) {
-        p->block_start[b] = p->block_start[b + 1];
-        p->block_bytes[b] = p->block_bytes[b + 1];
-        p->block_hold[b] = p->block_hold[b + 1];
-    }
-    p->block_start[p->n_blocks - 1] = p->n_pieces;
+    b0->size_bytes += b1->size_bytes;
+    b0->n_ranges += b1->n_ranges;
+    if (b1->first_layer < b0->first_layer)
+        b0->first_layer = b1->first_layer;
+    if (b1->last_layer > b0->last_layer)
+        b0->last_layer = b1->last_layer;
+    if (b1->hold_layer < b0->hold_layer)
+        b0->hold_layer = b1->hold_layer;
+    for (size_t r = b0->first_range; r < p->n_ranges; r++)
+        p->ranges[r].block = r < b0->first_range + b0->n_ranges ? 0 : p->ranges[r].block - 1;
+    memmove(&p->blocks[1], &p->blocks[2], (p->n_blocks - 2) * sizeof *p->blocks);
     p->n_blocks--;
 }
 
@@ -961,7 +967,7 @@ int main(int argc, char **argv)
     /* which plans */
     if (plan_text) {
         size_t nn = 0;
-        if (slo_prophet_plan_json_policies(plan_text, o.plan, names, MAX_POLICIES, &nn, &err))
+        if (slo_comm_plan_policies(plan_text, o.plan, names, MAX_POLICIES, &nn, &err))
             collective_fail(2, "--plan: %s: %s", err.source, err.text);
         for (size_t i = 0; i < nn && n_runs < MAX_POLICIES; i++) {
             int p = slo_comm_policy_find(names[i]), keep = 0;
@@ -992,23 +998,45 @@ int main(int argc, char **argv)
         local_fail("out of memory");
     for (size_t i = 0; i < n_runs; i++) {
         struct run *r = &runs[i];
-        struct slo_prophet_plan *plan = &ps[i].plan;
+        struct slo_comm_plan *plan = &ps[i].plan;
         int rc;
         r->planned_s = NAN;
         if (plan_text) {
-            /* plan space: the profile as the file was made for it */
-            rc = slo_prophet_plan_parse_json(
-                plan_text, o.plan, r->name, &model, S, ELEM,
-                r->kernel_policy == SLO_COMM_PROPHET ? SLO_PROPHET_HOLD_POST
-                                                     : SLO_PROPHET_HOLD_NONE,
-                plan, &err);
-            if (rc)
+            /* the kernel's strict reader; plan space: the profile as the file
+             * was made for it, mapped by the runtime onto the registered sizes */
+            ps[i].planned_for = &model;
+            if (slo_comm_plan_parse(plan_text, o.plan, r->name, ELEM, plan, &err))
                 collective_fail(2, "--plan: %s: %s", err.source, err.text);
+            if (slo_prophet_check_plan(rt, plan, &model, &err))
+                collective_fail(2, "--plan: %s: %s", o.plan, err.text);
+            if (r->kernel_policy == SLO_COMM_PROPHET) {
+                /* a file of an slo comm without holds: Prophet's step hold
+                 * from its post times (the kernel's rule, as slo_comm_solve) */
+                int held = 0;
+                for (size_t b = 0; b < plan->n_blocks; b++)
+                    held |= plan->blocks[b].hold_layer < plan->n_layers;
+                if (!held && slo_comm_plan_hold_at_post(plan, &model, &err))
+                    collective_fail(2, "--plan: %s: policy %s: %s", o.plan, r->name, err.text);
+            }
         } else {
-            rc = slo_prophet_plan_policy(&planm, &link, &params, r->kernel_policy, S, ELEM, plan,
-                                         &r->planned_s, &err);
-            if (rc)
+            /* the kernel plans the scaled model: the optimal planner with the
+             * default tunables (its baseline candidates are the published
+             * defaults), the baselines with the scaled ones */
+            struct slo_comm_problem prob = {&planm, &link};
+            struct slo_comm_options opt;
+            struct slo_comm_result res;
+            slo_comm_options_init(&opt);
+            opt.policy = r->kernel_policy;
+            if (r->kernel_policy != SLO_COMM_OPTIMAL)
+                opt.params = params;
+            opt.elem_bytes = ELEM;
+            if ((rc = slo_comm_solve(&prob, &opt, &res, &err)))
                 collective_fail(1, "planning %s: %s: %s", r->name, err.source, err.text);
+            *plan = res.plan; /* taken over: res keeps no plan */
+            memset(&res.plan, 0, sizeof res.plan);
+            r->planned_s = res.iteration_s;
+            slo_comm_result_free(&res);
+            ps[i].planned_for = NULL; /* planm's sizes are the registered ones */
         }
         if (o.mismatch_kind == 2 && world_rank == o.mismatch_rank)
             merge_first_blocks(plan);
@@ -1112,7 +1140,7 @@ int main(int argc, char **argv)
     free(plan_text);
     free(pattern);
     for (size_t i = 0; ps && i < n_runs; i++) {
-        slo_prophet_plan_free(&ps[i].plan);
+        slo_comm_plan_free(&ps[i].plan);
         free(ps[i].f_sum);
         free(ps[i].b_sum);
         free(ps[i].times);

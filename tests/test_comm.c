@@ -2527,6 +2527,71 @@ static void test_plan_json(void **state)
     assert_string_equal(err.source, "/nonexistent/plan.json");
 }
 
+/* Prophet's step hold (slo_comm_plan_hold_at_post, notes 1.6 step 1), worked
+ * by hand: layers of 4 bytes with backward times b = [1, 1, 1] s, so ready
+ * times r = [3, 2, 1] s. Block 0 = layer 2 posted at 2 s, when layer 1 was
+ * ready too (a step of layers 1-2): hold = lowest j with r_j <= 2 = 1. Block
+ * 1 = layer 1 posted at 2 s: hold 1. Block 2 = layer 0 posted at 3 s: hold
+ * 0. The hold is written as "hold_layer" and read back; a document without
+ * it reads as no hold (n_layers); one out of range is refused. */
+static void test_plan_holds(void **state)
+{
+    struct slo_comm_model m;
+    struct slo_comm_plan_block blocks[3] = {
+        {2, 2, 4, 0, 1, 2.0, NAN, NAN, NAN, 3}, {1, 1, 4, 1, 1, 2.0, NAN, NAN, NAN, 3},
+        {0, 0, 4, 2, 1, 3.0, NAN, NAN, NAN, 3}};
+    struct slo_comm_plan_range ranges[3] = {{0, 2, 2, 8, 4}, {1, 1, 1, 4, 4}, {2, 0, 0, 0, 4}};
+    struct slo_comm_plan p = {"prophet", "tiny", 4, 3, 12, NAN, 3, blocks, 3, ranges}, q;
+    slo_error_t err = {0};
+    char *text = NULL;
+    (void)state;
+    assert_int_equal(slo_comm_model_alloc(&m, 3, &err), SLO_OK);
+    for (size_t j = 0; j < 3; j++) {
+        m.layers[j].forward_s = 1;
+        m.layers[j].backward_s = 1;
+        m.layers[j].grad_bytes = 4;
+    }
+    assert_int_equal(slo_comm_plan_check(&p, &err), SLO_OK);
+    assert_int_equal(slo_comm_plan_to_json(&p, &text, &err), SLO_OK);
+    assert_null(strstr(text, "hold_layer")); /* no hold: not written */
+    free(text);
+    assert_int_equal(slo_comm_plan_hold_at_post(&p, &m, &err), SLO_OK);
+    assert_int_equal(blocks[0].hold_layer, 1);
+    assert_int_equal(blocks[1].hold_layer, 1);
+    assert_int_equal(blocks[2].hold_layer, 0);
+    assert_int_equal(slo_comm_plan_to_json(&p, &text, &err), SLO_OK);
+    assert_non_null(strstr(text, "\"hold_layer\": 1"));
+    assert_int_equal(slo_comm_plan_parse(text, "h.json", NULL, 4, &q, &err), SLO_OK);
+    for (size_t b = 0; b < 3; b++)
+        assert_int_equal(q.blocks[b].hold_layer, blocks[b].hold_layer);
+    slo_comm_plan_free(&q);
+    free(text);
+    blocks[1].hold_layer = 4;
+    assert_int_equal(slo_comm_plan_check(&p, &err), SLO_ERR_INVALID);
+    assert_non_null(strstr(err.text, "blocks[1].hold_layer: expected a layer 0..3"));
+    blocks[1].post_s = NAN;
+    assert_int_equal(slo_comm_plan_hold_at_post(&p, &m, &err), SLO_ERR_INVALID);
+    assert_non_null(strstr(err.text, "blocks[1].post_s: expected a number >= 0"));
+    assert_int_equal(blocks[1].hold_layer, 4); /* unchanged */
+    slo_comm_model_free(&m);
+    {
+#define HDOC(hold) "{\"model\": {\"layers\": 2, \"bytes\": 8}, \"policies\": [{\"name\": " \
+                   "\"prophet\", \"blocks\": [{\"first_layer\": 0, \"last_layer\": 1, " \
+                   "\"bytes\": 8," hold " \"ranges\": [{\"offset_bytes\": 0, \"bytes\": 8}]}]}]}"
+        assert_int_equal(slo_comm_plan_parse(HDOC(""), "o.json", NULL, 4, &q, &err), SLO_OK);
+        assert_int_equal(q.blocks[0].hold_layer, 2);
+        slo_comm_plan_free(&q);
+        assert_int_equal(slo_comm_plan_parse(HDOC(" \"hold_layer\": 3,"), "o.json", NULL, 4, &q,
+                                             &err), SLO_ERR_INVALID);
+        assert_non_null(strstr(err.text, "policies[0].blocks[0].hold_layer: expected a layer "
+                                         "0..2 (2: no hold), found 3"));
+        assert_int_equal(slo_comm_plan_parse(HDOC(" \"hold_layer\": 0.5,"), "o.json", NULL, 4, &q,
+                                             &err), SLO_ERR_INVALID);
+#undef HDOC
+        assert_non_null(strstr(err.text, "hold_layer: expected a whole number"));
+    }
+}
+
 int main(void)
 {
     const char *dir = getenv("SLO_REFERENCE_DATA");
@@ -2549,6 +2614,7 @@ int main(void)
         cmocka_unit_test(test_plan_rounding_hand),
         cmocka_unit_test(test_plan_rounding_random),
         cmocka_unit_test(test_plan_json),
+        cmocka_unit_test(test_plan_holds),
         cmocka_unit_test(test_optimal_reaches_bound_hand),
         cmocka_unit_test(test_optimal_groups_hand),
         cmocka_unit_test(test_optimal_dp_exhaustive),

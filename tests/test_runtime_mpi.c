@@ -1,6 +1,7 @@
 /*
  * test_runtime_mpi.c - the MPI half of the Prophet runtime
- * (mpi_runtime/slo_prophet.h) on hand-built plans, run by
+ * (mpi_runtime/slo_prophet.h) on hand-built kernel plans (struct
+ * slo_comm_plan, installed with slo_prophet_set_plan), run by
  * tests/runtime_mpi.sh under mpirun at 2 and 3 ranks: partial reduction
  * (a block of two ranges over separate buffers, packed), the issue order,
  * waits that cannot be satisfied (an error, never a hang), gradients marked
@@ -73,22 +74,29 @@ static int untouched(int g, size_t i)
     return bufs[g][i] == (float)(100 * g + (int)i + rank);
 }
 
-/* Plan A over grad_bytes (see the header comment). */
-static size_t a_start[] = {0, 2, 4}, a_bytes[] = {24, 32}, a_hold[] = {4, 4};
-static struct slo_prophet_piece a_pieces[] = {{3, 0, 8}, {2, 16, 16}, {2, 0, 16}, {0, 0, 16}};
-static size_t a_grads[N_GRADS] = {16, 0, 32, 8};
-static struct slo_prophet_plan plan_a = {"a", 4, N_GRADS, a_grads, 2, a_start, a_bytes,
-                                         a_hold, 4, a_pieces};
-/* Plan B: one block, everything in forward order. */
-static size_t b_start[] = {0, 3}, b_bytes[] = {56}, b_hold[] = {4};
-static struct slo_prophet_piece b_pieces[] = {{0, 0, 16}, {2, 0, 32}, {3, 0, 8}};
-static struct slo_prophet_plan plan_b = {"b", 4, N_GRADS, a_grads, 1, b_start, b_bytes,
-                                         b_hold, 3, b_pieces};
-/* Plan C: for another gradient list (g2 has 36 bytes). */
-static size_t c_grads[N_GRADS] = {16, 0, 36, 8}, c_start[] = {0, 3}, c_bytes[] = {60};
-static struct slo_prophet_piece c_pieces[] = {{0, 0, 16}, {2, 0, 36}, {3, 0, 8}};
-static struct slo_prophet_plan plan_c = {"c", 4, N_GRADS, c_grads, 1, c_start, c_bytes,
-                                         b_hold, 3, c_pieces};
+/* The plans are the kernel's (struct slo_comm_plan), built by hand over the
+ * flat buffer of grad_bytes: gradient g owns flat bytes [O_g, O_g + S_g),
+ * O = 0, 16, 16, 48, total 56; no holds (hold_layer 4). The runtime maps
+ * them onto the registered buffers (planned_for NULL: the identity).
+ * Block initializers: first_layer, last_layer, bytes, first_range,
+ * n_ranges, post/start/end/done (unknown), hold_layer; ranges: block,
+ * first_layer, last_layer, offset_bytes, bytes. */
+#define NT NAN, NAN, NAN, NAN
+/* Plan A (the header comment): block 0 = g3 [0, 8) = flat [48, 56), then
+ * g2 [16, 32) = flat [32, 48); block 1 = g2 [0, 16) = flat [16, 32), then
+ * g0 [0, 16) = flat [0, 16). */
+static struct slo_comm_plan_block a_blocks[] = {{2, 3, 24, 0, 2, NT, 4}, {0, 2, 32, 2, 2, NT, 4}};
+static struct slo_comm_plan_range a_ranges[] = {
+    {0, 3, 3, 48, 8}, {0, 2, 2, 32, 16}, {1, 2, 2, 16, 16}, {1, 0, 0, 0, 16}};
+static struct slo_comm_plan plan_a = {"a", "t", 4, N_GRADS, 56, NAN, 2, a_blocks, 4, a_ranges};
+/* Plan B: one block, everything in forward order (pieces g0, g2, g3). */
+static struct slo_comm_plan_block b_blocks[] = {{0, 3, 56, 0, 1, NT, 4}};
+static struct slo_comm_plan_range b_ranges[] = {{0, 0, 3, 0, 56}};
+static struct slo_comm_plan plan_b = {"b", "t", 4, N_GRADS, 56, NAN, 1, b_blocks, 1, b_ranges};
+/* Plan C: for another gradient list (g2 has 36 bytes: 60 in all). */
+static struct slo_comm_plan_block c_blocks[] = {{0, 3, 60, 0, 1, NT, 4}};
+static struct slo_comm_plan_range c_ranges[] = {{0, 0, 3, 0, 60}};
+static struct slo_comm_plan plan_c = {"c", "t", 4, N_GRADS, 60, NAN, 1, c_blocks, 1, c_ranges};
 
 int main(int argc, char **argv)
 {
@@ -152,7 +160,7 @@ int main(int argc, char **argv)
           "register: size not a whole element");
 
     /* plan A, serialized */
-    check(slo_prophet_set_plan(rt, &plan_a, 1, &err) == SLO_OK &&
+    check(slo_prophet_set_plan(rt, &plan_a, NULL, 1, &err) == SLO_OK &&
               slo_prophet_staging_bytes(rt) == 64 + 64,
           "set_plan A: both blocks packed (two 64-byte-aligned staging regions)");
     fill();
@@ -196,7 +204,7 @@ int main(int argc, char **argv)
           "sequence (0, 24), (1, 32), the same on every rank");
 
     /* a second pass, unlimited in flight */
-    check(slo_prophet_set_plan(rt, &plan_a, 0, &err) == SLO_OK &&
+    check(slo_prophet_set_plan(rt, &plan_a, NULL, 0, &err) == SLO_OK &&
               slo_prophet_sequence(rt, &log) == 0,
           "set_plan clears the sequence");
     fill();
@@ -212,15 +220,15 @@ int main(int argc, char **argv)
     }
 
     /* plan agreement */
-    rc = slo_prophet_set_plan(rt, rank == 1 ? &plan_c : &plan_a, 1, &err);
+    rc = slo_prophet_set_plan(rt, rank == 1 ? &plan_c : &plan_a, NULL, 1, &err);
     check(rc == SLO_ERR_INVALID &&
-              (rank == 1 ? strstr(err.text, "gradient 2: expected the registered 32 bytes, found "
-                                            "36 in the plan") != NULL
+              (rank == 1 ? strstr(err.text, "model.bytes: expected 56 (the registered gradient "
+                                            "list") != NULL
                          : strstr(err.text, "rank 1: the plan is not for its registered "
                                             "gradient list") != NULL),
           "a plan for another list on rank 1: every rank fails, rank 1 says why");
-    check(slo_prophet_plan(rt) == NULL, "no plan installed after the failure");
-    rc = slo_prophet_set_plan(rt, rank == size - 1 ? &plan_b : &plan_a, 1, &err);
+    check(slo_prophet_n_blocks(rt) == 0, "no plan installed after the failure");
+    rc = slo_prophet_set_plan(rt, rank == size - 1 ? &plan_b : &plan_a, NULL, 1, &err);
     {
         char want[64];
         snprintf(want, sizeof want, "rank %d's has 1 blocks", size - 1);
@@ -232,11 +240,11 @@ int main(int argc, char **argv)
     /* review finding 9: a failure of one rank only must still reach every
      * rank through the agreement (before the fix a bad max_in_flight
      * returned before the MPI_Allgather: the other ranks hung in it) */
-    rc = slo_prophet_set_plan(rt, &plan_a, rank == size - 1 ? -1 : 1, &err);
+    rc = slo_prophet_set_plan(rt, &plan_a, NULL, rank == size - 1 ? -1 : 1, &err);
     {
         char want[64];
         snprintf(want, sizeof want, "rank %d: max_in_flight < 0", size - 1);
-        check(rc == SLO_ERR_INVALID && slo_prophet_plan(rt) == NULL &&
+        check(rc == SLO_ERR_INVALID && slo_prophet_n_blocks(rt) == 0 &&
                   strstr(err.text, rank == size - 1 ? "max_in_flight: expected >= 0" : want),
               "max_in_flight -1 on the last rank only: every rank fails, no hang");
     }
@@ -250,25 +258,25 @@ int main(int argc, char **argv)
         /* out of memory on rank 1 only (test-only fault injection: set_plan's
          * allocations fail there): SLO_ERR_NOMEM on every rank, rank 1 named */
         setenv("SLO_PROPHET_TEST_FAULT", "nomem:1", 1);
-        rc = slo_prophet_set_plan(rt, &plan_a, 1, &err);
+        rc = slo_prophet_set_plan(rt, &plan_a, NULL, 1, &err);
         unsetenv("SLO_PROPHET_TEST_FAULT");
-        check(rc == SLO_ERR_NOMEM && slo_prophet_plan(rt) == NULL &&
+        check(rc == SLO_ERR_NOMEM && slo_prophet_n_blocks(rt) == 0 &&
                   strstr(err.text, rank == 1 ? "out of memory" : "rank 1: out of memory"),
               "out of memory on rank 1 only: SLO_ERR_NOMEM on every rank, no hang");
         /* an MPI error on the last rank while waiting for the previous plan's
          * collectives (injected): it joins the agreement, every rank fails */
-        check(slo_prophet_set_plan(rt, &plan_a, 1, &err) == SLO_OK, "plan A again");
+        check(slo_prophet_set_plan(rt, &plan_a, NULL, 1, &err) == SLO_OK, "plan A again");
         setenv("SLO_PROPHET_TEST_FAULT", "drain:0", 1);
-        rc = slo_prophet_set_plan(rt, &plan_a, 1, &err);
+        rc = slo_prophet_set_plan(rt, &plan_a, NULL, 1, &err);
         unsetenv("SLO_PROPHET_TEST_FAULT");
-        check(rc == SLO_ERR_IO && slo_prophet_plan(rt) == NULL &&
+        check(rc == SLO_ERR_IO && slo_prophet_n_blocks(rt) == 0 &&
                   strcmp(err.source, "set_plan") == 0 &&
                   strstr(err.text, rank == 0 ? "waiting for the previous plan's collectives"
                                              : "rank 0: an MPI error while waiting"),
               "an MPI error draining on rank 0 only: SLO_ERR_IO on every rank (agreed), no hang");
     }
     check(slo_prophet_begin(rt, &err) == SLO_ERR_INVALID, "begin without a plan: error");
-    check(slo_prophet_set_plan(rt, &plan_b, 1, &err) == SLO_OK &&
+    check(slo_prophet_set_plan(rt, &plan_b, NULL, 1, &err) == SLO_OK &&
               slo_prophet_staging_bytes(rt) == 64,
           "recovery: plan B installs (one packed block)");
     fill();
@@ -292,7 +300,7 @@ int main(int argc, char **argv)
     rc = slo_prophet_create(MPI_COMM_WORLD, MPI_FLOAT, SLO_PROPHET_AVERAGE, &rt, &err);
     for (int g = 0; rc == SLO_OK && g < N_GRADS; g++)
         rc |= slo_prophet_register(rt, bufs[g], grad_bytes[g], &err);
-    rc |= slo_prophet_set_plan(rt, &plan_b, 1, &err);
+    rc |= slo_prophet_set_plan(rt, &plan_b, NULL, 1, &err);
     check(rc == SLO_OK && slo_prophet_staging_bytes(rt) == 0,
           "flat layout: plan B's block is contiguous, no staging");
     fill();

@@ -1,9 +1,10 @@
 /*
- * test_runtime_plan.c - the MPI-free half of the Prophet runtime
- * (mpi_runtime/slo_prophet_plan.h): mapping libslo's messages onto a
- * registered gradient list, plan validation (tiling, layers, numbering),
- * `slo comm --json` plan parsing and its errors, holds, checksums, and the
- * issue rule / gradient -> block mapping. No MPI; valgrind clean.
+ * test_runtime_plan.c - the MPI-free private half of the Prophet runtime
+ * (mpi_runtime/prophet_private.h): mapping the kernel's plan (struct
+ * slo_comm_plan) and libslo's messages onto a registered gradient list,
+ * validation (tiling, layers, numbering), `slo comm --json` plans read by
+ * the kernel and mapped, and their errors, holds, checksums, and the issue
+ * rule / gradient -> block mapping. No MPI; valgrind clean.
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
  * Hand-worked cases use elem = 4 bytes and tiny models; the expected pieces
@@ -21,7 +22,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "slo_prophet_plan.h"
+#include "prophet_private.h"
 
 static void make_model(struct slo_comm_model *m, const double *bytes, const double *bw_s,
                        size_t n)
@@ -49,13 +50,65 @@ static struct slo_comm_message msg(size_t block, double off, double bytes, size_
     return m;
 }
 
-static void assert_piece(const struct slo_prophet_plan *p, size_t k, size_t grad, size_t off,
+static void assert_piece(const struct slo__prophet_schedule *p, size_t k, size_t grad, size_t off,
                          size_t bytes)
 {
     assert_true(k < p->n_pieces);
     assert_int_equal(p->pieces[k].grad, grad);
     assert_int_equal(p->pieces[k].offset_bytes, off);
     assert_int_equal(p->pieces[k].bytes, bytes);
+}
+
+/* The registered sizes of a model whose sizes are whole elements. */
+static size_t *own_sizes(const struct slo_comm_model *m)
+{
+    size_t *S = calloc(m->n_layers + 1, sizeof *S);
+    assert_non_null(S);
+    for (size_t j = 0; j < m->n_layers; j++)
+        S[j] = (size_t)m->layers[j].grad_bytes;
+    return S;
+}
+
+/* A plan file as the runtime takes it: read by the kernel's strict reader
+ * (slo_comm_plan_parse), mapped onto S (NULL: the model's own sizes) with
+ * the model as plan space. */
+static int parse_map(const char *text, const char *source, const char *policy,
+                     const struct slo_comm_model *m, const size_t *S,
+                     struct slo__prophet_schedule *p, slo_error_t *err)
+{
+    struct slo_comm_plan kp;
+    size_t *own = S ? NULL : own_sizes(m);
+    int rc;
+    memset(p, 0, sizeof *p);
+    if (!(rc = slo_comm_plan_parse(text, source, policy, 4, &kp, err))) {
+        rc = slo__prophet_schedule_map(&kp, m, S ? S : own, m->n_layers, 4, p, err);
+        slo_comm_plan_free(&kp);
+    }
+    free(own);
+    return rc;
+}
+
+/* A policy planned by the kernel (slo_comm_solve, fp32) and mapped onto the
+ * model's own sizes, as slo-train-demo does. */
+static int plan_policy(const struct slo_comm_model *m, const struct slo_comm_link *link,
+                       int policy, struct slo__prophet_schedule *p, double *predicted_s,
+                       slo_error_t *err)
+{
+    struct slo_comm_problem prob = {m, link};
+    struct slo_comm_options opt;
+    struct slo_comm_result r;
+    size_t *S = own_sizes(m);
+    int rc;
+    slo_comm_options_init(&opt);
+    opt.policy = policy;
+    if (!(rc = slo_comm_solve(&prob, &opt, &r, err))) {
+        rc = slo__prophet_schedule_map(&r.plan, m, S, m->n_layers, 4, p, err);
+        if (predicted_s)
+            *predicted_s = r.iteration_s;
+        slo_comm_result_free(&r);
+    }
+    free(S);
+    return rc;
 }
 
 /* Identity: sizes [8, 0, 12], flat offsets 0, 8, 8. FIFO-like post order:
@@ -66,11 +119,11 @@ static void test_identity(void **state)
     const double bytes[] = {8, 0, 12};
     struct slo_comm_model m;
     struct slo_comm_message ms[] = {msg(0, 8, 12, 2, 2, 0), msg(1, 0, 8, 0, 0, 0)};
-    struct slo_prophet_plan p;
+    struct slo__prophet_schedule p;
     slo_error_t err = {0};
     (void)state;
     make_model(&m, bytes, NULL, 3);
-    assert_int_equal(slo_prophet_plan_from_messages(ms, 2, &m, NULL, 4, SLO_PROPHET_HOLD_NONE,
+    assert_int_equal(slo__prophet_schedule_from_messages(ms, 2, &m, NULL, 4, NULL,
                                                     "fifo", &p, &err), SLO_OK);
     assert_string_equal(p.policy, "fifo");
     assert_int_equal(p.n_grads, 3);
@@ -81,8 +134,8 @@ static void test_identity(void **state)
     assert_int_equal(p.block_bytes[0], 12);
     assert_int_equal(p.block_bytes[1], 8);
     assert_int_equal(p.block_hold[0], 3); /* no hold */
-    assert_int_equal(slo_prophet_plan_check(&p, &err), SLO_OK);
-    slo_prophet_plan_free(&p);
+    assert_int_equal(slo__prophet_schedule_check(&p, &err), SLO_OK);
+    slo__prophet_schedule_free(&p);
     slo_comm_model_free(&m);
 }
 
@@ -106,22 +159,22 @@ static void test_scaled_mapping(void **state)
                                     msg(2, 0, 1000, 0, 0, 0)};
     struct slo_comm_message tie[] = {msg(0, 1000, 1500, 2, 2, 0), msg(1, 2500, 1500, 2, 2, 0),
                                      msg(2, 0, 1000, 0, 0, 0)};
-    struct slo_prophet_plan p;
+    struct slo__prophet_schedule p;
     slo_error_t err = {0};
     (void)state;
     make_model(&m, bytes, NULL, 3);
-    assert_int_equal(slo_prophet_plan_from_messages(ms, 3, &m, S, 4, SLO_PROPHET_HOLD_NONE,
+    assert_int_equal(slo__prophet_schedule_from_messages(ms, 3, &m, S, 4, NULL,
                                                     "x", &p, &err), SLO_OK);
     assert_int_equal(p.n_blocks, 3);
     assert_piece(&p, 0, 2, 0, 140);
     assert_piece(&p, 1, 2, 140, 160);
     assert_piece(&p, 2, 0, 0, 100);
-    slo_prophet_plan_free(&p);
-    assert_int_equal(slo_prophet_plan_from_messages(tie, 3, &m, S, 4, SLO_PROPHET_HOLD_NONE,
+    slo__prophet_schedule_free(&p);
+    assert_int_equal(slo__prophet_schedule_from_messages(tie, 3, &m, S, 4, NULL,
                                                     "x", &p, &err), SLO_OK);
     assert_piece(&p, 0, 2, 0, 152);
     assert_piece(&p, 1, 2, 152, 148);
-    slo_prophet_plan_free(&p);
+    slo__prophet_schedule_free(&p);
     slo_comm_model_free(&m);
 }
 
@@ -142,11 +195,11 @@ static void test_ranges_and_drop(void **state)
     struct slo_comm_model m;
     struct slo_comm_message ms[] = {msg(0, 0, 600, 0, 1, 0), msg(0, 1100, 99.99, 2, 2, 0),
                                     msg(1, 600, 500, 1, 2, 0), msg(2, 1199.99, 0.01, 2, 2, 0)};
-    struct slo_prophet_plan p;
+    struct slo__prophet_schedule p;
     slo_error_t err = {0};
     (void)state;
     make_model(&m, bytes, NULL, 3);
-    assert_int_equal(slo_prophet_plan_from_messages(ms, 4, &m, S, 4, SLO_PROPHET_HOLD_NONE,
+    assert_int_equal(slo__prophet_schedule_from_messages(ms, 4, &m, S, 4, NULL,
                                                     "x", &p, &err), SLO_OK);
     assert_int_equal(p.n_blocks, 2);
     assert_int_equal(p.block_start[1], 3);
@@ -156,7 +209,7 @@ static void test_ranges_and_drop(void **state)
     assert_piece(&p, 3, 2, 0, 300);
     assert_int_equal(p.block_bytes[0], 108);
     assert_int_equal(p.block_bytes[1], 300);
-    slo_prophet_plan_free(&p);
+    slo__prophet_schedule_free(&p);
     slo_comm_model_free(&m);
 }
 
@@ -164,10 +217,10 @@ static void expect_error(const struct slo_comm_message *ms, size_t n, const doub
                          size_t nl, const size_t *S, const char *needle)
 {
     struct slo_comm_model m;
-    struct slo_prophet_plan p;
+    struct slo__prophet_schedule p;
     slo_error_t err = {0};
     make_model(&m, bytes, NULL, nl);
-    assert_int_equal(slo_prophet_plan_from_messages(ms, n, &m, S, 4, SLO_PROPHET_HOLD_NONE, "x",
+    assert_int_equal(slo__prophet_schedule_from_messages(ms, n, &m, S, 4, NULL, "x",
                                                     &p, &err), SLO_ERR_INVALID);
     if (!strstr(err.text, needle)) {
         print_error("expected \"%s\" in \"%s\"\n", needle, err.text);
@@ -225,90 +278,97 @@ static void test_validation_errors(void **state)
     }
 }
 
-/* slo_prophet_plan_check on hand-built plans. */
+/* slo__prophet_schedule_check on hand-built plans. */
 static void test_check(void **state)
 {
     size_t G[] = {8, 8}, start[] = {0, 1, 2}, bbytes[] = {8, 8}, hold[] = {2, 2};
-    struct slo_prophet_piece pieces[] = {{0, 0, 8}, {1, 0, 8}};
-    struct slo_prophet_plan p = {"x", 4, 2, G, 2, start, bbytes, hold, 2, pieces};
+    struct slo__prophet_piece pieces[] = {{0, 0, 8}, {1, 0, 8}};
+    struct slo__prophet_schedule p = {"x", 4, 2, G, 2, start, bbytes, hold, 2, pieces};
     slo_error_t err = {0};
     (void)state;
-    assert_int_equal(slo_prophet_plan_check(&p, &err), SLO_OK);
+    assert_int_equal(slo__prophet_schedule_check(&p, &err), SLO_OK);
     pieces[1].offset_bytes = 4; /* gradient 1: bytes 0..4 in no block, overruns */
-    assert_int_equal(slo_prophet_plan_check(&p, &err), SLO_ERR_INVALID);
+    assert_int_equal(slo__prophet_schedule_check(&p, &err), SLO_ERR_INVALID);
     assert_non_null(strstr(err.text, "inside a gradient"));
-    pieces[1] = (struct slo_prophet_piece){0, 4, 4}; /* gradient 0 bytes 4..8 twice */
+    pieces[1] = (struct slo__prophet_piece){0, 4, 4}; /* gradient 0 bytes 4..8 twice */
     bbytes[1] = 4;
-    assert_int_equal(slo_prophet_plan_check(&p, &err), SLO_ERR_INVALID);
+    assert_int_equal(slo__prophet_schedule_check(&p, &err), SLO_ERR_INVALID);
     assert_non_null(strstr(err.text, "gradient 0: bytes 4..8 of 8 are in two blocks"));
-    pieces[1] = (struct slo_prophet_piece){1, 0, 8};
+    pieces[1] = (struct slo__prophet_piece){1, 0, 8};
     bbytes[1] = 4; /* wrong block total */
-    assert_int_equal(slo_prophet_plan_check(&p, &err), SLO_ERR_INVALID);
+    assert_int_equal(slo__prophet_schedule_check(&p, &err), SLO_ERR_INVALID);
     assert_non_null(strstr(err.text, "block 1: expected 8 bytes (its ranges), found 4"));
     bbytes[1] = 8;
-    pieces[1] = (struct slo_prophet_piece){1, 0, 6}; /* not whole elements */
+    pieces[1] = (struct slo__prophet_piece){1, 0, 6}; /* not whole elements */
     bbytes[1] = 6;
-    assert_int_equal(slo_prophet_plan_check(&p, &err), SLO_ERR_INVALID);
+    assert_int_equal(slo__prophet_schedule_check(&p, &err), SLO_ERR_INVALID);
     assert_non_null(strstr(err.text, "whole 4-byte elements"));
 }
 
 /* Holds from post times (notes 1.6 step 1, Prophet releases a step only when
- * all of it arrived). Backward times b = [1, 1, 1] s, so ready times
- * r = [3, 2, 1]. Block 0 = layer 2 posted at 2 s (when layer 1 was ready
- * too: a step of layers 1-2): hold = lowest j with r_j <= 2 = 1. Block 1 =
- * layer 1 posted at 2: hold 1. Block 2 = layer 0 at 3: hold 0. */
+ * all of it arrived), set by the kernel (slo_comm_plan_hold_at_post) on its
+ * plan and mapped by the runtime. Backward times b = [1, 1, 1] s, so ready
+ * times r = [3, 2, 1]. Block 0 = layer 2 posted at 2 s (when layer 1 was
+ * ready too: a step of layers 1-2): hold = lowest j with r_j <= 2 = 1. Block
+ * 1 = layer 1 posted at 2: hold 1. Block 2 = layer 0 at 3: hold 0. */
 static void test_hold_and_sched(void **state)
 {
     const double bytes[] = {4, 4, 4}, bw[] = {1, 1, 1};
+    const size_t S[] = {4, 4, 4};
     struct slo_comm_model m;
-    struct slo_comm_message ms[] = {msg(0, 8, 4, 2, 2, 2.0), msg(1, 4, 4, 1, 1, 2.0),
-                                    msg(2, 0, 4, 0, 0, 3.0)};
-    struct slo_prophet_plan p;
-    struct slo_prophet_sched s;
+    struct slo_comm_plan_block kb[] = {{2, 2, 4, 0, 1, 2.0, NAN, NAN, NAN, 3},
+                                       {1, 1, 4, 1, 1, 2.0, NAN, NAN, NAN, 3},
+                                       {0, 0, 4, 2, 1, 3.0, NAN, NAN, NAN, 3}};
+    struct slo_comm_plan_range kr[] = {{0, 2, 2, 8, 4}, {1, 1, 1, 4, 4}, {2, 0, 0, 0, 4}};
+    struct slo_comm_plan kp = {"prophet", "tiny", 4, 3, 12, NAN, 3, kb, 3, kr};
+    struct slo__prophet_schedule p;
+    struct slo__prophet_sched s;
     slo_error_t err = {0};
     const size_t *blocks;
     size_t n;
     (void)state;
     make_model(&m, bytes, bw, 3);
-    assert_int_equal(slo_prophet_plan_from_messages(ms, 3, &m, NULL, 4, SLO_PROPHET_HOLD_POST,
-                                                    "prophet", &p, &err), SLO_OK);
+    assert_int_equal(slo_comm_plan_hold_at_post(&kp, &m, &err), SLO_OK);
+    assert_int_equal(slo__prophet_schedule_map(&kp, &m, S, 3, 4, &p, &err), SLO_OK);
+    assert_string_equal(p.policy, "prophet");
     assert_int_equal(p.block_hold[0], 1);
     assert_int_equal(p.block_hold[1], 1);
     assert_int_equal(p.block_hold[2], 0);
-    assert_int_equal(slo_prophet_sched_init(&s, &p, &err), SLO_OK);
-    assert_false(slo_prophet_sched_ready(&s));
-    assert_int_equal(slo_prophet_sched_mark(&s, 2, &err), SLO_OK);
+    assert_int_equal(slo__prophet_sched_init(&s, &p, &err), SLO_OK);
+    assert_false(slo__prophet_sched_ready(&s));
+    assert_int_equal(slo__prophet_sched_mark(&s, 2, &err), SLO_OK);
     /* block 0's own gradient is ready, but its hold waits for gradient 1 */
-    assert_false(slo_prophet_sched_ready(&s));
-    assert_int_equal(slo_prophet_sched_waiting_for(&s), 1);
-    assert_int_equal(slo_prophet_sched_mark(&s, 1, &err), SLO_OK);
-    assert_true(slo_prophet_sched_ready(&s));
-    assert_int_equal(slo_prophet_sched_issue(&s), 0);
-    assert_true(slo_prophet_sched_ready(&s));
-    assert_int_equal(slo_prophet_sched_issue(&s), 1);
-    assert_false(slo_prophet_sched_ready(&s));
-    assert_int_equal(slo_prophet_sched_mark(&s, 0, &err), SLO_OK);
-    assert_int_equal(slo_prophet_sched_issue(&s), 2);
-    assert_false(slo_prophet_sched_ready(&s)); /* all issued */
-    assert_int_equal(slo_prophet_sched_waiting_for(&s), 3);
+    assert_false(slo__prophet_sched_ready(&s));
+    assert_int_equal(slo__prophet_sched_waiting_for(&s), 1);
+    assert_int_equal(slo__prophet_sched_mark(&s, 1, &err), SLO_OK);
+    assert_true(slo__prophet_sched_ready(&s));
+    assert_int_equal(slo__prophet_sched_issue(&s), 0);
+    assert_true(slo__prophet_sched_ready(&s));
+    assert_int_equal(slo__prophet_sched_issue(&s), 1);
+    assert_false(slo__prophet_sched_ready(&s));
+    assert_int_equal(slo__prophet_sched_mark(&s, 0, &err), SLO_OK);
+    assert_int_equal(slo__prophet_sched_issue(&s), 2);
+    assert_false(slo__prophet_sched_ready(&s)); /* all issued */
+    assert_int_equal(slo__prophet_sched_waiting_for(&s), 3);
     /* errors */
-    assert_int_equal(slo_prophet_sched_mark(&s, 0, &err), SLO_ERR_INVALID);
+    assert_int_equal(slo__prophet_sched_mark(&s, 0, &err), SLO_ERR_INVALID);
     assert_non_null(strstr(err.text, "marked ready twice"));
-    assert_int_equal(slo_prophet_sched_mark(&s, 3, &err), SLO_ERR_INVALID);
+    assert_int_equal(slo__prophet_sched_mark(&s, 3, &err), SLO_ERR_INVALID);
     assert_non_null(strstr(err.text, "gradient 3: expected an index below 3"));
-    slo_prophet_sched_blocks_of(&s, 1, &blocks, &n);
+    slo__prophet_sched_blocks_of(&s, 1, &blocks, &n);
     assert_int_equal(n, 1);
     assert_int_equal(blocks[0], 1);
-    /* the same messages without holds: block 0 goes as soon as gradient 2 is */
-    slo_prophet_sched_free(&s);
-    slo_prophet_plan_free(&p);
-    assert_int_equal(slo_prophet_plan_from_messages(ms, 3, &m, NULL, 4, SLO_PROPHET_HOLD_NONE,
-                                                    "fifo", &p, &err), SLO_OK);
-    assert_int_equal(slo_prophet_sched_init(&s, &p, &err), SLO_OK);
-    assert_int_equal(slo_prophet_sched_mark(&s, 2, &err), SLO_OK);
-    assert_true(slo_prophet_sched_ready(&s));
-    slo_prophet_sched_free(&s);
-    slo_prophet_plan_free(&p);
+    /* the same plan without holds: block 0 goes as soon as gradient 2 is */
+    slo__prophet_sched_free(&s);
+    slo__prophet_schedule_free(&p);
+    for (size_t b = 0; b < 3; b++)
+        kb[b].hold_layer = 3;
+    assert_int_equal(slo__prophet_schedule_map(&kp, &m, S, 3, 4, &p, &err), SLO_OK);
+    assert_int_equal(slo__prophet_sched_init(&s, &p, &err), SLO_OK);
+    assert_int_equal(slo__prophet_sched_mark(&s, 2, &err), SLO_OK);
+    assert_true(slo__prophet_sched_ready(&s));
+    slo__prophet_sched_free(&s);
+    slo__prophet_schedule_free(&p);
     slo_comm_model_free(&m);
 }
 
@@ -320,35 +380,49 @@ static void test_hold_and_sched(void **state)
  * directly: block 0 = {g0 0..4, g2 0..4}, block 1 = {g2 4..8}. */
 static void test_order_rule(void **state)
 {
-    size_t G[] = {4, 0, 8}, start[] = {0, 2, 3}, bbytes[] = {8, 4}, hold[] = {3, 3};
-    struct slo_prophet_piece pieces[] = {{0, 0, 4}, {2, 0, 4}, {2, 4, 4}};
-    struct slo_prophet_plan p = {"x", 4, 3, G, 2, start, bbytes, hold, 3, pieces};
-    struct slo_prophet_sched s;
+    /* the kernel's plan over the flat buffer (O = 0, 4, 4): block 0 = flat
+     * [0, 4) + [4, 8), block 1 = flat [8, 12); no holds */
+    const size_t G[] = {4, 0, 8};
+    struct slo_comm_plan_block kb[] = {{0, 2, 8, 0, 2, NAN, NAN, NAN, NAN, 3},
+                                       {2, 2, 4, 2, 1, NAN, NAN, NAN, NAN, 3}};
+    struct slo_comm_plan_range kr[] = {{0, 0, 0, 0, 4}, {0, 2, 2, 4, 4}, {1, 2, 2, 8, 4}};
+    struct slo_comm_plan kp = {"x", "t", 4, 3, 12, NAN, 2, kb, 3, kr};
+    struct slo__prophet_schedule p;
+    struct slo__prophet_sched s;
     slo_error_t err = {0};
     const size_t *blocks;
     size_t n;
     (void)state;
-    assert_int_equal(slo_prophet_sched_init(&s, &p, &err), SLO_OK);
-    slo_prophet_sched_blocks_of(&s, 2, &blocks, &n);
+    assert_int_equal(slo__prophet_schedule_map(&kp, NULL, G, 3, 4, &p, &err), SLO_OK);
+    assert_int_equal(p.n_blocks, 2);
+    assert_int_equal(p.block_start[1], 2);
+    assert_piece(&p, 0, 0, 0, 4);
+    assert_piece(&p, 1, 2, 0, 4);
+    assert_piece(&p, 2, 2, 4, 4);
+    assert_int_equal(p.block_hold[0], 3);
+    assert_int_equal(p.block_hold[1], 3);
+    assert_int_equal(slo__prophet_sched_init(&s, &p, &err), SLO_OK);
+    slo__prophet_sched_blocks_of(&s, 2, &blocks, &n);
     assert_int_equal(n, 2);
     assert_int_equal(blocks[0], 0);
     assert_int_equal(blocks[1], 1);
-    slo_prophet_sched_blocks_of(&s, 1, &blocks, &n);
+    slo__prophet_sched_blocks_of(&s, 1, &blocks, &n);
     assert_int_equal(n, 0);
-    assert_int_equal(slo_prophet_sched_mark(&s, 1, &err), SLO_OK); /* no bytes: ignored */
-    assert_int_equal(slo_prophet_sched_mark(&s, 2, &err), SLO_OK);
+    assert_int_equal(slo__prophet_sched_mark(&s, 1, &err), SLO_OK); /* no bytes: ignored */
+    assert_int_equal(slo__prophet_sched_mark(&s, 2, &err), SLO_OK);
     /* block 1 has all it needs, block 0 not: nothing may go */
-    assert_false(slo_prophet_sched_ready(&s));
-    assert_int_equal(slo_prophet_sched_waiting_for(&s), 0);
-    assert_int_equal(slo_prophet_sched_mark(&s, 0, &err), SLO_OK);
-    assert_int_equal(slo_prophet_sched_issue(&s), 0);
-    assert_int_equal(slo_prophet_sched_issue(&s), 1);
+    assert_false(slo__prophet_sched_ready(&s));
+    assert_int_equal(slo__prophet_sched_waiting_for(&s), 0);
+    assert_int_equal(slo__prophet_sched_mark(&s, 0, &err), SLO_OK);
+    assert_int_equal(slo__prophet_sched_issue(&s), 0);
+    assert_int_equal(slo__prophet_sched_issue(&s), 1);
     /* a new pass */
-    slo_prophet_sched_reset(&s);
-    assert_false(slo_prophet_sched_ready(&s));
-    assert_int_equal(slo_prophet_sched_mark(&s, 0, &err), SLO_OK);
-    assert_false(slo_prophet_sched_ready(&s)); /* block 0 also needs gradient 2 */
-    slo_prophet_sched_free(&s);
+    slo__prophet_sched_reset(&s);
+    assert_false(slo__prophet_sched_ready(&s));
+    assert_int_equal(slo__prophet_sched_mark(&s, 0, &err), SLO_OK);
+    assert_false(slo__prophet_sched_ready(&s)); /* block 0 also needs gradient 2 */
+    slo__prophet_sched_free(&s);
+    slo__prophet_schedule_free(&p);
 }
 
 /* `slo comm --json` documents (doc/comm.md schema), written here by hand
@@ -369,36 +443,33 @@ static void test_json(void **state)
 {
     const double bytes[] = {8, 12};
     struct slo_comm_model m;
-    struct slo_prophet_plan p;
+    struct slo__prophet_schedule p;
     slo_error_t err = {0};
     char names[4][SLO_COMM_NAME_LENGTH];
     size_t n;
     (void)state;
     make_model(&m, bytes, NULL, 2);
-    assert_int_equal(slo_prophet_plan_json_policies(doc_ok, "d.json", names, 4, &n, &err),
+    assert_int_equal(slo_comm_plan_policies(doc_ok, "d.json", names, 4, &n, &err),
                      SLO_OK);
     assert_int_equal(n, 2);
     assert_string_equal(names[1], "optimal");
-    assert_int_equal(slo_prophet_plan_parse_json(doc_ok, "d.json", "fifo", &m, NULL, 4,
-                                                 SLO_PROPHET_HOLD_NONE, &p, &err), SLO_OK);
+    assert_int_equal(parse_map(doc_ok, "d.json", "fifo", &m, NULL, &p, &err), SLO_OK);
     assert_int_equal(p.n_blocks, 2);
     assert_piece(&p, 0, 1, 0, 12);
     assert_piece(&p, 1, 0, 0, 8);
-    slo_prophet_plan_free(&p);
+    slo__prophet_schedule_free(&p);
     /* registered at half size: [4, 8] (elem 4), optimal = one block */
     {
         const size_t S[] = {4, 8};
-        assert_int_equal(slo_prophet_plan_parse_json(doc_ok, "d.json", "optimal", &m, S, 4,
-                                                     SLO_PROPHET_HOLD_NONE, &p, &err), SLO_OK);
+        assert_int_equal(parse_map(doc_ok, "d.json", "optimal", &m, S, &p, &err), SLO_OK);
         assert_int_equal(p.n_blocks, 1);
         assert_int_equal(p.block_bytes[0], 12);
         assert_piece(&p, 0, 0, 0, 4);
         assert_piece(&p, 1, 1, 0, 8);
-        slo_prophet_plan_free(&p);
+        slo__prophet_schedule_free(&p);
     }
     /* errors: the message names the file and what was found */
-    assert_int_equal(slo_prophet_plan_parse_json(doc_ok, "d.json", "ddp", &m, NULL, 4,
-                                                 SLO_PROPHET_HOLD_NONE, &p, &err),
+    assert_int_equal(parse_map(doc_ok, "d.json", "ddp", &m, NULL, &p, &err),
                      SLO_ERR_INVALID);
     assert_string_equal(err.source, "d.json");
     assert_non_null(strstr(err.text, "expected a policy named \"ddp\", found fifo, optimal"));
@@ -408,22 +479,20 @@ static void test_json(void **state)
             "{\"model\": {\"name\": \"tiny\", \"layers\": 2, \"gradients\": 2, \"bytes\": 20},"
             " \"policies\": [{\"name\": \"optimal\", \"blocks\": []},"
             " {\"name\": \"fifo\", \"blocks\": []}, {\"name\": \"optimal\", \"blocks\": 7}]}";
-        assert_int_equal(slo_prophet_plan_json_policies(dup, "dup.json", names, 4, &n, &err),
+        assert_int_equal(slo_comm_plan_policies(dup, "dup.json", names, 4, &n, &err),
                          SLO_ERR_INVALID);
         assert_string_equal(err.source, "dup.json");
         assert_non_null(strstr(err.text, "policies[2].name: expected each policy once, found "
                                          "\"optimal\" again (policies[0]"));
     }
-    assert_int_equal(slo_prophet_plan_parse_json(doc_ok, "d.json", NULL, &m, NULL, 4,
-                                                 SLO_PROPHET_HOLD_NONE, &p, &err),
+    assert_int_equal(parse_map(doc_ok, "d.json", NULL, &m, NULL, &p, &err),
                      SLO_ERR_INVALID);
     assert_non_null(strstr(err.text, "expected exactly one policy"));
     slo_comm_model_free(&m);
     {   /* a plan for a three-layer model */
         const double b3[] = {8, 12, 4};
         make_model(&m, b3, NULL, 3);
-        assert_int_equal(slo_prophet_plan_parse_json(doc_ok, "d.json", "fifo", &m, NULL, 4,
-                                                     SLO_PROPHET_HOLD_NONE, &p, &err),
+        assert_int_equal(parse_map(doc_ok, "d.json", "fifo", &m, NULL, &p, &err),
                          SLO_ERR_INVALID);
         assert_non_null(strstr(err.text, "model.layers: expected 3 (the registered gradient "
                                          "list, model \"tiny\"), found 2"));
@@ -432,8 +501,7 @@ static void test_json(void **state)
     {   /* the same layer count, other bytes */
         const double b2[] = {8, 16};
         make_model(&m, b2, NULL, 2);
-        assert_int_equal(slo_prophet_plan_parse_json(doc_ok, "d.json", "fifo", &m, NULL, 4,
-                                                     SLO_PROPHET_HOLD_NONE, &p, &err),
+        assert_int_equal(parse_map(doc_ok, "d.json", "fifo", &m, NULL, &p, &err),
                          SLO_ERR_INVALID);
         assert_non_null(strstr(err.text, "model.bytes: expected 24"));
         slo_comm_model_free(&m);
@@ -464,8 +532,7 @@ static void test_json(void **state)
              "found bytes 0..8 in no block"},
         };
         for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-            int rc = slo_prophet_plan_parse_json(bad[i].text, "b.json", "fifo", &m, NULL, 4,
-                                                 SLO_PROPHET_HOLD_NONE, &p, &err);
+            int rc = parse_map(bad[i].text, "b.json", "fifo", &m, NULL, &p, &err);
             if (rc != SLO_ERR_INVALID || !strstr(err.text, bad[i].needle) ||
                 strcmp(err.source, "b.json") != 0) {
                 print_error("case %zu: rc %d, \"%s: %s\", expected \"%s\"\n", i, rc, err.source,
@@ -483,21 +550,21 @@ static void test_checksums(void **state)
 {
     size_t a[] = {8, 0, 12}, b[] = {8, 0, 16}, c[] = {8, 12};
     size_t G[] = {8, 8}, start[] = {0, 1, 2}, bbytes[] = {8, 8}, hold[] = {2, 2};
-    struct slo_prophet_piece pieces[] = {{0, 0, 8}, {1, 0, 8}};
-    struct slo_prophet_plan p = {"x", 4, 2, G, 2, start, bbytes, hold, 2, pieces};
+    struct slo__prophet_piece pieces[] = {{0, 0, 8}, {1, 0, 8}};
+    struct slo__prophet_schedule p = {"x", 4, 2, G, 2, start, bbytes, hold, 2, pieces};
     uint64_t h;
     (void)state;
-    assert_true(slo_prophet_grads_checksum(a, 3, 4) == slo_prophet_grads_checksum(a, 3, 4));
-    assert_true(slo_prophet_grads_checksum(a, 3, 4) != slo_prophet_grads_checksum(b, 3, 4));
-    assert_true(slo_prophet_grads_checksum(a, 3, 4) != slo_prophet_grads_checksum(c, 2, 4));
-    assert_true(slo_prophet_grads_checksum(a, 3, 4) != slo_prophet_grads_checksum(a, 3, 8));
-    h = slo_prophet_plan_checksum(&p);
+    assert_true(slo__prophet_grads_checksum(a, 3, 4) == slo__prophet_grads_checksum(a, 3, 4));
+    assert_true(slo__prophet_grads_checksum(a, 3, 4) != slo__prophet_grads_checksum(b, 3, 4));
+    assert_true(slo__prophet_grads_checksum(a, 3, 4) != slo__prophet_grads_checksum(c, 2, 4));
+    assert_true(slo__prophet_grads_checksum(a, 3, 4) != slo__prophet_grads_checksum(a, 3, 8));
+    h = slo__prophet_schedule_checksum(&p);
     hold[0] = 1;
-    assert_true(h != slo_prophet_plan_checksum(&p));
+    assert_true(h != slo__prophet_schedule_checksum(&p));
     hold[0] = 2;
-    assert_true(h == slo_prophet_plan_checksum(&p));
+    assert_true(h == slo__prophet_schedule_checksum(&p));
     snprintf(p.policy, sizeof p.policy, "other"); /* the name does not count */
-    assert_true(h == slo_prophet_plan_checksum(&p));
+    assert_true(h == slo__prophet_schedule_checksum(&p));
 }
 
 /* The built-in ResNet-50 (PipeDream profile: 176 layers, 107 with bytes;
@@ -513,11 +580,10 @@ static void test_resnet50_policies(void **state)
     (void)state;
     assert_int_equal(slo_comm_model_builtin("resnet50", &m, &err), SLO_OK);
     for (size_t i = 0; i < 4; i++) {
-        struct slo_prophet_plan p;
+        struct slo__prophet_schedule p;
         double predicted = 0;
-        assert_int_equal(slo_prophet_plan_policy(&m, &link, NULL, pol[i], NULL, 4, &p,
-                                                 &predicted, &err), SLO_OK);
-        assert_int_equal(slo_prophet_plan_check(&p, &err), SLO_OK);
+        assert_int_equal(plan_policy(&m, &link, pol[i], &p, &predicted, &err), SLO_OK);
+        assert_int_equal(slo__prophet_schedule_check(&p, &err), SLO_OK);
         assert_true(predicted > 0);
         if (pol[i] == SLO_COMM_FIFO) {
             size_t g = m.n_layers;
@@ -530,7 +596,7 @@ static void test_resnet50_policies(void **state)
                 assert_piece(&p, p.block_start[b], g, 0, (size_t)m.layers[g].grad_bytes);
             }
         }
-        slo_prophet_plan_free(&p);
+        slo__prophet_schedule_free(&p);
     }
     slo_comm_model_free(&m);
 }
@@ -545,7 +611,7 @@ static void test_fixture_half(void **state)
     struct slo_comm_model m;
     struct slo_comm_link link = {1.25e8, 20e-6, 2, SLO_COMM_RING, 1};
     struct slo_comm_result r = {0};
-    struct slo_prophet_plan p;
+    struct slo__prophet_schedule p;
     size_t S[5];
     slo_error_t err = {0};
     (void)state;
@@ -558,8 +624,8 @@ static void test_fixture_half(void **state)
     for (size_t j = 0; j < 5; j++)
         S[j] = (size_t)m.layers[j].grad_bytes / 2;
     assert_int_equal(slo_comm_simulate(&m, &link, NULL, SLO_COMM_PROPHET, &r, &err), SLO_OK);
-    assert_int_equal(slo_prophet_plan_from_messages(r.messages, r.n_messages, &m, S, 4,
-                                                    SLO_PROPHET_HOLD_POST, "prophet", &p, &err),
+    assert_int_equal(slo__prophet_schedule_from_messages(r.messages, r.n_messages, &m, S, 4,
+                                                    NULL, "prophet", &p, &err),
                      SLO_OK);
     assert_int_equal(p.n_blocks, r.n_blocks);
     for (size_t k = 0, b = 0; k < r.n_messages; b++) {
@@ -569,7 +635,7 @@ static void test_fixture_half(void **state)
             sum += r.messages[k].bytes;
         assert_true(fabs(2.0 * (double)p.block_bytes[b] - sum) < 1e-6);
     }
-    slo_prophet_plan_free(&p);
+    slo__prophet_schedule_free(&p);
     slo_comm_result_free(&r);
     slo_comm_model_free(&m);
 }
@@ -591,7 +657,8 @@ static void test_read_file(void **state)
 
 /* A plan object written by the kernel (slo_comm_plan_to_json) is a plan
  * file too: read back through the kernel's reader it maps to the very
- * plan slo_prophet_plan_policy made (same blocks, pieces and checksum). */
+ * plan slo_comm_solve made, mapped (same blocks, pieces, holds and
+ * checksum: Prophet's holds survive the JSON as "hold_layer"). */
 static void test_plan_object(void **state)
 {
     struct slo_comm_model m;
@@ -599,7 +666,7 @@ static void test_plan_object(void **state)
     struct slo_comm_problem prob = {&m, &link};
     struct slo_comm_options opt;
     struct slo_comm_result r;
-    struct slo_prophet_plan a, b;
+    struct slo__prophet_schedule a, b;
     char names[2][SLO_COMM_NAME_LENGTH];
     size_t n = 0;
     slo_error_t err = {0};
@@ -610,18 +677,16 @@ static void test_plan_object(void **state)
     opt.policy = SLO_COMM_PROPHET;
     assert_int_equal(slo_comm_solve(&prob, &opt, &r, &err), SLO_OK);
     assert_int_equal(slo_comm_plan_to_json(&r.plan, &text, &err), SLO_OK);
-    assert_int_equal(slo_prophet_plan_json_policies(text, "p.json", names, 2, &n, &err), SLO_OK);
+    assert_int_equal(slo_comm_plan_policies(text, "p.json", names, 2, &n, &err), SLO_OK);
     assert_int_equal(n, 1);
     assert_string_equal(names[0], "prophet");
-    assert_int_equal(slo_prophet_plan_parse_json(text, "p.json", NULL, &m, NULL, 4,
-                                                 SLO_PROPHET_HOLD_POST, &b, &err), SLO_OK);
-    assert_int_equal(slo_prophet_plan_policy(&m, &link, NULL, SLO_COMM_PROPHET, NULL, 4, &a,
-                                             NULL, &err), SLO_OK);
+    assert_int_equal(parse_map(text, "p.json", NULL, &m, NULL, &b, &err), SLO_OK);
+    assert_int_equal(plan_policy(&m, &link, SLO_COMM_PROPHET, &a, NULL, &err), SLO_OK);
     assert_int_equal(a.n_blocks, b.n_blocks);
     assert_int_equal(a.n_pieces, b.n_pieces);
-    assert_true(slo_prophet_plan_checksum(&a) == slo_prophet_plan_checksum(&b));
-    slo_prophet_plan_free(&a);
-    slo_prophet_plan_free(&b);
+    assert_true(slo__prophet_schedule_checksum(&a) == slo__prophet_schedule_checksum(&b));
+    slo__prophet_schedule_free(&a);
+    slo__prophet_schedule_free(&b);
     free(text);
     slo_comm_result_free(&r);
     slo_comm_model_free(&m);

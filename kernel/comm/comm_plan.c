@@ -85,6 +85,10 @@ static int check_plan(const struct slo_comm_plan *p, const char *source, const c
             return slo__fail(err, SLO_ERR_INVALID, source,
                              "%sblocks[%zu].bytes: expected %llu (the sum of its ranges), found "
                              "%llu", prefix, b, ULL(sum), ULL(B->size_bytes));
+        if (B->hold_layer > p->n_layers)
+            return slo__fail(err, SLO_ERR_INVALID, source,
+                             "%sblocks[%zu].hold_layer: expected a layer 0..%zu (%zu: no hold), "
+                             "found %zu", prefix, b, p->n_layers, p->n_layers, B->hold_layer);
     }
     if (p->n_ranges != (p->n_blocks ? p->blocks[p->n_blocks - 1].first_range +
                                           p->blocks[p->n_blocks - 1].n_ranges
@@ -137,6 +141,53 @@ int slo_comm_plan_check(const struct slo_comm_plan *plan, slo_error_t *err)
 }
 
 /* ------------------------------------------------------------------ */
+/* Holds                                                               */
+/* ------------------------------------------------------------------ */
+
+int slo_comm_plan_hold_at_post(struct slo_comm_plan *plan, const struct slo_comm_model *model,
+                               slo_error_t *err)
+{
+    size_t n, *hold;
+    double *ready, eps;
+
+    if (!model || model->n_layers != plan->n_layers)
+        return slo__fail(err, SLO_ERR_INVALID, "plan", "model: expected %zu layers (the "
+                         "plan's), found %zu", plan->n_layers, model ? model->n_layers : 0);
+    n = model->n_layers;
+    for (size_t b = 0; b < plan->n_blocks; b++)
+        if (!isfinite(plan->blocks[b].post_s))
+            return slo__fail(err, SLO_ERR_INVALID, "plan", "blocks[%zu].post_s: expected a "
+                             "number >= 0 (the block's hold), found it missing", b);
+    ready = malloc((n + 1) * sizeof *ready);
+    hold = malloc((plan->n_blocks + 1) * sizeof *hold);
+    if (!ready || !hold) {
+        free(ready);
+        free(hold);
+        return nomem(err);
+    }
+    ready[n] = 0;
+    for (size_t j = n; j-- > 0;)
+        ready[j] = ready[j + 1] + model->layers[j].backward_s;
+    eps = 1e-9 * fmax(1.0, ready[0]);
+    for (size_t b = 0; b < plan->n_blocks; b++) {
+        const struct slo_comm_plan_block *B = &plan->blocks[b];
+        size_t L = n;
+        /* the lowest layer the policy had seen ready when it posted the block */
+        while (L > 0 && ready[L - 1] <= B->post_s + eps)
+            L--;
+        hold[b] = L < B->first_layer ? L : B->first_layer;
+        /* a hold on layers without bytes means nothing: they are ready */
+        while (hold[b] < n && !(model->layers[hold[b]].grad_bytes > 0))
+            hold[b]++;
+    }
+    for (size_t b = 0; b < plan->n_blocks; b++)
+        plan->blocks[b].hold_layer = hold[b];
+    free(ready);
+    free(hold);
+    return SLO_OK;
+}
+
+/* ------------------------------------------------------------------ */
 /* Writer                                                              */
 /* ------------------------------------------------------------------ */
 
@@ -174,7 +225,9 @@ int slo_comm_plan_to_json(const struct slo_comm_plan *p, char **text, slo_error_
               json_object_set_new(o, "last_layer", json_integer((json_int_t)B->last_layer)) ||
               json_object_set_new(o, "bytes", json_integer((json_int_t)B->size_bytes)) ||
               set_time(o, "post_s", B->post_s) || set_time(o, "start_s", B->start_s) ||
-              set_time(o, "end_s", B->end_s) || set_time(o, "done_s", B->done_s);
+              set_time(o, "end_s", B->end_s) || set_time(o, "done_s", B->done_s) ||
+              (B->hold_layer < p->n_layers &&
+               json_object_set_new(o, "hold_layer", json_integer((json_int_t)B->hold_layer)));
         for (size_t r = B->first_range; !bad && r < B->first_range + B->n_ranges; r++)
             bad = json_array_append_new(
                 ranges, json_pack("{s:I,s:I}", "offset_bytes",
@@ -363,7 +416,8 @@ static const char *const policy_keys[] = {"name", "summary", "barrier", "iterati
 static const char *const plan_keys[] = {"policy", "model", "elem_bytes", "iteration_s",
                                         "n_blocks", "blocks", NULL};
 static const char *const block_keys[] = {"first_layer", "last_layer", "bytes", "post_s",
-                                         "start_s", "end_s", "done_s", "ranges", NULL};
+                                         "start_s", "end_s", "done_s", "hold_layer",
+                                         "ranges", NULL};
 static const char *const range_keys[] = {"offset_bytes", "bytes", NULL};
 
 /* The blocks of one plan (policy entry or plan object) at path. */
@@ -383,7 +437,7 @@ static int read_blocks(const json_t *blocks, const char *source, const char *pat
     for (size_t b = 0; b < json_array_size(blocks); b++) {
         const json_t *blk = json_array_get(blocks, b), *ranges;
         struct slo_comm_plan_block *B = &p->blocks[b];
-        uint64_t first, last, bytes, rsum = 0;
+        uint64_t first, last, bytes, hold = p->n_layers, rsum = 0;
         snprintf(bpath, sizeof bpath, "%s.blocks[%zu]", path, b);
         if (!json_is_object(blk))
             return slo__fail(err, SLO_ERR_INVALID, source, "%s: expected an object, found %s",
@@ -395,12 +449,19 @@ static int read_blocks(const json_t *blocks, const char *source, const char *pat
             (rc = time_field(blk, "start_s", source, bpath, &B->start_s, err)) ||
             (rc = time_field(blk, "end_s", source, bpath, &B->end_s, err)) ||
             (rc = time_field(blk, "done_s", source, bpath, &B->done_s, err)) ||
-            (rc = int_field(blk, "bytes", 1, source, bpath, &bytes, err)))
+            (rc = int_field(blk, "bytes", 1, source, bpath, &bytes, err)) ||
+            (json_object_get(blk, "hold_layer") &&
+             (rc = int_field(blk, "hold_layer", 0, source, bpath, &hold, err))))
             return rc;
         if (first > last || last >= p->n_layers)
             return slo__fail(err, SLO_ERR_INVALID, source, "%s: expected layers first <= last "
                              "< %zu, found %llu..%llu", bpath, p->n_layers, ULL(first),
                              ULL(last));
+        if (hold > p->n_layers)
+            return slo__fail(err, SLO_ERR_INVALID, source, "%s.hold_layer: expected a layer "
+                             "0..%zu (%zu: no hold), found %llu", bpath, p->n_layers,
+                             p->n_layers, ULL(hold));
+        B->hold_layer = (size_t)hold;
         ranges = json_object_get(blk, "ranges");
         if (!json_is_array(ranges) || json_array_size(ranges) == 0)
             return slo__fail(err, SLO_ERR_INVALID, source, "%s.ranges: expected a non-empty "

@@ -131,6 +131,7 @@ static int plan_from_result(const struct slo_comm_model *model, const struct slo
         B->start_s = r->messages[k].start_s;
         B->end_s = r->messages[k].end_s;
         B->done_s = r->messages[k].done_s;
+        B->hold_layer = n; /* no hold (Prophet's: slo_comm_plan_hold_at_post) */
         for (; k < nm && r->messages[k].block == blk; k++) {
             struct slo_comm_plan_range *R = &plan->ranges[plan->n_ranges];
             if (r->messages[k].end_s > B->end_s)
@@ -201,7 +202,9 @@ int slo_comm_solve(const struct slo_comm_problem *problem, const struct slo_comm
                                 err)))
         return rc;
     if ((rc = plan_from_result(problem->model, result, slo_comm_policy_name(policy),
-                               options->elem_bytes, &result->plan, err))) {
+                               options->elem_bytes, &result->plan, err)) ||
+        (policy == SLO_COMM_PROPHET &&
+         (rc = slo_comm_plan_hold_at_post(&result->plan, problem->model, err)))) {
         slo_comm_result_free(result);
         return rc;
     }

@@ -460,6 +460,12 @@ struct slo_comm_plan_block {
     double start_s;         /* was read from a document without them */
     double end_s;
     double done_s;
+    size_t hold_layer;      /* Prophet's step hold: the block is not issued before
+                               every layer j >= hold_layer is ready (a runtime that
+                               follows the plan waits for them, not only for its own
+                               layers; notes 1.6 step 1); n_layers = no hold.
+                               slo_comm_solve sets it for SLO_COMM_PROPHET
+                               (slo_comm_plan_hold_at_post), n_layers otherwise */
 };
 
 struct slo_comm_plan {
@@ -481,7 +487,8 @@ void slo_comm_plan_free(struct slo_comm_plan *plan);
  * Check a plan: elem_bytes >= 1; every range > 0 bytes, offset and size
  * multiples of elem_bytes, first_layer <= last_layer < n_layers; blocks
  * numbered 0.. without gaps, each with >= 1 range whose sizes sum to its
- * size_bytes; the ranges tile [0, total_bytes) exactly. Errors:
+ * size_bytes and a hold_layer <= n_layers; the ranges tile [0, total_bytes)
+ * exactly. Errors:
  * SLO_ERR_INVALID, source "plan", text naming the block and range
  * ("blocks[3].ranges[0]: expected bytes 4096.. in no other block, found
  * bytes 4096..8192 in two blocks"); SLO_ERR_NOMEM.
@@ -489,13 +496,31 @@ void slo_comm_plan_free(struct slo_comm_plan *plan);
 int slo_comm_plan_check(const struct slo_comm_plan *plan, slo_error_t *err);
 
 /*
+ * Prophet's step hold (notes 1.6 step 1: a step is released only when all of
+ * it has arrived), from the blocks' planned post times: block b gets
+ *   hold_layer = min(first_layer_b, lowest j with r_j <= post_s_b + eps)
+ * (r_j = sum_{m>=j} b_m, the ready time of layer j of model, s; eps = 1e-9 x
+ * max(1 s, r_0)), raised past layers without bytes (always ready),
+ * so that a runtime following the plan never issues a block earlier in the
+ * backward pass than the policy posted it. model: the model the plan was
+ * made for (n_layers layers). slo_comm_solve applies it to Prophet's plans.
+ * Errors: SLO_ERR_INVALID (source "plan"): a model with another layer count
+ * ("model: expected 5 layers (the plan's), found 4"), a block without a
+ * finite post_s ("blocks[3].post_s: expected a number >= 0 (the block's
+ * hold), found it missing"); on failure the plan is unchanged.
+ */
+int slo_comm_plan_hold_at_post(struct slo_comm_plan *plan, const struct slo_comm_model *model,
+                               slo_error_t *err);
+
+/*
  * The plan as JSON (doc/comm.md, "Plan JSON"): one object
  *   {"policy", "model": {"name", "layers", "bytes"}, "elem_bytes",
  *    "iteration_s", "n_blocks", "blocks": [{"first_layer", "last_layer",
- *    "bytes", "post_s", "start_s", "end_s", "done_s",
+ *    "bytes", "post_s", "start_s", "end_s", "done_s", "hold_layer",
  *    "ranges": [{"offset_bytes", "bytes"}]}]}
  * with every byte count an integer and times at 17 significant digits
- * (omitted when NAN). *text is malloc'd (the caller frees). `slo comm
+ * (omitted when NAN); "hold_layer" (an integer layer index) only for a block
+ * with a hold (hold_layer < n_layers). *text is malloc'd (the caller frees). `slo comm
  * --json` embeds its "blocks" and "elem_bytes" in each policy entry.
  * Errors: SLO_ERR_INVALID (a plan that fails slo_comm_plan_check),
  * SLO_ERR_NOMEM.
@@ -514,7 +539,9 @@ int slo_comm_plan_to_json(const struct slo_comm_plan *plan, char **text, slo_err
  * naming the JSON path ("policies[1].blocks[3].ranges[0].bytes: expected a
  * number > 0, found -1"; "expected byte ranges that cover every gradient
  * byte once, found bytes 0..8 in no block"). Times (post_s, ...) are
- * optional (NAN when missing). elem_bytes: the element size expected
+ * optional (NAN when missing); so is a block's "hold_layer" (an integer
+ * 0..model.layers; missing = n_layers, no hold: documents of an slo comm
+ * without holds read as before). elem_bytes: the element size expected
  * (>= 1); a document's "elem_bytes", when present, must equal it.
  * model.bytes (a number) gives total_bytes by the rounding rule.
  * On failure *plan is left empty. Also SLO_ERR_NOMEM.
