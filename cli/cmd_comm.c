@@ -404,13 +404,16 @@ static int print_json(const struct options *o, const struct slo_comm_model *m, s
     for (int i = 0; pols && i < n; i++) {
         const struct slo_comm_result *r = &res[which[i]];
         json_t *blocks = blocks_json(r), *p;
-        p = blocks ? json_pack("{s:s,s:s,s:b,s:f,s:f,s:f,s:f,s:I,s:o}", "name",
+        /* n_blocks and elem_bytes of the plan the blocks are (a block that
+         * rounds to no element is not in it; slo_comm_plan_parse checks both) */
+        p = blocks ? json_pack("{s:s,s:s,s:b,s:f,s:f,s:f,s:f,s:I,s:I,s:o}", "name",
                                slo_comm_policy_name(which[i]), "summary",
                                slo_comm_policy_summary(which[i]), "barrier",
                                slo_comm_policy_barrier(which[i]), "iteration_s", r->iteration_s,
                                "rho", r->rho, "overlap_efficiency", r->overlap_efficiency,
                                "speedup_vs_fifo", t_fifo / r->iteration_s, "n_blocks",
-                               (json_int_t)r->n_blocks, "blocks", blocks)
+                               (json_int_t)r->plan.n_blocks, "elem_bytes",
+                               (json_int_t)r->plan.elem_bytes, "blocks", blocks)
                    : NULL;
         if (!p || json_array_append_new(pols, p)) {
             json_decref(pols);

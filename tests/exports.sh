@@ -7,7 +7,7 @@
 # function those headers declare is exported.
 #   libslo.so        slo.h, slo_core.h, slo_train.h, slo_infer.h, slo_comm.h
 #                    (every installed header but slo_prophet*.h)
-#   libsloprophet.so slo_prophet.h, slo_prophet_plan.h (slo_prophet*.h)
+#   libsloprophet.so slo_prophet.h (slo_prophet*.h)
 # The declarations are read from the preprocessed headers (cc -E), at file
 # level, in the lines the preprocessor attributes to each installed header;
 # `static` and `inline` definitions and typedefs are not API of a library.

@@ -2496,6 +2496,28 @@ static void test_plan_json(void **state)
              "ranges[0]: expected bytes inside the 16 gradient bytes, found 16..20"},
             {"{\"model\": {\"layers\": 2, \"bytes\": 16}, \"extra\": 1, \"policies\": []}",
              "\"extra\": unknown key"},
+            /* n_blocks, where written, counts the blocks (review) */
+            {"{\"model\": {\"name\": \"t\", \"layers\": 2, \"bytes\": 16}, \"policies\": "
+             "[{\"name\": \"fifo\", \"n_blocks\": 7, \"blocks\": [" BLK(0, 1, 16, RNG(0, 16))
+             "]}]}",
+             "policies[0].n_blocks: expected 1 (the blocks listed), found 7"},
+            /* a whole number written as a real: a plan from before integer
+             * offsets (trial), said so */
+            {DOC(BLK(0, 1, 16, RNG(0, 16.0))), "found 16.0, a real (a plan written before"},
+            /* plan objects (slo_comm_plan_to_json's form): the policy asked
+             * for, a string, and whole bytes (review, trial) */
+            {"{\"policy\": \"optimal\", \"model\": {\"layers\": 2, \"bytes\": 16}, "
+             "\"elem_bytes\": 4, \"blocks\": [" BLK(0, 1, 16, RNG(0, 16)) "]}",
+             "policy: expected the policy \"fifo\", found the string \"optimal\""},
+            {"{\"policy\": 5, \"model\": {\"layers\": 2, \"bytes\": 16}, "
+             "\"blocks\": [" BLK(0, 1, 16, RNG(0, 16)) "]}",
+             "policy: expected a policy name (a string), found 5"},
+            {"{\"policy\": \"fifo\", \"model\": {\"layers\": 2, \"bytes\": 14.3}, "
+             "\"blocks\": [" BLK(0, 1, 16, RNG(0, 16)) "]}",
+             "model.bytes: expected a whole number of bytes (an integer), found 14.3"},
+            {"{\"policy\": \"fifo\", \"model\": {\"layers\": 2, \"bytes\": 16}, "
+             "\"n_blocks\": 2, \"blocks\": [" BLK(0, 1, 16, RNG(0, 16)) "]}",
+             "n_blocks: expected 1 (the blocks listed), found 2"},
         };
         for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
             int rc = slo_comm_plan_parse(bad[i].text, "b.json", "fifo", 4, &p, &err);

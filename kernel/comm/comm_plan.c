@@ -233,11 +233,14 @@ int slo_comm_plan_to_json(const struct slo_comm_plan *p, char **text, slo_error_
                 ranges, json_pack("{s:I,s:I}", "offset_bytes",
                                   (json_int_t)p->ranges[r].offset_bytes, "bytes",
                                   (json_int_t)p->ranges[r].size_bytes));
-        if (bad || json_object_set_new(o, "ranges", ranges) || json_array_append_new(blocks, o)) {
-            if (bad)
-                json_decref(ranges);
+        if (bad) {
+            json_decref(ranges);
             json_decref(o);
+        } else if (json_object_set_new(o, "ranges", ranges)) {
+            json_decref(o); /* set_new released ranges */
             bad = 1;
+        } else if (json_array_append_new(blocks, o)) {
+            bad = 1; /* append_new released o */
         }
     }
     if (bad || json_object_set_new(root, "blocks", blocks)) {
@@ -306,8 +309,12 @@ static int int_field(const json_t *obj, const char *key, int positive, const cha
     if (json_is_real(v) && isfinite(json_real_value(v)) &&
         (positive ? json_real_value(v) > 0 : json_real_value(v) >= 0))
         return slo__fail(err, SLO_ERR_INVALID, source,
-                         "%s.%s: expected a whole number (an integer), found %s", path, key,
-                         describe(v, buf, sizeof buf));
+                         "%s.%s: expected a whole number (an integer), found %s%s", path, key,
+                         describe(v, buf, sizeof buf),
+                         json_real_value(v) == floor(json_real_value(v))
+                             ? ".0, a real (a plan written before plans held integer byte "
+                               "offsets: make it again with this slo comm --json)"
+                             : "");
     if (!json_is_integer(v) || json_integer_value(v) < (positive ? 1 : 0))
         return slo__fail(err, SLO_ERR_INVALID, source, "%s.%s: expected a number %s 0, found %s",
                          path, key, positive ? ">" : ">=", describe(v, buf, sizeof buf));
@@ -596,9 +603,29 @@ int slo_comm_plan_parse(const char *text, const char *source, const char *policy
             goto out;
         snprintf(p->policy, sizeof p->policy, "%s",
                  json_string_value(json_object_get(pol, "name")));
-    } else if (json_is_string(json_object_get(pol, "policy"))) {
-        snprintf(p->policy, sizeof p->policy, "%s",
-                 json_string_value(json_object_get(pol, "policy")));
+    } else {
+        /* a plan object: its policy is a string, the one asked for (if any),
+         * and its bytes the whole number the writer puts there */
+        const json_t *jp = json_object_get(pol, "policy");
+        if (jp && !json_is_string(jp)) {
+            rc = slo__fail(err, SLO_ERR_INVALID, source, "policy: expected a policy name (a "
+                           "string), found %s", describe(jp, buf, sizeof buf));
+            goto out;
+        }
+        if (policy && (!jp || strcmp(json_string_value(jp), policy) != 0)) {
+            rc = slo__fail(err, SLO_ERR_INVALID, source,
+                           "policy: expected the policy \"%s\", found %s", policy,
+                           describe(jp, buf, sizeof buf));
+            goto out;
+        }
+        if (!json_is_integer(jb)) {
+            rc = slo__fail(err, SLO_ERR_INVALID, source, "model.bytes: expected a whole "
+                           "number of bytes (an integer), found %s",
+                           describe(jb, buf, sizeof buf));
+            goto out;
+        }
+        if (jp)
+            snprintf(p->policy, sizeof p->policy, "%s", json_string_value(jp));
     }
     je = json_object_get(pol, "elem_bytes");
     if (je && (!json_is_integer(je) || json_integer_value(je) != (json_int_t)elem)) {
@@ -611,6 +638,15 @@ int slo_comm_plan_parse(const char *text, const char *source, const char *policy
                          err)))
         goto out;
     rc = read_blocks(json_object_get(pol, "blocks"), source, *path ? path : "plan", p, err);
+    if (!rc) {
+        /* n_blocks, where written, counts the blocks */
+        const json_t *jn = json_object_get(pol, "n_blocks");
+        if (jn && (!json_is_integer(jn) || json_integer_value(jn) < 0 ||
+                   (size_t)json_integer_value(jn) != p->n_blocks))
+            rc = slo__fail(err, SLO_ERR_INVALID, source, "%s%sn_blocks: expected %zu (the "
+                           "blocks listed), found %s", path, *path ? "." : "", p->n_blocks,
+                           describe(jn, buf, sizeof buf));
+    }
 out:
     if (rc)
         slo_comm_plan_free(p);
