@@ -183,7 +183,7 @@ static size_t map_boundary(const struct space *sp, double x)
     if (x >= sp->total - sp->tol)
         return sp->O[sp->n];
     j = layer_at(sp, x);
-    s = sp->model->layers[j].grad_bytes;
+    s = sp->o[j + 1] - sp->o[j]; /* the layer's span in plan space, > 0 here */
     if (x - sp->o[j] <= sp->tol)
         return sp->O[j];
     if (sp->o[j] + s - x <= sp->tol)
@@ -271,6 +271,14 @@ int slo__prophet_schedule_from_messages(const struct slo_comm_message *msgs, siz
         }
         sp.o[j + 1] = sp.o[j] + s;
     }
+    /* Plan space is the kernel plan's: its boundaries are whole elements,
+     * elem x round(x / elem) half away from zero (slo_comm.h, "Plans"), so
+     * layer j spans the rounded offsets [o_j, o_j+1) and the buffer ends at
+     * the rounded total (the identity for whole-element sizes). Layers of
+     * fewer bytes than half an element may span nothing there: their
+     * registered bytes go with the neighbouring block that maps over them. */
+    for (size_t j = 0; j <= n; j++)
+        sp.o[j] = (double)elem * (double)llround(sp.o[j] / (double)elem);
     sp.S = grad_bytes ? grad_bytes : Sown;
     sp.O[0] = 0;
     for (size_t j = 0; j < n; j++) {

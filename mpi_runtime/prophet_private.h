@@ -116,7 +116,8 @@ int slo__prophet_plan_fits(const struct slo_comm_plan *plan,
  *     expected 176 (the registered gradient list, model "resnet50"), found
  *     40: a plan for another gradient list (model "vgg16")"). Sizes that
  *     differ from grad_bytes are mapped proportionally, as
- *     slo__prophet_schedule_from_messages does.
+ *     slo__prophet_schedule_from_messages does, within the layers' spans
+ *     rounded to whole elements (the plan's own boundaries).
  * Errors: SLO_ERR_INVALID (source "plan"), SLO_ERR_NOMEM. On failure *out is
  * left empty.
  */

@@ -601,6 +601,51 @@ static void test_resnet50_policies(void **state)
     slo_comm_model_free(&m);
 }
 
+/* Layer sizes that are not whole elements (review): a model of 1002, 2002
+ * and 3002 bytes, registered as fp32 buffers of 1004, 2004 and 3004 bytes.
+ * The kernel's plan rounds every boundary to elements (1004, 3004 and the
+ * end 6008: slo_comm.h "Plans"), so plan space is those rounded layer spans;
+ * every policy's plan must map and tile the registered bytes exactly once.
+ * By hand for FIFO: one block per gradient in backward order, gradient 2
+ * whole (3004 bytes), then 1 (2004), then 0 (1004). */
+static void test_uneven_layer_bytes(void **state)
+{
+    const double bytes[] = {1002, 2002, 3002};
+    const size_t S[] = {1004, 2004, 3004};
+    struct slo_comm_model m;
+    struct slo_comm_link link = {1e9, 1e-5, 4, SLO_COMM_RING, 1};
+    slo_error_t err = {0};
+    (void)state;
+    make_model(&m, bytes, NULL, 3);
+    for (int pol = 0; pol < SLO_COMM_N_POLICIES; pol++) {
+        struct slo_comm_problem prob = {&m, &link};
+        struct slo_comm_options opt;
+        struct slo_comm_result r;
+        struct slo__prophet_schedule p;
+        size_t per_grad[3] = {0, 0, 0};
+        slo_comm_options_init(&opt);
+        opt.policy = pol;
+        assert_int_equal(slo_comm_solve(&prob, &opt, &r, &err), SLO_OK);
+        assert_int_equal(r.plan.total_bytes, 6008);
+        if (slo__prophet_schedule_map(&r.plan, &m, S, 3, 4, &p, &err) != SLO_OK)
+            fail_msg("%s: %s: %s", slo_comm_policy_name(pol), err.source, err.text);
+        assert_int_equal(slo__prophet_schedule_check(&p, &err), SLO_OK);
+        for (size_t k = 0; k < p.n_pieces; k++)
+            per_grad[p.pieces[k].grad] += p.pieces[k].bytes;
+        for (size_t g = 0; g < 3; g++)
+            assert_int_equal(per_grad[g], S[g]);
+        if (pol == SLO_COMM_FIFO) {
+            assert_int_equal(p.n_blocks, 3);
+            assert_piece(&p, 0, 2, 0, 3004);
+            assert_piece(&p, 1, 1, 0, 2004);
+            assert_piece(&p, 2, 0, 0, 1004);
+        }
+        slo__prophet_schedule_free(&p);
+        slo_comm_result_free(&r);
+    }
+    slo_comm_model_free(&m);
+}
+
 /* tests/runtime/small_layers.csv (its README): Prophet's partitions are
  * quarters and halves of layers, so at half the size every block is exactly
  * half its plan-space size, and the blocks keep their order. */
@@ -708,6 +753,7 @@ int main(void)
         cmocka_unit_test(test_fixture_half),
         cmocka_unit_test(test_read_file),
         cmocka_unit_test(test_plan_object),
+        cmocka_unit_test(test_uneven_layer_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
