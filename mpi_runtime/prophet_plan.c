@@ -278,7 +278,7 @@ int slo__prophet_schedule_from_messages(const struct slo_comm_message *msgs, siz
      * fewer bytes than half an element may span nothing there: their
      * registered bytes go with the neighbouring block that maps over them. */
     for (size_t j = 0; j <= n; j++)
-        sp.o[j] = (double)elem * (double)llround(sp.o[j] / (double)elem);
+        sp.o[j] = (double)slo_comm_round_to_elements(sp.o[j], elem);
     sp.S = grad_bytes ? grad_bytes : Sown;
     sp.O[0] = 0;
     for (size_t j = 0; j < n; j++) {

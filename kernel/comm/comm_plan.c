@@ -523,11 +523,6 @@ static int read_blocks(const json_t *blocks, const char *source, const char *pat
     return check_plan(p, source, "", err);
 }
 
-static uint64_t total_rounded(double bytes, size_t elem)
-{
-    double e = floor(bytes / (double)elem + 0.5);
-    return e > 0 ? (uint64_t)e * (uint64_t)elem : 0;
-}
 
 int slo_comm_plan_parse(const char *text, const char *source, const char *policy,
                         size_t elem, struct slo_comm_plan *p, slo_error_t *err)
@@ -576,7 +571,7 @@ int slo_comm_plan_parse(const char *text, const char *source, const char *policy
                        "%s", describe(jb, buf, sizeof buf));
         goto out;
     }
-    p->total_bytes = total_rounded(json_number_value(jb), elem);
+    p->total_bytes = slo_comm_round_to_elements(json_number_value(jb), elem);
     if (json_is_string(json_object_get(jm, "name")))
         snprintf(p->model, sizeof p->model, "%s", json_string_value(json_object_get(jm, "name")));
     if (pol != root) {

@@ -30,11 +30,10 @@ void slo_comm_plan_free(struct slo_comm_plan *plan)
     memset(plan, 0, sizeof *plan);
 }
 
-/* elem x round(x / elem), half away from zero; x >= 0 and below 2^53. */
-static uint64_t round_elem(double x, size_t elem)
+uint64_t slo_comm_round_to_elements(double bytes, size_t elem_bytes)
 {
-    double e = floor(x / (double)elem + 0.5);
-    return e > 0 ? (uint64_t)e * (uint64_t)elem : 0;
+    double e = elem_bytes ? floor(bytes / (double)elem_bytes + 0.5) : 0;
+    return e > 0 ? (uint64_t)e * (uint64_t)elem_bytes : 0;
 }
 
 struct by_offset {
@@ -104,10 +103,10 @@ static int plan_from_result(const struct slo_comm_model *model, const struct slo
     plan->n_layers = n;
     plan->iteration_s = r->iteration_s;
     for (size_t j = 0; j < n; j++) {
-        L[j] = round_elem(o, elem);
+        L[j] = slo_comm_round_to_elements(o, elem);
         o += model->layers[j].grad_bytes;
     }
-    L[n] = plan->total_bytes = round_elem(o, elem);
+    L[n] = plan->total_bytes = slo_comm_round_to_elements(o, elem);
     for (size_t k = 0; k < nm; k++)
         sorted[k] = (struct by_offset){r->messages[k].offset_bytes, k};
     qsort(sorted, nm, sizeof *sorted, cmp_offset);
@@ -115,7 +114,7 @@ static int plan_from_result(const struct slo_comm_model *model, const struct slo
     for (size_t k = 0; k < nm; k++) {
         size_t i = sorted[k].index;
         uint64_t s = k == 0 ? 0 : end[sorted[k - 1].index];
-        uint64_t e = k + 1 == nm ? L[n] : round_elem(sorted[k + 1].offset, elem);
+        uint64_t e = k + 1 == nm ? L[n] : slo_comm_round_to_elements(sorted[k + 1].offset, elem);
         start[i] = s;
         end[i] = e > s ? e : s;
     }

@@ -483,6 +483,12 @@ struct slo_comm_plan {
 /* Release a plan and empty it (NULL is fine). */
 void slo_comm_plan_free(struct slo_comm_plan *plan);
 
+/* The plan's rounding rule, once: elem_bytes x round(bytes / elem_bytes),
+ * half away from zero, for bytes >= 0 below 2^53 (0 for bytes < elem_bytes /
+ * 2 or not a number). Every boundary of a plan, its end (total_bytes) and the
+ * runtime's plan space use it. */
+uint64_t slo_comm_round_to_elements(double bytes, size_t elem_bytes);
+
 /*
  * Check a plan: elem_bytes >= 1; every range > 0 bytes, offset and size
  * multiples of elem_bytes, first_layer <= last_layer < n_layers; blocks
