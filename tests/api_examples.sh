@@ -93,8 +93,11 @@ for src in "$ex"/*.c; do
         command -v mpicc >/dev/null 2>&1 && cc=mpicc
     fi
     # shellcheck disable=SC2046 # pkg-config prints lists of flags
-    if $cc -std=c11 -Wall -Wextra -Werror $(pkg-config --cflags $pkgs) "$src" \
-           $(pkg-config --libs $pkgs) -o "$tmp/$x" >"$tmp/out" 2>"$tmp/err"; then
+    # The build's own CFLAGS/LDFLAGS too: a sanitizer build's library needs
+    # its runtime linked into the program (ASan must come first).
+    if $cc -std=c11 -Wall -Wextra -Werror ${SLO_BUILD_CFLAGS:-} $(pkg-config --cflags $pkgs) \
+           "$src" ${SLO_BUILD_LDFLAGS:-} $(pkg-config --libs $pkgs) -o "$tmp/$x" \
+           >"$tmp/out" 2>"$tmp/err"; then
         ok "$x: compiles with pkg-config $pkgs ($cc)"
     else notok "$x: compiles with pkg-config $pkgs ($cc)"; continue; fi
 
