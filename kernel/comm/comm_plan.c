@@ -147,7 +147,7 @@ int slo_comm_plan_check(const struct slo_comm_plan *plan, slo_error_t *err)
 int slo_comm_plan_hold_at_post(struct slo_comm_plan *plan, const struct slo_comm_model *model,
                                slo_error_t *err)
 {
-    size_t n, *hold;
+    size_t n, *hold, *next;
     double *ready, eps;
 
     if (!model || model->n_layers != plan->n_layers)
@@ -160,30 +160,44 @@ int slo_comm_plan_hold_at_post(struct slo_comm_plan *plan, const struct slo_comm
                              "number >= 0 (the block's hold), found it missing", b);
     ready = malloc((n + 1) * sizeof *ready);
     hold = malloc((plan->n_blocks + 1) * sizeof *hold);
-    if (!ready || !hold) {
+    next = malloc((n + 1) * sizeof *next);
+    if (!ready || !hold || !next) {
         free(ready);
         free(hold);
+        free(next);
         return nomem(err);
     }
     ready[n] = 0;
-    for (size_t j = n; j-- > 0;)
+    next[n] = n;
+    for (size_t j = n; j-- > 0;) {
         ready[j] = ready[j + 1] + model->layers[j].backward_s;
+        next[j] = model->layers[j].grad_bytes > 0 ? j : next[j + 1];
+    }
     eps = 1e-9 * fmax(1.0, ready[0]);
     for (size_t b = 0; b < plan->n_blocks; b++) {
         const struct slo_comm_plan_block *B = &plan->blocks[b];
-        size_t L = n;
-        /* the lowest layer the policy had seen ready when it posted the block */
-        while (L > 0 && ready[L - 1] <= B->post_s + eps)
-            L--;
-        hold[b] = L < B->first_layer ? L : B->first_layer;
+        double x = B->post_s + eps;
+        /* The lowest layer the policy had seen ready when it posted the
+         * block: ready[] does not increase with j (backward times >= 0), so
+         * the first L with ready[L] <= x - every layer L..n-1 ready - is a
+         * binary search (n if none). */
+        size_t lo = 0, hi = n;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (ready[mid] <= x)
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        hold[b] = lo < B->first_layer ? lo : B->first_layer;
         /* a hold on layers without bytes means nothing: they are ready */
-        while (hold[b] < n && !(model->layers[hold[b]].grad_bytes > 0))
-            hold[b]++;
+        hold[b] = hold[b] < n ? next[hold[b]] : n;
     }
     for (size_t b = 0; b < plan->n_blocks; b++)
         plan->blocks[b].hold_layer = hold[b];
     free(ready);
     free(hold);
+    free(next);
     return SLO_OK;
 }
 
