@@ -2331,6 +2331,17 @@ static void test_plan_rounding_hand(void **state)
     struct slo_comm_link link = plain_link(0, 1);
     struct slo_comm_result r;
     (void)state;
+    /* the rule itself, by hand: half an element rounds up, less down, and
+     * it stays exact up to 2^53 (trial: 2^53 - 1 came out as 2^53) */
+    assert_int_equal(slo_comm_round_to_elements(5, 4), 4);
+    assert_int_equal(slo_comm_round_to_elements(6, 4), 8);
+    assert_int_equal(slo_comm_round_to_elements(1.9, 4), 0);
+    assert_int_equal(slo_comm_round_to_elements(2, 4), 4);
+    assert_int_equal(slo_comm_round_to_elements(9007199254740991.0, 1), 9007199254740991ULL);
+    assert_int_equal(slo_comm_round_to_elements(9007199254740991.0, 4), 9007199254740992ULL);
+    assert_int_equal(slo_comm_round_to_elements(-3, 4), 0);
+    assert_int_equal(slo_comm_round_to_elements(NAN, 4), 0);
+    assert_int_equal(slo_comm_round_to_elements(8, 0), 0);
     make_model(&m, a, 2);
     solve(&m, &link, SLO_COMM_FIFO, 4, &r);
     assert_int_equal(r.plan.total_bytes, 16);

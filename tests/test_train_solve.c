@@ -343,6 +343,7 @@ static void test_errors(void **state)
         {&pb.budget_usd, NAN, "budget_usd"},    {&pb.elapsed_s, -5, "elapsed_s"},
         {&pb.loss_now, NAN, "loss_now"},        {&pb.overhead_s, INFINITY, "overhead_s"},
         {&pb.deadline_s, INFINITY, "deadline_s"}, {&pb.target_loss, NAN, "target_loss"},
+        {&pb.elapsed_s, 2400, "elapsed_s"}, /* no time left */
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         pb = problem(f, 0.8, 2400, 0);
@@ -353,6 +354,11 @@ static void test_errors(void **state)
         assert_int_equal(res.status, SLO_STATUS_INFEASIBLE_UNPROVEN);
         slo_train_result_free(&res);
     }
+    pb = problem(f, 0.8, 2400, 0);
+    pb.pricing = (enum slo_pricing)7;
+    assert_int_equal(slo_train_solve(&pb, NULL, &res, &err), SLO_ERR_INVALID);
+    assert_string_equal(err.source, "pricing");
+    slo_train_result_free(&res);
 }
 
 /* ------------------------------------------------------------ cluster list */
@@ -384,6 +390,27 @@ static void test_cluster_parse(void **state)
     assert_string_equal(c.entry[0].count_text, "x");
     assert_int_equal(slo_cluster_parse("a=-1", &c, &err), SLO_OK);
     assert_int_equal(c.entry[0].count, -1);
+    /* leading zeros are the number's own, however many (trial: 119 zeros
+     * then 3 was refused, and shown cut to 31 zeros) */
+    char zeros[160];
+    memset(zeros, '0', 122);
+    memcpy(zeros, "a=", 2);
+    strcpy(zeros + 121, "3");
+    assert_int_equal(slo_cluster_parse(zeros, &c, &err), SLO_OK);
+    assert_int_equal(c.entry[0].count, 3);
+    assert_int_equal(slo_cluster_parse("a=0003", &c, &err), SLO_OK);
+    assert_int_equal(c.entry[0].count, 3);
+    /* too many digits: no count, and the text shown says it was cut */
+    assert_int_equal(slo_cluster_parse("a=12345678901234567890123456789012345", &c, &err), SLO_OK);
+    assert_int_equal(c.entry[0].count, -1);
+    assert_non_null(strstr(c.entry[0].count_text, "..."));
+    /* blanks inside a count or a type: not a count, not a type (review) */
+    assert_int_equal(slo_cluster_parse("a = 1 0", &c, &err), SLO_OK);
+    assert_int_equal(c.entry[0].count, -1);
+    assert_int_equal(slo_cluster_parse("a b=1", &c, &err), SLO_ERR_INVALID);
+    /* NULL is an error, not a crash (trial) */
+    assert_int_equal(slo_cluster_parse(NULL, &c, &err), SLO_ERR_INVALID);
+    assert_int_equal(slo_cluster_parse("a=1", NULL, &err), SLO_ERR_INVALID);
     /* zero entries are not written */
     assert_int_equal(slo_cluster_parse("a=0,b=2", &c, &err), SLO_OK);
     assert_int_equal(slo_cluster_format(&c, '=', buf, sizeof buf), 0);

@@ -359,7 +359,8 @@ static int parse_root(const char *text, const char *source, json_t **root, slo_e
     *root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
     if (!*root)
         return slo__fail(err, SLO_ERR_INVALID, source, "line %d column %d: expected `slo comm "
-                         "--json` output, found no JSON: %s", je.line, je.column, je.text);
+                         "--json` output, found %s: %s", je.line, je.column,
+                         strstr(je.text, "duplicate") ? "a key given twice" : "no JSON", je.text);
     if (!json_is_object(*root)) {
         int rc = slo__fail(err, SLO_ERR_INVALID, source, "expected an object (`slo comm "
                            "--json` output), found %s", describe(*root, buf, sizeof buf));

@@ -32,8 +32,20 @@ void slo_comm_plan_free(struct slo_comm_plan *plan)
 
 uint64_t slo_comm_round_to_elements(double bytes, size_t elem_bytes)
 {
-    double e = elem_bytes ? floor(bytes / (double)elem_bytes + 0.5) : 0;
-    return e > 0 ? (uint64_t)e * (uint64_t)elem_bytes : 0;
+    double q, r;
+    if (!elem_bytes || !(bytes > 0))
+        return 0;
+    /* quotient and remainder exactly (bytes < 2^53): floor(x / e + 0.5)
+     * rounds x + 0.5 itself at 2^53 - 1 */
+    q = floor(bytes / (double)elem_bytes);
+    r = bytes - q * (double)elem_bytes;
+    if (r < 0)
+        q -= 1, r += (double)elem_bytes;
+    else if (r >= (double)elem_bytes)
+        q += 1, r -= (double)elem_bytes;
+    if (2 * r >= (double)elem_bytes)
+        q += 1;
+    return (uint64_t)q * (uint64_t)elem_bytes;
 }
 
 struct by_offset {

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "slo_private.h"
 
@@ -61,10 +62,17 @@ int slo__read_file(const char *path, char **out, slo_error_t *err)
     char *buf = NULL;
     size_t len = 0, cap = 0;
     int rv = SLO_ERR_IO;
+    struct stat st;
 
     *out = NULL;
     if (!f)
         return slo__fail(err, SLO_ERR_IO, path, "cannot open: %s", strerror(errno));
+    if (fstat(fileno(f), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) &&
+        !S_ISCHR(st.st_mode)) {
+        fclose(f);
+        return slo__fail(err, SLO_ERR_IO, path, "expected a file, found %s",
+                         S_ISDIR(st.st_mode) ? "a directory" : "something that is not a file");
+    }
     for (;;) {
         if (cap - len < 4096) {
             size_t ncap = cap ? cap * 2 : 8192;

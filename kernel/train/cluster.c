@@ -64,15 +64,31 @@ static int parse_item(const char *spec, const char *item, size_t len,
                          SLO_NAME_LENGTH - 1, MAX_SHOWN, type);
     memcpy(e->type, type, tlen);
     e->type[tlen] = '\0';
-    snprintf(e->count_text, sizeof e->count_text, "%.*s", (int)clen, count);
+    /* as written, cut with "..." when it does not fit */
+    if (clen < sizeof e->count_text)
+        snprintf(e->count_text, sizeof e->count_text, "%.*s", (int)clen, count);
+    else
+        snprintf(e->count_text, sizeof e->count_text, "%.*s...",
+                 (int)(sizeof e->count_text - 4), count);
     e->count = -1;
-    /* Digits only: no sign, no blank inside, at most 1e9, nothing cut. */
-    if (clen > 0 && clen < sizeof e->count_text && !has_blank(count, clen) && count[0] >= '0' &&
-        count[0] <= '9') {
-        errno = 0;
-        long n = strtol(e->count_text, &end, 10);
-        if (!*end && !errno && n <= 1000000000L)
-            e->count = n;
+    /* Digits only: no sign, no blank inside, at most 1e9; leading zeros are
+     * the number's own ("0003" is 3, as strtol reads it). */
+    size_t d = 0;
+    while (d < clen && count[d] >= '0' && count[d] <= '9')
+        d++;
+    if (clen > 0 && d == clen) {
+        size_t z = 0;
+        while (z + 1 < clen && count[z] == '0')
+            z++;
+        if (clen - z <= 10) {
+            char digits[11];
+            memcpy(digits, count + z, clen - z);
+            digits[clen - z] = '\0';
+            errno = 0;
+            long n = strtol(digits, &end, 10);
+            if (!*end && !errno && n <= 1000000000L)
+                e->count = n;
+        }
     }
     return 0;
 }
@@ -81,6 +97,9 @@ int slo_cluster_parse(const char *spec, struct slo_cluster *out, slo_error_t *er
 {
     const char *p = spec;
 
+    if (!spec || !out)
+        return slo__fail(err, SLO_ERR_INVALID, NULL, "expected a cluster list and a cluster "
+                         "to fill, found NULL");
     out->n = 0;
     /* An empty item anywhere: the whole list is malformed. */
     for (const char *q = spec;;) {

@@ -224,6 +224,14 @@ static int solve(const struct slo_train_problem *pb, const struct slo_train_opti
             if (!f[i].ok)
                 return slo__fail(err, SLO_ERR_INVALID, f[i].name, "expected %s, found %g",
                                  f[i].want, f[i].v);
+        if (pb->elapsed_s >= pb->deadline_s)
+            return slo__fail(err, SLO_ERR_INVALID, "elapsed_s",
+                             "expected less than deadline_s (%g s), found %g s", pb->deadline_s,
+                             pb->elapsed_s);
+        if (pb->pricing != SLO_PRICING_SPOT && pb->pricing != SLO_PRICING_ON_DEMAND)
+            return slo__fail(err, SLO_ERR_INVALID, "pricing",
+                             "expected SLO_PRICING_SPOT or SLO_PRICING_ON_DEMAND, found %d",
+                             (int)pb->pricing);
     }
     if ((rv = slo_train_setup_init(s, pb->catalog, pb->workload, pb->pricing, err)))
         return rv;
