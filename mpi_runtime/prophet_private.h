@@ -140,14 +140,17 @@ int slo__prophet_schedule_map(const struct slo_comm_plan *plan,
  *     kernel's slo_comm_plan_block.hold_layer: the block waits for every
  *     gradient g >= hold[b]), or NULL for no holds; normalized past
  *     gradients without bytes; a block dropped in the mapping drops its hold.
- * Validation in plan space, tolerance tol = max(1e-3, 1e-9 x total) bytes
- * (for messages of slo_comm_simulate, which are doubles; the kernel's
- * plans, struct slo_comm_plan, are whole elements and map exactly): every
- * range finite, > 0 bytes; block numbers start at 0 and never skip; the
- * ranges tile [0, sum s_j) exactly (none missing, none overlapping); each
+ * Plan space is the kernel plan's: layer j spans [o_j, o_j+1) with o_j =
+ * slo_comm_round_to_elements(s_0 + ... + s_j-1, elem) (a layer of less than
+ * half an element may span nothing), so the messages must be whole-element
+ * ranges as in struct slo_comm_plan (slo_comm_simulate's raw doubles for a
+ * model with fractional sizes end off the rounded total and are refused).
+ * Validation in plan space, tolerance tol = max(1e-3, 1e-9 x total) bytes:
+ * every range finite, > 0 bytes; block numbers start at 0 and never skip;
+ * the ranges tile [0, o_n) exactly (none missing, none overlapping); each
  * range lies in its claimed layers
  * first_layer..last_layer. Mapping: a boundary x inside layer j at
- * fraction phi = (x - o_j) / s_j maps to O_g + round(phi S_g / elem) elem
+ * fraction phi = (x - o_j) / (o_j+1 - o_j) maps to O_g + round(phi S_g / elem) elem
  * (g = j; the identity when the sizes agree and x is a whole element);
  * ranges that map to no bytes are dropped, then blocks left empty (the
  * same on every rank, so the collective order stays identical).

@@ -98,15 +98,6 @@ static int test_fault(const struct slo_prophet *rt, const char *kind)
 }
 #endif
 
-int slo_prophet_test_hooks(void)
-{
-#ifdef SLO_TEST_HOOKS
-    return 1;
-#else
-    return 0;
-#endif
-}
-
 /* MINLOC/MAXLOC pair types: predefined, but MPI_SUM is not defined on them */
 static int pair_type(MPI_Datatype t)
 {

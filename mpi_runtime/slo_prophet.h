@@ -252,12 +252,6 @@ size_t slo_prophet_n_blocks(const struct slo_prophet *rt);
 /* Staging bytes of the installed plan (blocks not contiguous in memory). */
 size_t slo_prophet_staging_bytes(const struct slo_prophet *rt);
 
-/* 1 when this libsloprophet was built with configure --enable-test-hooks
- * (the SLO_PROPHET_TEST_FAULT fault injection of doc/runtime.md is
- * compiled in; for the project's tests only, never for an install), else
- * 0: the variable is then never read. */
-int slo_prophet_test_hooks(void);
-
 /* Release the runtime (collective: MPI_Comm_free). Waits for collectives
  * in flight first (errors ignored). NULL is fine. */
 void slo_prophet_free(struct slo_prophet *rt);

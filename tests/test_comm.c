@@ -2342,6 +2342,22 @@ static void test_plan_rounding_hand(void **state)
     assert_int_equal(slo_comm_round_to_elements(-3, 4), 0);
     assert_int_equal(slo_comm_round_to_elements(NAN, 4), 0);
     assert_int_equal(slo_comm_round_to_elements(8, 0), 0);
+    /* a model whose bytes round to no element has no plan: an error, not an
+     * empty plan (review: 1 byte at 4-byte elements came back SLO_OK with 0
+     * blocks and `slo comm --json` said "out of memory") */
+    {
+        static const struct layer_ms one[] = {{1, 1, 1}};
+        struct slo_comm_problem pb = {&m, &link};
+        struct slo_comm_options o;
+        slo_error_t e = {0};
+        make_model(&m, one, 1);
+        slo_comm_options_init(&o);
+        o.policy = SLO_COMM_FIFO;
+        assert_int_equal(slo_comm_solve(&pb, &o, &r, &e), SLO_ERR_INVALID);
+        assert_string_equal(e.source, "model");
+        assert_non_null(strstr(e.text, "at least half an element"));
+        slo_comm_model_free(&m);
+    }
     make_model(&m, a, 2);
     solve(&m, &link, SLO_COMM_FIFO, 4, &r);
     assert_int_equal(r.plan.total_bytes, 16);

@@ -92,6 +92,12 @@ static int plan_from_result(const struct slo_comm_model *model, const struct slo
         o += model->layers[j].grad_bytes;
     }
     L[n] = plan->total_bytes = slo_comm_round_to_elements(o, elem);
+    if (L[n] == 0) {
+        rc = slo__fail(err, SLO_ERR_INVALID, "model",
+                       "expected at least half an element (%zu bytes) of gradients for a plan "
+                       "of %zu-byte elements, found %.17g bytes", (elem + 1) / 2, elem, o);
+        goto out;
+    }
     for (size_t k = 0; k < nm; k++)
         sorted[k] = (struct by_offset){r->messages[k].offset_bytes, k};
     qsort(sorted, nm, sizeof *sorted, cmp_offset);

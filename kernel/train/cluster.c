@@ -40,14 +40,13 @@ static int has_blank(const char *s, size_t len)
  * allowed around the type and the count, not inside either ("a = 1 0" is
  * not a count of 10), and nothing is cut: an over-long type is an error and
  * an over-long count is no count (e->count = -1). */
-static int parse_item(const char *spec, const char *item, size_t len,
+static int parse_item(const char *item, size_t len,
                       struct slo_cluster_entry *e, slo_error_t *err)
 {
     const char *eq = memchr(item, '=', len), *type, *count;
     size_t tlen, clen;
     char *end;
 
-    (void)spec;
     if (!eq)
         return slo__fail(err, SLO_ERR_INVALID, NULL,
                          "expected TYPE=N[,TYPE=N...], found \"%.*s\"", (int)len, item);
@@ -120,7 +119,7 @@ int slo_cluster_parse(const char *spec, struct slo_cluster *out, slo_error_t *er
         if (out->n == SLO_CLUSTER_MAX_TYPES)
             return slo__fail(err, SLO_ERR_INVALID, NULL,
                              "expected at most %d instance types", SLO_CLUSTER_MAX_TYPES);
-        if (parse_item(spec, p, len, &out->entry[out->n], err))
+        if (parse_item(p, len, &out->entry[out->n], err))
             return SLO_ERR_INVALID;
         for (size_t i = 0; i < out->n; i++)
             if (strcmp(out->entry[i].type, out->entry[out->n].type) == 0)
