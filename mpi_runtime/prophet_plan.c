@@ -14,22 +14,10 @@
 #include "prophet_private.h"
 
 
-int prophet_fail(slo_error_t *err, int code, const char *source, const char *fmt, ...)
-{
-    if (err) {
-        va_list ap;
-        err->code = code;
-        snprintf(err->source, sizeof err->source, "%s", source ? source : "");
-        va_start(ap, fmt);
-        vsnprintf(err->text, sizeof err->text, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
 
 static int nomem(slo_error_t *err)
 {
-    return prophet_fail(err, SLO_ERR_NOMEM, "plan", "out of memory");
+    return slo_error_set(err, SLO_ERR_NOMEM, "plan", "out of memory");
 }
 
 void slo__prophet_schedule_free(struct slo__prophet_schedule *plan)
@@ -66,31 +54,31 @@ int slo__prophet_schedule_check(const struct slo__prophet_schedule *plan, slo_er
     const size_t G = plan->n_grads;
 
     if (plan->elem_bytes < 1)
-        return prophet_fail(err, SLO_ERR_INVALID, "plan", "elem_bytes: expected >= 1, found 0");
+        return slo_error_set(err, SLO_ERR_INVALID, "plan", "elem_bytes: expected >= 1, found 0");
     for (g = 0; g < G; g++)
         if (plan->grad_bytes[g] % plan->elem_bytes)
-            return prophet_fail(err, SLO_ERR_INVALID, "plan",
+            return slo_error_set(err, SLO_ERR_INVALID, "plan",
                         "gradient %zu: expected a size that is a multiple of %zu bytes, "
                         "found %zu", g, plan->elem_bytes, plan->grad_bytes[g]);
     if (plan->n_blocks && (!plan->block_start || plan->block_start[0] != 0 ||
                            plan->block_start[plan->n_blocks] != plan->n_pieces))
-        return prophet_fail(err, SLO_ERR_INVALID, "plan",
+        return slo_error_set(err, SLO_ERR_INVALID, "plan",
                     "block_start: expected 0 .. %zu (the pieces), found another range",
                     plan->n_pieces);
     if (!plan->n_blocks && plan->n_pieces)
-        return prophet_fail(err, SLO_ERR_INVALID, "plan", "expected pieces only inside blocks, "
+        return slo_error_set(err, SLO_ERR_INVALID, "plan", "expected pieces only inside blocks, "
                     "found %zu pieces and no block", plan->n_pieces);
     for (size_t b = 0; b < plan->n_blocks; b++) {
         size_t sum = 0;
         if (plan->block_start[b + 1] <= plan->block_start[b])
-            return prophet_fail(err, SLO_ERR_INVALID, "plan", "block %zu: expected at least one "
+            return slo_error_set(err, SLO_ERR_INVALID, "plan", "block %zu: expected at least one "
                         "byte range, found none", b);
         for (k = plan->block_start[b]; k < plan->block_start[b + 1]; k++) {
             const struct slo__prophet_piece *p = &plan->pieces[k];
             if (p->grad >= G || p->bytes == 0 || p->offset_bytes > plan->grad_bytes[p->grad] ||
                 p->bytes > plan->grad_bytes[p->grad] - p->offset_bytes ||
                 p->bytes % plan->elem_bytes || p->offset_bytes % plan->elem_bytes)
-                return prophet_fail(err, SLO_ERR_INVALID, "plan",
+                return slo_error_set(err, SLO_ERR_INVALID, "plan",
                             "block %zu: expected ranges of whole %zu-byte elements inside "
                             "a gradient, found gradient %zu bytes %zu..%zu%s", b,
                             plan->elem_bytes, p->grad, p->offset_bytes,
@@ -99,10 +87,10 @@ int slo__prophet_schedule_check(const struct slo__prophet_schedule *plan, slo_er
             sum += p->bytes;
         }
         if (sum != plan->block_bytes[b])
-            return prophet_fail(err, SLO_ERR_INVALID, "plan", "block %zu: expected %zu bytes (its "
+            return slo_error_set(err, SLO_ERR_INVALID, "plan", "block %zu: expected %zu bytes (its "
                         "ranges), found %zu", b, sum, plan->block_bytes[b]);
         if (plan->block_hold[b] > G)
-            return prophet_fail(err, SLO_ERR_INVALID, "plan", "block %zu: expected a hold <= %zu, "
+            return slo_error_set(err, SLO_ERR_INVALID, "plan", "block %zu: expected a hold <= %zu, "
                         "found %zu", b, G, plan->block_hold[b]);
     }
     /* tiling: sort the pieces by (gradient, offset) and walk */
@@ -117,7 +105,7 @@ int slo__prophet_schedule_check(const struct slo__prophet_schedule *plan, slo_er
         for (; k < plan->n_pieces && idx[k].grad == g; k++) {
             const struct slo__prophet_piece *p = &idx[k];
             if (p->offset_bytes != covered) {
-                int code = prophet_fail(err, SLO_ERR_INVALID, "plan",
+                int code = slo_error_set(err, SLO_ERR_INVALID, "plan",
                                 p->offset_bytes > covered
                                     ? "gradient %zu: bytes %zu..%zu of %zu are in no block"
                                     : "gradient %zu: bytes %zu..%zu of %zu are in two blocks",
@@ -131,7 +119,7 @@ int slo__prophet_schedule_check(const struct slo__prophet_schedule *plan, slo_er
         }
         if (covered != plan->grad_bytes[g]) {
             free(idx);
-            return prophet_fail(err, SLO_ERR_INVALID, "plan",
+            return slo_error_set(err, SLO_ERR_INVALID, "plan",
                         "gradient %zu: bytes %zu..%zu of %zu are in no block", g, covered,
                         plan->grad_bytes[g], plan->grad_bytes[g]);
         }
@@ -234,10 +222,10 @@ int slo__prophet_schedule_from_messages(const struct slo_comm_message *msgs, siz
     memset(plan, 0, sizeof *plan);
     memset(&sp, 0, sizeof sp);
     if (!model || model->n_layers == 0)
-        return prophet_fail(err, SLO_ERR_INVALID, "plan",
+        return slo_error_set(err, SLO_ERR_INVALID, "plan",
                      "expected a model with layers, found none");
     if (elem < 1)
-        return prophet_fail(err, SLO_ERR_INVALID, "plan", "elem_bytes: expected >= 1, found 0");
+        return slo_error_set(err, SLO_ERR_INVALID, "plan", "elem_bytes: expected >= 1, found 0");
     n = model->n_layers;
     sp.n = n;
     sp.model = model;
@@ -255,14 +243,14 @@ int slo__prophet_schedule_from_messages(const struct slo_comm_message *msgs, siz
     for (size_t j = 0; j < n; j++) {
         double s = model->layers[j].grad_bytes;
         if (!isfinite(s) || s < 0) {
-            rc = prophet_fail(err, SLO_ERR_INVALID, "plan",
+            rc = slo_error_set(err, SLO_ERR_INVALID, "plan",
                          "layer %zu: expected gradient bytes >= 0, "
                       "found %g", j, s);
             goto out;
         }
         if (!grad_bytes) {
             if (s != floor(s) || fmod(s, (double)elem) != 0 || s > 1e15) {
-                rc = prophet_fail(err, SLO_ERR_INVALID, "plan",
+                rc = slo_error_set(err, SLO_ERR_INVALID, "plan",
                              "layer %zu: expected a whole number "
                           "of %zu-byte elements, found %.17g bytes", j, elem, s);
                 goto out;
@@ -283,7 +271,7 @@ int slo__prophet_schedule_from_messages(const struct slo_comm_message *msgs, siz
     sp.O[0] = 0;
     for (size_t j = 0; j < n; j++) {
         if (sp.S[j] % elem) {
-            rc = prophet_fail(err, SLO_ERR_INVALID, "plan",
+            rc = slo_error_set(err, SLO_ERR_INVALID, "plan",
                          "gradient %zu: expected a size that is a "
                       "multiple of %zu bytes, found %zu", j, elem, sp.S[j]);
             goto out;
@@ -295,7 +283,7 @@ int slo__prophet_schedule_from_messages(const struct slo_comm_message *msgs, siz
 
     /* plan space: numbering, finiteness, claimed layers */
     if (nm == 0) {
-        rc = prophet_fail(err, SLO_ERR_INVALID, "plan", "expected byte ranges covering the %.17g "
+        rc = slo_error_set(err, SLO_ERR_INVALID, "plan", "expected byte ranges covering the %.17g "
                   "gradient bytes, found no block", sp.total);
         goto out;
     }
@@ -305,20 +293,20 @@ int slo__prophet_schedule_from_messages(const struct slo_comm_message *msgs, siz
         size_t lo, hi;
         if ((k == 0 && m->block != 0) ||
             (k > 0 && m->block != msgs[k - 1].block && m->block != msgs[k - 1].block + 1)) {
-            rc = prophet_fail(err, SLO_ERR_INVALID, "plan", "range %zu: expected block %zu or %zu "
+            rc = slo_error_set(err, SLO_ERR_INVALID, "plan", "range %zu: expected block %zu or %zu "
                       "(blocks numbered from 0 in post order), found block %zu", k,
                       k ? msgs[k - 1].block : 0, k ? msgs[k - 1].block + 1 : 0, m->block);
             goto out;
         }
         if (!isfinite(x0) || !isfinite(m->bytes) || m->bytes <= 0 || x0 < -sp.tol ||
             x1 > sp.total + sp.tol) {
-            rc = prophet_fail(err, SLO_ERR_INVALID, "plan", "block %zu: expected a byte range of "
+            rc = slo_error_set(err, SLO_ERR_INVALID, "plan", "block %zu: expected a byte range of "
                       "more than 0 bytes inside the %.17g gradient bytes, found offset "
                       "%.17g, %.17g bytes", m->block, sp.total, x0, m->bytes);
             goto out;
         }
         if (m->first_layer > m->last_layer || m->last_layer >= n) {
-            rc = prophet_fail(err, SLO_ERR_INVALID, "plan", "block %zu: expected layers "
+            rc = slo_error_set(err, SLO_ERR_INVALID, "plan", "block %zu: expected layers "
                       "first <= last < %zu, found %zu..%zu", m->block, n, m->first_layer,
                       m->last_layer);
             goto out;
@@ -329,7 +317,7 @@ int slo__prophet_schedule_from_messages(const struct slo_comm_message *msgs, siz
         if (x0 + t >= sp.total)
             lo = hi;
         if (lo < m->first_layer || hi > m->last_layer) {
-            rc = prophet_fail(err, SLO_ERR_INVALID, "plan",
+            rc = slo_error_set(err, SLO_ERR_INVALID, "plan",
                          "block %zu: expected its bytes in layers "
                       "%zu..%zu, found bytes %.17g..%.17g in layers %zu..%zu: a plan for "
                       "another gradient list", m->block, m->first_layer, m->last_layer, x0,
@@ -347,7 +335,7 @@ int slo__prophet_schedule_from_messages(const struct slo_comm_message *msgs, siz
         for (k = 0; k < nm; k++) {
             const struct slo_comm_message *m = &msgs[order[k]];
             if (fabs(m->offset_bytes - at) > sp.tol) {
-                rc = prophet_fail(err, SLO_ERR_INVALID, "plan",
+                rc = slo_error_set(err, SLO_ERR_INVALID, "plan",
                           m->offset_bytes > at
                               ? "expected byte ranges that cover every gradient byte once, "
                                 "found bytes %.17g..%.17g in no block"
@@ -359,7 +347,7 @@ int slo__prophet_schedule_from_messages(const struct slo_comm_message *msgs, siz
             at = m->offset_bytes + m->bytes;
         }
         if (fabs(at - sp.total) > sp.tol) {
-            rc = prophet_fail(err, SLO_ERR_INVALID, "plan", "expected byte ranges covering the "
+            rc = slo_error_set(err, SLO_ERR_INVALID, "plan", "expected byte ranges covering the "
                       "%.17g gradient bytes, found %.17g bytes covered: a plan for another "
                       "gradient list", sp.total, at);
             goto out;
@@ -485,15 +473,15 @@ int slo__prophet_plan_fits(const struct slo_comm_plan *kp, const struct slo_comm
     uint64_t want;
     const char *name = model ? model->name : "registered";
     if (kp->elem_bytes != elem)
-        return prophet_fail(err, SLO_ERR_INVALID, "plan", "elem_bytes: expected %zu (the "
+        return slo_error_set(err, SLO_ERR_INVALID, "plan", "elem_bytes: expected %zu (the "
                             "registered gradients' element size), found %zu: a plan for "
                             "another gradient list", elem, kp->elem_bytes);
     if (model && model->n_layers != n_grads)
-        return prophet_fail(err, SLO_ERR_INVALID, "plan", "expected a model of the %zu "
+        return slo_error_set(err, SLO_ERR_INVALID, "plan", "expected a model of the %zu "
                             "registered gradients, found %zu layers in model \"%s\"", n_grads,
                             model->n_layers, model->name);
     if (kp->n_layers != n_grads)
-        return prophet_fail(err, SLO_ERR_INVALID, "plan", "model.layers: expected %zu (the "
+        return slo_error_set(err, SLO_ERR_INVALID, "plan", "model.layers: expected %zu (the "
                             "registered gradient list, model \"%s\"), found %zu: a plan for "
                             "another gradient list (model \"%s\")", n_grads, name,
                             kp->n_layers, kp->model[0] ? kp->model : "?");
@@ -501,7 +489,7 @@ int slo__prophet_plan_fits(const struct slo_comm_plan *kp, const struct slo_comm
         total += model ? model->layers[j].grad_bytes : (double)grad_bytes[j];
     want = (uint64_t)(floor(total / (double)elem + 0.5)) * elem;
     if (kp->total_bytes != want)
-        return prophet_fail(err, SLO_ERR_INVALID, "plan", "model.bytes: expected %llu (the "
+        return slo_error_set(err, SLO_ERR_INVALID, "plan", "model.bytes: expected %llu (the "
                             "registered gradient list, model \"%s\"), found %llu: a plan for "
                             "another gradient list", (unsigned long long)want, name,
                             (unsigned long long)kp->total_bytes);
@@ -521,7 +509,7 @@ int slo__prophet_schedule_map(const struct slo_comm_plan *kp,
 
     memset(out, 0, sizeof *out);
     if (elem < 1)
-        return prophet_fail(err, SLO_ERR_INVALID, "plan", "elem_bytes: expected >= 1, found 0");
+        return slo_error_set(err, SLO_ERR_INVALID, "plan", "elem_bytes: expected >= 1, found 0");
     if ((rc = slo_comm_plan_check(kp, err)))
         return rc;
     if ((rc = slo__prophet_plan_fits(kp, planned_for, grad_bytes, n_grads, elem, err)))
@@ -684,12 +672,12 @@ int slo__prophet_sched_mark(struct slo__prophet_sched *s, size_t g, slo_error_t 
 {
     const struct slo__prophet_schedule *p = s->plan;
     if (g >= p->n_grads)
-        return prophet_fail(err, SLO_ERR_INVALID, "mark_ready", "gradient %zu: expected an index "
+        return slo_error_set(err, SLO_ERR_INVALID, "mark_ready", "gradient %zu: expected an index "
                     "below %zu (the registered gradients)", g, p->n_grads);
     if (p->grad_bytes[g] == 0)
         return SLO_OK;
     if (s->ready[g])
-        return prophet_fail(err, SLO_ERR_INVALID, "mark_ready",
+        return slo_error_set(err, SLO_ERR_INVALID, "mark_ready",
                      "gradient %zu: expected it once per "
                     "backward pass, found it marked ready twice", g);
     s->ready[g] = 1;

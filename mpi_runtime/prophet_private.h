@@ -41,13 +41,7 @@
 #define SLO__PROPHET_HIDDEN
 #endif
 
-/* Fill err (if not NULL) and return code; source may be NULL. The
- * runtime's own (libslo's slo__fail is private to libslo). */
-int prophet_fail(slo_error_t *err, int code, const char *source, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5), visibility("hidden")))
-#endif
-    ;
+/* Errors are filled with libslo's public slo_error_set. */
 
 /* One contiguous byte range of a block, inside one gradient. */
 struct slo__prophet_piece {

@@ -55,7 +55,7 @@ static int mpi_fail(slo_error_t *err, int mpi_rc, const char *call)
     int len = 0;
     if (MPI_Error_string(mpi_rc, msg, &len) != MPI_SUCCESS)
         snprintf(msg, sizeof msg, "MPI error %d", mpi_rc);
-    return prophet_fail(err, SLO_ERR_IO, call, "%s", msg);
+    return slo_error_set(err, SLO_ERR_IO, call, "%s", msg);
 }
 
 static uint64_t fnv(uint64_t h, uint64_t word)
@@ -114,15 +114,15 @@ int slo_prophet_create(MPI_Comm comm, MPI_Datatype datatype, int flags,
     int init = 0, tsize = 0, rc;
     *out = NULL;
     if (MPI_Initialized(&init) != MPI_SUCCESS || !init)
-        return prophet_fail(err, SLO_ERR_INVALID, "create", "expected MPI to be initialized "
+        return slo_error_set(err, SLO_ERR_INVALID, "create", "expected MPI to be initialized "
                     "(MPI_Init or MPI_Init_thread), found it not");
     if (flags & ~SLO_PROPHET_AVERAGE)
-        return prophet_fail(err, SLO_ERR_INVALID, "create", "flags: expected 0 or "
+        return slo_error_set(err, SLO_ERR_INVALID, "create", "flags: expected 0 or "
                     "SLO_PROPHET_AVERAGE, found %d", flags);
     if ((rc = MPI_Type_size(datatype, &tsize)) != MPI_SUCCESS)
         return mpi_fail(err, rc, "MPI_Type_size");
     if (tsize <= 0)
-        return prophet_fail(err, SLO_ERR_INVALID, "create",
+        return slo_error_set(err, SLO_ERR_INVALID, "create",
                      "datatype: expected a type of size > 0, "
                     "found size %d", tsize);
     /* counts are bytes / MPI_Type_size, but MPI steps through the buffer by
@@ -133,24 +133,24 @@ int slo_prophet_create(MPI_Comm comm, MPI_Datatype datatype, int flags,
         MPI_SUCCESS)
         return mpi_fail(err, rc, "MPI_Type_get_envelope");
     if (combiner != MPI_COMBINER_NAMED)
-        return prophet_fail(err, SLO_ERR_INVALID, "create", "datatype: expected a predefined type "
+        return slo_error_set(err, SLO_ERR_INVALID, "create", "datatype: expected a predefined type "
                     "(MPI_FLOAT, MPI_DOUBLE, ...; MPI_Type_get_envelope combiner "
                     "MPI_COMBINER_NAMED), found a derived type (combiner %d)", combiner);
     if (pair_type(datatype))
-        return prophet_fail(err, SLO_ERR_INVALID, "create", "datatype: expected a type MPI_SUM "
+        return slo_error_set(err, SLO_ERR_INVALID, "create", "datatype: expected a type MPI_SUM "
                     "accepts, found a MINLOC/MAXLOC pair type (MPI_2INT, MPI_FLOAT_INT, ...)");
     if ((rc = MPI_Type_get_extent(datatype, &lb, &extent)) != MPI_SUCCESS)
         return mpi_fail(err, rc, "MPI_Type_get_extent");
     if (lb != 0 || extent != (MPI_Aint)tsize)
-        return prophet_fail(err, SLO_ERR_INVALID, "create", "datatype: expected extent = size and "
+        return slo_error_set(err, SLO_ERR_INVALID, "create", "datatype: expected extent = size and "
                     "lower bound 0 (contiguous elements), found size %d, extent %ld, lower "
                     "bound %ld", tsize, (long)extent, (long)lb);
     if ((flags & SLO_PROPHET_AVERAGE) && datatype != MPI_FLOAT && datatype != MPI_DOUBLE)
-        return prophet_fail(err, SLO_ERR_INVALID, "create",
+        return slo_error_set(err, SLO_ERR_INVALID, "create",
                      "SLO_PROPHET_AVERAGE: expected MPI_FLOAT "
                     "or MPI_DOUBLE, found another datatype");
     if (!(rt = calloc(1, sizeof *rt)))
-        return prophet_fail(err, SLO_ERR_NOMEM, "create", "out of memory");
+        return slo_error_set(err, SLO_ERR_NOMEM, "create", "out of memory");
     rt->datatype = datatype;
     rt->elem = (size_t)tsize;
     rt->flags = flags;
@@ -171,23 +171,23 @@ int slo_prophet_create(MPI_Comm comm, MPI_Datatype datatype, int flags,
 int slo_prophet_register(struct slo_prophet *rt, void *buf, size_t bytes, slo_error_t *err)
 {
     if (rt->have_plan || rt->plan.n_grads)
-        return prophet_fail(err, SLO_ERR_INVALID, "register", "gradient %zu: expected registration "
+        return slo_error_set(err, SLO_ERR_INVALID, "register", "gradient %zu: expected registration "
                     "before the first set_plan, found a plan installed", rt->n_grads);
     if (bytes % rt->elem)
-        return prophet_fail(err, SLO_ERR_INVALID, "register",
+        return slo_error_set(err, SLO_ERR_INVALID, "register",
                      "gradient %zu: expected a multiple of "
                     "the %zu-byte element, found %zu bytes", rt->n_grads, rt->elem, bytes);
     if (bytes && !buf)
-        return prophet_fail(err, SLO_ERR_INVALID, "register", "gradient %zu: expected a buffer for "
+        return slo_error_set(err, SLO_ERR_INVALID, "register", "gradient %zu: expected a buffer for "
                     "%zu bytes, found NULL", rt->n_grads, bytes);
     if (rt->n_grads == rt->cap_grads) {
         size_t nc = rt->cap_grads ? 2 * rt->cap_grads : 64;
         void *b = realloc(rt->buf, nc * sizeof *rt->buf), *s;
         if (!b)
-            return prophet_fail(err, SLO_ERR_NOMEM, "register", "out of memory");
+            return slo_error_set(err, SLO_ERR_NOMEM, "register", "out of memory");
         rt->buf = b;
         if (!(s = realloc(rt->bytes, nc * sizeof *rt->bytes)))
-            return prophet_fail(err, SLO_ERR_NOMEM, "register", "out of memory");
+            return slo_error_set(err, SLO_ERR_NOMEM, "register", "out of memory");
         rt->bytes = s;
         rt->cap_grads = nc;
     }
@@ -231,7 +231,7 @@ static int issue(struct slo_prophet *rt, size_t b, slo_error_t *err)
         size_t nc = rt->cap_log ? 2 * rt->cap_log : 1024;
         void *q = realloc(rt->log, nc * sizeof *rt->log);
         if (!q)
-            return prophet_fail(err, SLO_ERR_NOMEM, "progress", "out of memory");
+            return slo_error_set(err, SLO_ERR_NOMEM, "progress", "out of memory");
         rt->log = q;
         rt->cap_log = nc;
     }
@@ -307,7 +307,7 @@ static int wait_block(struct slo_prophet *rt, size_t b, const char *what, size_t
             size_t g = slo__prophet_sched_waiting_for(&rt->sched);
             char src[64];
             snprintf(src, sizeof src, "%s %zu", what, k);
-            return prophet_fail(err, SLO_ERR_INVALID, src, "block %zu (of %zu; next to issue: %zu) "
+            return slo_error_set(err, SLO_ERR_INVALID, src, "block %zu (of %zu; next to issue: %zu) "
                         "waits for gradient %zu, which was not marked ready in this "
                         "backward pass", b, rt->plan.n_blocks, rt->sched.next, g);
         }
@@ -331,10 +331,10 @@ int slo_prophet_wait_layer(struct slo_prophet *rt, size_t k, slo_error_t *err)
     size_t n;
     int rc;
     if (!rt->have_plan)
-        return prophet_fail(err, SLO_ERR_INVALID, "wait_layer", "expected a plan (set_plan), found "
+        return slo_error_set(err, SLO_ERR_INVALID, "wait_layer", "expected a plan (set_plan), found "
                     "none");
     if (k >= rt->n_grads)
-        return prophet_fail(err, SLO_ERR_INVALID, "wait_layer", "gradient %zu: expected an index "
+        return slo_error_set(err, SLO_ERR_INVALID, "wait_layer", "gradient %zu: expected an index "
                     "below %zu", k, rt->n_grads);
     if (!rt->begun)
         return SLO_OK;
@@ -349,7 +349,7 @@ int slo_prophet_wait_all(struct slo_prophet *rt, slo_error_t *err)
 {
     int rc;
     if (!rt->have_plan)
-        return prophet_fail(err, SLO_ERR_INVALID, "wait_all", "expected a plan (set_plan), found "
+        return slo_error_set(err, SLO_ERR_INVALID, "wait_all", "expected a plan (set_plan), found "
                     "none");
     if (!rt->begun)
         return SLO_OK;
@@ -363,7 +363,7 @@ int slo_prophet_begin(struct slo_prophet *rt, slo_error_t *err)
 {
     int rc;
     if (!rt->have_plan)
-        return prophet_fail(err, SLO_ERR_INVALID, "begin",
+        return slo_error_set(err, SLO_ERR_INVALID, "begin",
                      "expected a plan (set_plan), found none");
     if ((rc = drain(rt, err)))
         return rc;
@@ -381,7 +381,7 @@ int slo_prophet_mark_ready(struct slo_prophet *rt, size_t g, slo_error_t *err)
 {
     int rc;
     if (!rt->have_plan || !rt->begun)
-        return prophet_fail(err, SLO_ERR_INVALID, "mark_ready", "gradient %zu: expected a backward "
+        return slo_error_set(err, SLO_ERR_INVALID, "mark_ready", "gradient %zu: expected a backward "
                     "pass started with slo_prophet_begin, found none", g);
     if ((rc = slo__prophet_sched_mark(&rt->sched, g, err)))
         return rc;
@@ -428,7 +428,7 @@ static int map_local(const struct slo_prophet *rt, const struct slo_comm_plan *p
 {
     memset(out, 0, sizeof *out);
     if (!plan) {
-        prophet_fail(err, SLO_ERR_INVALID, "set_plan", "expected a plan, found NULL");
+        slo_error_set(err, SLO_ERR_INVALID, "set_plan", "expected a plan, found NULL");
         return BAD_PLAN;
     }
     if (slo__prophet_plan_fits(plan, planned_for, rt->bytes, rt->n_grads, rt->elem, err))
@@ -437,7 +437,7 @@ static int map_local(const struct slo_prophet *rt, const struct slo_comm_plan *p
         return err && err->code == SLO_ERR_NOMEM ? BAD_NOMEM : BAD_PLAN;
     for (size_t b = 0; b < out->n_blocks; b++)
         if (out->block_bytes[b] / rt->elem > (size_t)INT32_MAX) {
-            prophet_fail(err, SLO_ERR_INVALID, "set_plan",
+            slo_error_set(err, SLO_ERR_INVALID, "set_plan",
                          "block %zu: expected at most %d elements "
                  "(an MPI int count), found %zu", b, INT32_MAX, out->block_bytes[b] / rt->elem);
             slo__prophet_schedule_free(out);
@@ -505,7 +505,7 @@ static int install_local(struct slo_prophet *rt, const struct slo_comm_plan *pla
         goto nomem;
     return BAD_NONE;
 nomem:
-    prophet_fail(err, SLO_ERR_NOMEM, "set_plan", "out of memory");
+    slo_error_set(err, SLO_ERR_NOMEM, "set_plan", "out of memory");
     return BAD_NOMEM;
 }
 
@@ -555,15 +555,15 @@ int slo_prophet_set_plan(struct slo_prophet *rt, const struct slo_comm_plan *pla
      * the same fixed-size collectives (no allocation on the way): status
      * first, then the data (notes 6.2 pitfall 1; doc/runtime.md). */
     if (max_in_flight < 0) {
-        prophet_fail(&local, SLO_ERR_INVALID, "set_plan", "max_in_flight: expected >= 0 (0 = "
+        slo_error_set(&local, SLO_ERR_INVALID, "set_plan", "max_in_flight: expected >= 0 (0 = "
              "unlimited), found %d", max_in_flight);
         status = BAD_ARG;
     } else if (rt->have_plan) {
         slo_error_t d = {0};
         if ((rc = drain(rt, &d)) == SLO_OK && test_fault(rt, "drain"))
-            rc = prophet_fail(&d, SLO_ERR_IO, "SLO_PROPHET_TEST_FAULT", "injected MPI error");
+            rc = slo_error_set(&d, SLO_ERR_IO, "SLO_PROPHET_TEST_FAULT", "injected MPI error");
         if (rc) {
-            prophet_fail(&local, SLO_ERR_IO, "set_plan", "waiting for the previous plan's "
+            slo_error_set(&local, SLO_ERR_IO, "set_plan", "waiting for the previous plan's "
                  "collectives: %s: %s", d.source, d.text);
             status = BAD_IO;
         }
@@ -595,7 +595,7 @@ int slo_prophet_set_plan(struct slo_prophet *rt, const struct slo_comm_plan *pla
                 *err = local;
             return local.code ? local.code : SLO_ERR_INVALID;
         }
-        return prophet_fail(err, other[I_BAD] == BAD_NOMEM ? SLO_ERR_NOMEM
+        return slo_error_set(err, other[I_BAD] == BAD_NOMEM ? SLO_ERR_NOMEM
                          : other[I_BAD] == BAD_IO  ? SLO_ERR_IO
                                                    : SLO_ERR_INVALID,
                     "set_plan", "rank %d: %s (rank %d has %llu gradients, %llu bytes)", first,
@@ -620,7 +620,7 @@ int slo_prophet_set_plan(struct slo_prophet *rt, const struct slo_comm_plan *pla
                 goto mpi_error_bcast;
             drop_plan(rt);
             if (o[I_GSUM] != zero[I_GSUM] || o[I_GRADS] != zero[I_GRADS])
-                return prophet_fail(err, SLO_ERR_INVALID, "set_plan",
+                return slo_error_set(err, SLO_ERR_INVALID, "set_plan",
                             "gradient lists differ between ranks: rank 0 has %llu gradients, "
                             "%llu bytes (checksum %016llx); rank %d has %llu gradients, %llu "
                             "bytes (checksum %016llx)",
@@ -628,7 +628,7 @@ int slo_prophet_set_plan(struct slo_prophet *rt, const struct slo_comm_plan *pla
                             (unsigned long long)zero[I_GSUM], first,
                             (unsigned long long)o[I_GRADS], (unsigned long long)o[I_BYTES],
                             (unsigned long long)o[I_GSUM]);
-            return prophet_fail(err, SLO_ERR_INVALID, "set_plan",
+            return slo_error_set(err, SLO_ERR_INVALID, "set_plan",
                         "plans differ between ranks: rank 0's has %llu blocks (checksum "
                         "%016llx), rank %d's has %llu blocks (checksum %016llx)",
                         (unsigned long long)zero[I_BLOCKS], (unsigned long long)zero[I_PSUM],
@@ -680,7 +680,7 @@ int slo_prophet_check_sequence(struct slo_prophet *rt, slo_error_t *err)
     memcpy(o, mine, sizeof o);
     if ((rc = MPI_Bcast(o, 2, MPI_UINT64_T, first, rt->comm)) != MPI_SUCCESS)
         return mpi_fail(err, rc, "MPI_Bcast");
-    return prophet_fail(err, SLO_ERR_INVALID, "check_sequence",
+    return slo_error_set(err, SLO_ERR_INVALID, "check_sequence",
                 "collective sequences differ: rank 0 issued %llu collectives (checksum "
                 "%016llx), rank %d issued %llu (checksum %016llx)",
                 (unsigned long long)zero[0], (unsigned long long)zero[1], first,

@@ -68,6 +68,17 @@ typedef struct slo_error {
 /* Short stable name of a code ("invalid", "io", ...). Never NULL. */
 const char *slo_code_name(int code);
 
+/* Fill err (when not NULL) with code, source ("" for NULL) and the printf
+ * text fmt, cut to the fields' sizes; returns code. For code built on
+ * libslo that reports in the same slo_error_t (the Prophet runtime, a
+ * front end): `return slo_error_set(err, SLO_ERR_INVALID, "--plan",
+ * "expected ..., found %d", n);`. */
+int slo_error_set(slo_error_t *err, int code, const char *source, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
 /* ------------------------------------------------------------------ */
 /* Solve status (what a planner found, apart from whether the call     */
 /* worked): every slo_<planner>_solve() returns an enum slo_code for   */
