@@ -133,16 +133,24 @@ static void progress(struct mpiprof_progress *pr, const char *fmt, ...)
 static void progress(struct mpiprof_progress *pr, const char *fmt, ...)
 {
     va_list ap;
+    char line[512];
+    int n;
     if (!pr->on)
         return;
     pr->step++;
-    fprintf(stderr, "%s%s: [%d/%d] ", pr->tty ? "\r\033[K" : "", MPIPROF_NAME, pr->step,
-            pr->total);
+    /* one write per line: stderr is unbuffered, and another rank's message
+     * (forwarded by mpirun) must not land inside it (a CI run saw
+     * "slo-mpiprof: [1/5] slo-mpiprof: rank 1: out of memory ...") */
+    n = snprintf(line, sizeof line, "%s%s: [%d/%d] ", pr->tty ? "\r\033[K" : "", MPIPROF_NAME,
+                 pr->step, pr->total);
+    if (n < 0 || (size_t)n >= sizeof line)
+        n = 0;
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
     va_end(ap);
-    if (!pr->tty)
-        fputc('\n', stderr);
+    if (!pr->tty && strlen(line) + 1 < sizeof line)
+        strcat(line, "\n");
+    fputs(line, stderr);
     fflush(stderr);
 }
 
