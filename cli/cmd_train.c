@@ -376,7 +376,8 @@ static void print_json_infeasible(const struct train_opts *o, const struct slo_c
     dump_json(root);
 }
 
-static void print_human(const struct train_opts *o, const struct slo_catalog *cat,
+static void print_human(const struct train_opts *o, const struct slo_cluster *kept,
+                        const struct slo_catalog *cat,
                         const struct slo_workload *wl, const struct slo_train_result *r)
 {
     const struct slo_train_setup *s = &r->setup;
@@ -396,16 +397,11 @@ static void print_human(const struct train_opts *o, const struct slo_catalog *ca
         printf("re-plan: %.0f s left", r->remaining_s);
         if (o->loss_now > 0)
             printf(", loss now %.10g", o->loss_now);
-        if (o->existing) {
+        if (kept) {
             /* as written, without the blanks slo_cluster_parse allows */
-            struct slo_cluster c;
-            if (slo_cluster_parse(o->existing, &c, NULL) == SLO_OK) {
-                printf(", keeping ");
-                for (size_t i = 0; i < c.n; i++)
-                    printf("%s%s=%s", i ? "," : "", c.entry[i].type, c.entry[i].count_text);
-            } else {
-                printf(", keeping %s", o->existing);
-            }
+            printf(", keeping ");
+            for (size_t i = 0; i < kept->n; i++)
+                printf("%s%s=%s", i ? "," : "", kept->entry[i].type, kept->entry[i].count_text);
         }
         printf("\n");
     }
@@ -561,7 +557,7 @@ int slo_cmd_train(int argc, char **argv)
     if (o.json)
         print_json(&o, &cat, &wl, &r);
     else
-        print_human(&o, &cat, &wl, &r);
+        print_human(&o, pb.existing, &cat, &wl, &r);
     status = fflush(stdout) == 0 ? SLO_EXIT_OK : SLO_EXIT_INTERNAL;
 out:
     slo_train_result_free(&r);

@@ -146,18 +146,11 @@ __attribute__((format(printf, 3, 4))) static void set(char *buf, size_t len, con
     va_end(ap);
 }
 
-/* "type:n,type:n" (kv ':') or "type=n,..." as `slo train` prints it
- * (slo_train_counts_format). Returns 0, or -1 when buf is too short. */
-static int plan_list(const struct slo_train_setup *s, const int *counts, char kv, char *buf,
-                     size_t len)
-{
-    return slo_train_counts_format(s, counts, kv, buf, len);
-}
-
-/* plan_list for a message: a list that does not fit ends in "...". */
+/* The plan as "TYPE:N,..." (slo_train_counts_format) for a message: a list
+ * that does not fit ends in "...". */
 static void plan_text(const struct slo_train_setup *s, const int *counts, char *buf, size_t len)
 {
-    if (plan_list(s, counts, ':', buf, len) && len > 4)
+    if (slo_train_counts_format(s, counts, ':', buf, len) && len > 4)
         strcpy(buf + len - 4, "...");
 }
 
@@ -180,8 +173,8 @@ static void closest_point(const struct slo_train_result *res, int max_workers, c
     switch (res->closest_kind) {
     case SLO_TRAIN_CLOSEST_CHEAPEST:
         plan_text(s, p->counts, list, sizeof list);
-        set(out, len, "%s; the cheapest plan%s that meets the deadline, %s, costs %.6f USD",
-            res->cause, within, list, p->eval.cost_usd);
+        set(out, len, "%s; the cheapest plan%s%s that meets the deadline, %s, costs %.6f USD",
+            res->cause, p->proven ? "" : " found", within, list, p->eval.cost_usd);
         break;
     case SLO_TRAIN_CLOSEST_FASTEST:
         plan_text(s, p->counts, list, sizeof list);
@@ -296,7 +289,8 @@ static int format_plan(const struct sslo_config *cfg, const struct slo_catalog *
     put(out, R_MODE, "%s", sslo_mode_name(req->mode));
     put(out, R_PARTITION, "%s", partition);
     put(out, R_NODES, "%d", nodes);
-    if (plan_list(s, p->counts, ':', out->values[R_INSTANCES], SSLO_VALUE_LENGTH))
+    if (slo_train_counts_format(s, p->counts, ':', out->values[R_INSTANCES],
+                                SSLO_VALUE_LENGTH))
         return record_error(err, R_INSTANCES,
                             "the plan's type:count list is longer than %d characters (%d "
                             "instance types; shorter type names or fewer types needed)",

@@ -43,34 +43,16 @@ int slo_status_feasible(int status)
     return status == SLO_STATUS_OPTIMAL || status == SLO_STATUS_FEASIBLE_UNPROVEN;
 }
 
-static int error_vset(slo_error_t *err, int code, const char *source, const char *fmt,
-                      va_list ap) SLO_PRINTF(4, 0);
-static int error_vset(slo_error_t *err, int code, const char *source, const char *fmt,
-                      va_list ap)
-{
-    if (err) {
-        err->code = code;
-        snprintf(err->source, sizeof err->source, "%s", source ? source : "");
-        vsnprintf(err->text, sizeof err->text, fmt, ap);
-    }
-    return code;
-}
-
 int slo_error_set(slo_error_t *err, int code, const char *source, const char *fmt, ...)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    code = error_vset(err, code, source, fmt, ap);
-    va_end(ap);
-    return code;
-}
-
-int slo__fail(slo_error_t *err, int code, const char *source, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    code = error_vset(err, code, source, fmt, ap);
-    va_end(ap);
+    if (err) {
+        va_list ap;
+        err->code = code;
+        snprintf(err->source, sizeof err->source, "%s", source ? source : "");
+        va_start(ap, fmt);
+        vsnprintf(err->text, sizeof err->text, fmt, ap);
+        va_end(ap);
+    }
     return code;
 }
 

@@ -16,9 +16,9 @@
 #define SLO_PRINTF(a, b)
 #endif
 
-/* Fill err (if not NULL) and return code. source may be NULL. */
-int slo__fail(slo_error_t *err, int code, const char *source, const char *fmt, ...)
-    SLO_PRINTF(4, 5);
+/* Fill err (if not NULL) and return code. source may be NULL. The kernel's
+ * name for the public slo_error_set (slo_core.h), one function for both. */
+#define slo__fail slo_error_set
 
 /* Largest input file read (catalogs, profiles, logs): 64 MiB. */
 #define SLO_MAX_INPUT_BYTES (64 << 20)

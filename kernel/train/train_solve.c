@@ -278,7 +278,6 @@ static int solve(const struct slo_train_problem *pb, const struct slo_train_opti
                 *err = e;
             return rv;
         }
-        res->have_exact = 1;
         res->method = SLO_TRAIN_SEARCH_EXACT;
         if (copy_plan(s, &res->exact, &res->plan))
             return nomem(err);
