@@ -74,7 +74,7 @@ expect "absurd rate" 'expected a rate that at most a million dedicated GPUs can 
     infer --workload alexnet:rate=1e12:slo=20
 expect "no workloads" 'expected workloads .* found none' infer
 expect "unknown policy" '--policy: expected igniter, ffd, gslice or gpulets, found "best"' infer $README --policy best
-expect "unknown profile" '--profile: expected an embedded profile \(v100\) or a JSON file path, found "a100"' infer --profile a100 $README
+expect "unknown profile" '--profile: expected an embedded profile \(v100, v100-calibrated\) or a JSON file path, found "a100"' infer --profile a100 $README
 expect "missing profile file" "$tmp/none.json: cannot open" infer --profile "$tmp/none.json" $README
 printf '{"hardware": {"idlepower": 53.5}}\n{"alexnet": {"inputdata": 602112,}}\n' >"$tmp/malformed"
 expect "malformed profile line" "malformed: line 2, column [0-9]+: malformed JSON line" infer --profile "$tmp/malformed" $README
@@ -166,7 +166,7 @@ if "$SLO" fit infer --help >/dev/null 2>&1; then
     have_fit_infer=1
     expect "fit infer without profile" 'slo fit infer: expected one PROFILE file' fit infer
     expect "fit infer unknown option" 'slo fit infer: unknown or ambiguous option "--bogus"' fit infer --bogus
-    expect "fit infer unknown profile" 'PROFILE: expected an embedded profile \(v100\) or a JSON file path, found "a100"' fit infer a100
+    expect "fit infer unknown profile" 'PROFILE: expected an embedded profile \(v100, v100-calibrated\) or a JSON file path, found "a100"' fit infer a100
     succeeds "fit infer one-line JSON" '"k": \[' -- fit infer "$tmp/oneline.json"
 else
     have_fit_infer=0
