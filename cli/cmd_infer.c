@@ -180,6 +180,8 @@ static int print_plan_json(const struct slo_ig_profile *prof, const struct slo_i
         }
         json_object_set_new(go, "gpu_type", json_string(gpu_name(ty->gpu_model)));
         json_object_set_new(go, "instance_type", json_string(ty->instance_type));
+        json_object_set_new(go, "model_variant",
+                            json_string(slo_ig_variant_name(prof[g->type].model_variant)));
         json_object_set_new(go, "usd_per_h", json_real(g->usd_per_gpu_h));
         json_object_set_new(go, "dedicated", json_boolean(g->dedicated));
         json_object_set_new(go, "share_pct", json_real(g->share_pct));
@@ -332,6 +334,7 @@ static int run_predict(const struct slo_ig_profile *p, const struct spec *specs,
             goto out;
         }
         json_object_set_new(root, "gpu_type", json_string(gpu_name(p->gpu_model)));
+        json_object_set_new(root, "model_variant", json_string(slo_ig_variant_name(p->model_variant)));
         json_object_set_new(root, "share_pct", json_real(total));
         json_object_set_new(root, "power_w", json_real(st.total_power_w));
         json_object_set_new(root, "clock_mhz", json_real(st.clock_mhz));

@@ -6,12 +6,13 @@
  *
  *  1. Solo active time. The paper fits t_act0(b, r) = (k1 b^2 + k2 b + k3) /
  *     (r + k4) + k5 to 9 solo points (b in {1, 16, 32} x r in {10, 50, 100});
- *     between them it is off by up to 17 % (ResNet-50 and SSD over-predicted
+ *     between them it is off by up to 35 % (ResNet-50 and SSD over-predicted
  *     at small batches and large shares, AlexNet's MPS steps at 40/50 %).
  *     A solo latency grid is one more solo profiling run per (b, r) (trtexec
  *     latencyMs, as gpulet.config holds it), so the variant scales the
  *     surface by rho(b, r) = measured / fitted solo active time at the grid
- *     points (t_act0 measured = L - t_load - t_fb - t_sch0), bilinear in (b, r)
+ *     points (t_act0 measured = (L - t_load - t_fb) f/F - t_sch0, f the clock
+ *     the model gives that solo run, F below the cap), bilinear in (b, r)
  *     between them and held at the edge value outside. At the grid points
  *     the solo prediction is the measurement.
  *  2. L2 interference. The paper slows a tenant by alpha_cache sum_j c_j,
@@ -170,8 +171,17 @@ static int parse_solo_grid(const json_t *grid, const char *src, const struct slo
                                 m->name, bkey, skey, slo__json_describe(cell, found, sizeof found));
             lat = json_number_value(cell);
             tr = (m->input_bytes + m->output_bytes) * b / p->bandwidth_bytes_per_ms;
-            meas = lat - tr - m->t_sch_solo_ms;
             t_act0 = slo_ig_active_solo_ms(m, b, r);
+            {
+                /* the GPU time measured, at the clock the model gives this
+                 * solo run (notes 1.2.4-1.2.5, F unless above the cap) */
+                double power = p->idle_power_w + m->kp_w_per_rps * 1000.0 * b / t_act0 + m->bp_w;
+                double clock = power > p->power_cap_w
+                                   ? p->clock_slope_mhz_per_w * (power - p->power_cap_w) +
+                                         p->max_clock_mhz
+                                   : p->max_clock_mhz;
+                meas = (lat - tr) * clock / p->max_clock_mhz - m->t_sch_solo_ms;
+            }
             if (!(meas > 0.0) || !(t_act0 > 0.0))
                 return slo__fail(err, SLO_ERR_INVALID, src,
                                 "model_variant.solo_latency.%s.%s.%s: expected a latency above "
