@@ -148,26 +148,73 @@ static char *read_text(const char *dir, const char *rel)
     return text;
 }
 
+/* Model of each latency of text's interference rows (m1, m2 per row), or
+ * NULL; [*n]. */
+static json_t *row_models(const char *text)
+{
+    const char *line = text;
+    while (*line) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        json_t *o = json_loadb(line, len, 0, NULL);
+        json_t *lat = o ? json_object_get(json_object_get(o, "interference"), "latency") : NULL;
+        if (json_is_array(lat))
+            return o;
+        json_decref(o);
+        if (!end)
+            break;
+        line = end + 1;
+    }
+    return NULL;
+}
+
 /* One row of the variant table: leave-one-pair-out (lopo) or the profile's
- * own pair terms (lopo = 0: the variant as deployed). */
+ * own pair terms (lopo = 0: the variant as deployed), then the MAPE per
+ * model (of the latencies of that model). */
 static int variant_row(const struct slo_ig_profile *p, int variant, int lopo, const char *text,
                        const char *set, const char *how)
 {
+    json_t *holder = row_models(text), *rows;
     double *ape, mean, median, p90, max;
     size_t n;
     slo_error_t err;
     struct slo_ig_profile q = *p;
+    char pm[256] = "";
     int rv;
     q.model_variant = variant;
     rv = lopo ? slo_ig_colocation_errors_lopo(p, variant, text, set, &ape, &n, &err)
               : slo_ig_colocation_errors(&q, text, set, &ape, &n, &err);
     if (rv) {
         printf("  %s: %s\n", set, err.text);
+        json_decref(holder);
         return 1;
     }
+    rows = json_object_get(json_object_get(holder, "interference"), "latency");
+    if (json_array_size(rows) * 2 == n) {
+        char line[256];
+        int used = snprintf(line, sizeof line, "      per model:");
+        for (size_t mi = 0; mi < p->n_models; mi++) {
+            double sum = 0.0;
+            size_t cnt = 0;
+            for (size_t i = 0; i < n; i++) {
+                const char *m = json_string_value(json_array_get(json_array_get(rows, i / 2), i % 2));
+                if (m && !strcmp(m, p->models[mi].name)) {
+                    sum += ape[i];
+                    cnt++;
+                }
+            }
+            if (cnt && used < (int)sizeof line)
+                used += snprintf(line + used, sizeof line - (size_t)used, " %s %.2f %%",
+                                 p->models[mi].name, sum / (double)cnt);
+        }
+        snprintf(pm, sizeof pm, "%s", line);
+    }
+    json_decref(holder);
     slo_ig_error_summary(ape, n, &mean, &median, &p90, &max);
     printf("  %-14s %-19s %-34s %5zu %6.2f %7.2f %6.2f %6.1f\n", set,
            slo_ig_variant_name(variant), how, n, mean, median, p90, max);
+    if (pm[0])
+        printf("%s\n", pm);
     free(ape);
     return 0;
 }
