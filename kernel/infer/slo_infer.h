@@ -144,6 +144,11 @@ struct slo_ig_profile {
  *    "gpu" section {"model", "instance_type", "usd_per_h"}, and models or
  *    hardware given either by raw measurements (then fitted here) or by the
  *    fitted coefficients ("coefficients" object; doc/infer.md).
+ * Either form may hold a "model_variant" section {name, solo_latency,
+ * pair_latency} (doc/infer.md): read into models[].calib and model_variant,
+ * the pair terms fitted (slo_ig_profile_set_variant says how); errors name
+ * its fields ("model_variant.solo_latency.vgg19.4: expected share keys in
+ * (0, 100] %, found "120"") or the model lacking a grid or runs.
  * Raw measurements are fitted with slo_ig_fit_hardware/slo_ig_fit_model.
  * Errors: SLO_ERR_INVALID naming source, line (JSON-lines) and field with
  * what was expected and found (malformed JSON, a missing "hardware" section,
