@@ -542,9 +542,10 @@ static int on_path(const char *prog)
 }
 
 /* Run argv (argv[0] "aws") with its stdout into a temporary file (path in
- * out, caller unlinks); its stderr goes to ours. Returns 0, or -1 after
- * saying why. */
-static int run_aws(char *const argv[], char *out, size_t len)
+ * out, caller unlinks); its stderr goes to ours (to /dev/null when quiet).
+ * Returns 0, or -1 after saying why (quiet: -1 without a word when aws
+ * fails). */
+static int run_aws(char *const argv[], char *out, size_t len, int quiet)
 {
     const char *tmp = getenv("TMPDIR");
     snprintf(out, len, "%s/slo-aws-XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -562,6 +563,11 @@ static int run_aws(char *const argv[], char *out, size_t len)
     if (pid == 0) {
         dup2(fd, STDOUT_FILENO);
         close(fd);
+        if (quiet) {
+            int null = open("/dev/null", O_WRONLY);
+            if (null >= 0)
+                dup2(null, STDERR_FILENO);
+        }
         execvp(argv[0], argv);
         fprintf(stderr, "slo " CMD ": --from-aws: cannot run %s: %s\n", argv[0],
                 strerror(errno));
@@ -575,6 +581,8 @@ static int run_aws(char *const argv[], char *out, size_t len)
         }
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         unlink(out);
+        if (quiet)
+            return -1;
         return cli_usage_error(CMD,
                                "--from-aws: `aws %s %s` failed (%s %d; its message is above): "
                                "is the aws CLI configured (aws configure)?",
@@ -588,7 +596,7 @@ static int run_aws(char *const argv[], char *out, size_t len)
 static int aws_json(char *const argv[], const char *label, json_t **out)
 {
     char path[4096];
-    if (run_aws(argv, path, sizeof path))
+    if (run_aws(argv, path, sizeof path, 0))
         return -1;
     int rv = load_json(path, label, out);
     unlink(path);
@@ -762,7 +770,7 @@ static int fetch_aws(const struct import_opts *o, const struct slo_catalog *base
         snprintf(region, sizeof region, "%s", o->region);
     else {
         char *argv[] = {"aws", "configure", "get", "region", NULL}, path[4096];
-        if (run_aws(argv, path, sizeof path) == 0) {
+        if (run_aws(argv, path, sizeof path, 1) == 0) { /* exit 1 when none is set */
             FILE *f = fopen(path, "r");
             if (f && fgets(region, sizeof region, f))
                 region[strcspn(region, "\r\n")] = 0;
@@ -887,6 +895,18 @@ static int type_json_imported(const struct import *im, const struct slo_catalog 
         /* quotas: the site's, where it said one */
         int same = base ? slo_catalog_find(base, p->name) : -1;
         p->quota = same >= 0 ? base->types[same].quota : b && !b->zone[0] ? b->quota : quota;
+    }
+    /* A zone the base had and the cloud no longer prices goes, said once. */
+    for (size_t k = 0; base && k < base->n_types; k++) {
+        const struct slo_instance_type *bp = &base->types[k];
+        int priced = 0;
+        if (!bp->zone[0] || strcmp(slo_instance_profile(bp), type) != 0)
+            continue;
+        for (size_t j = 0; j < n && !priced; j++)
+            priced = strcmp(e[j].zone, bp->zone) == 0;
+        if (!priced)
+            fprintf(stderr, "slo " CMD ": note: pool %s of --base has no spot price in the "
+                    "import; left out\n", bp->name);
     }
     *out = group_json(e, n);
     free(e);

@@ -80,6 +80,15 @@ got=$(jq -c '[.types[] | select(.name == "g4dn.4xlarge") | .gpus, .gpu_model, .g
 [ "$got" = '[1,"T4",16,3125]' ] && ok "GPUs, memory and NIC from describe-instance-types (Up to 25 Gigabit = 3125 MB/s)" ||
     { echo "$got" >"$tmp/out"; notok "g4dn.4xlarge description"; }
 
+# A base pool in a zone the import does not price is left out, with a note.
+jq '(.types[] | select(.name == "g3.16xlarge") | .pools) += [{"zone": "us-east-1f", "spot_usd_per_h": 1.4, "quota": 1}]' \
+    "$BASE" >"$tmp/base-1f.json"
+"$SLO" catalog import $FILES --base "$tmp/base-1f.json" --quota 4 >"$tmp/out" 2>"$tmp/err"
+if grep -q "note: pool g3.16xlarge@us-east-1f of --base has no spot price in the import; left out" "$tmp/err" &&
+   [ "$(jq -c '[.types[] | select(.name == "g3.16xlarge") | .pools[].zone]' "$tmp/out")" = '["us-east-1a","us-east-1c"]' ]; then
+    ok "a base pool the import does not price is left out, with a note"
+else notok "a base pool the import does not price"; fi
+
 # stdout carries the same catalog
 "$SLO" catalog import $FILES --base "$BASE" --quota 4 >"$tmp/stdout.json" 2>/dev/null
 cmp -s "$tmp/stdout.json" "$CAT" && ok "stdout and --output agree" || notok "stdout and --output differ"

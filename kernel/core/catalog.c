@@ -286,8 +286,8 @@ int slo_catalog_parse(const char *text, const char *source, struct slo_catalog *
         any_quota |= cat->types[k].quota > 0;
     if (!any_quota) {
         rv = slo__fail(err, SLO_ERR_INVALID, source,
-                      "types[].quota: expected at least one instance type or pool with "
-                      "quota > 0, found every quota 0");
+                      "types[].quota: expected at least one instance type with quota > 0 "
+                      "(in its own quota or a pool's), found every quota 0");
         goto fail;
     }
     free(from);
