@@ -291,7 +291,8 @@ static int by_pool_newest(const void *a, const void *b)
 static int spot_latest(struct import *im, const char *src)
 {
     size_t w = 0;
-    qsort(im->spot, im->n_spot, sizeof *im->spot, by_pool_newest);
+    if (im->n_spot > 1) /* qsort(NULL, 0, ...) is undefined */
+        qsort(im->spot, im->n_spot, sizeof *im->spot, by_pool_newest);
     for (size_t r = 0; r < im->n_spot; r++) {
         const struct spot *s = &im->spot[r];
         if (w && strcmp(im->spot[w - 1].type, s->type) == 0 &&
