@@ -206,12 +206,13 @@ struct import {
     char newest[40];                 /* newest Timestamp used */
 };
 
+/* p holds n elements; make room for one more (capacity doubles each time n
+ * reaches a power of two: 1, 2, 4, ...). */
 static void *grow(void *p, size_t n, size_t size)
 {
-    /* capacity doubles at powers of two */
-    if (n && (n & (n - 1)))
+    if (n & (n - 1))
         return p;
-    void *q = realloc(p, (n ? 2 * n : 8) * size);
+    void *q = realloc(p, (n ? 2 * n : 1) * size);
     if (!q) {
         fprintf(stderr, "slo " CMD ": out of memory\n");
         exit(SLO_EXIT_INTERNAL);
