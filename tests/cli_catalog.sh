@@ -89,6 +89,23 @@ if grep -q "note: pool g3.16xlarge@us-east-1f of --base has no spot price in the
     ok "a base pool the import does not price is left out, with a note"
 else notok "a base pool the import does not price"; fi
 
+# Pools in two regions: the second region's on-demand price, from its own
+# price list entry (an illustrative 3.2 USD/h), is written on its pool.
+jq '.SpotPriceHistory += [{"AvailabilityZone": "us-west-2a", "InstanceType": "p3.2xlarge",
+    "ProductDescription": "Linux/UNIX", "SpotPrice": "0.990000", "Timestamp": "2023-01-15T10:00:00.000Z"}]' \
+    "$SPOT" >"$tmp/spot-2r.json"
+jq '.PriceList += [.PriceList[0] | fromjson | .product.attributes.regionCode = "us-west-2"
+    | .terms.OnDemand[].priceDimensions[].pricePerUnit.USD = "3.2000000000" | tojson]' \
+    "$PRICING" >"$tmp/pricing-2r.json"
+"$SLO" catalog import --spot-prices "$tmp/spot-2r.json" --instance-types "$TYPES" \
+    --pricing "$tmp/pricing-2r.json" --quota 1 --name two-regions >"$tmp/2r.json" 2>/dev/null
+got=$(jq -c '[.name, (.types[] | select(.name == "p3.2xlarge") | .on_demand_usd_per_h,
+    (.pools[] | select(.zone == "us-west-2a") | .spot_usd_per_h, .on_demand_usd_per_h),
+    (.pools[] | select(.zone == "us-east-1b") | has("on_demand_usd_per_h")))]' "$tmp/2r.json")
+if [ "$got" = '["two-regions",3.06,0.99,3.2,false]' ] && "$SLO" catalog check "$tmp/2r.json" >/dev/null; then
+    ok "a pool in another region carries that region's on-demand price"
+else echo "$got" >"$tmp/out"; notok "pools in two regions"; fi
+
 # stdout carries the same catalog
 "$SLO" catalog import $FILES --base "$BASE" --quota 4 >"$tmp/stdout.json" 2>/dev/null
 cmp -s "$tmp/stdout.json" "$CAT" && ok "stdout and --output agree" || notok "stdout and --output differ"
