@@ -131,14 +131,41 @@ static json_t *ceilings(const json_t *nodes, double *memcpy_all, double *nic_all
  * while Open MPI's shared-memory single copy is (or may be) cma: the
  * transport fails and falls back for every large message (mpiprof_cma.c),
  * so the pair's figures are not the path's. The reason, or NULL. */
-static const char *cma_suspect(const json_t *node, const char *single_copy, char *buf,
-                               size_t len)
+/* 1 when the comma-separated list has the token name. */
+static int list_has(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+        if (strncmp(p, name, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+            return 1;
+    return 0;
+}
+
+/* Open MPI may move shared-memory messages by CMA in this run: the PML
+ * ob1 or unknown (UCX and cm bring their own transports) and the
+ * shared-memory BTL (vader, alias sm) allowed; the same rule as libslo's
+ * reader (kernel/comm/comm_profile.c, may_use_cma) */
+static int vader_allowed(const json_t *transport)
+{
+    const char *pml = json_string_value(
+        json_object_get(json_object_get(transport, "pml"), "selected"));
+    const char *btl = json_string_value(
+        json_object_get(json_object_get(transport, "btl"), "allowed"));
+    if (pml && strcmp(pml, "ob1") && strcmp(pml, "unknown"))
+        return 0;
+    return !btl || !strcmp(btl, "unknown") || btl[0] == '^' || list_has(btl, "vader") ||
+           list_has(btl, "sm");
+}
+
+static const char *cma_suspect(const json_t *node, const char *single_copy,
+                               const json_t *transport, char *buf, size_t len)
 {
     const json_t *cm = json_object_get(node, "cross_memory_attach");
     const json_t *sc = json_object_get(cm, "ptrace_scope");
     char scope[64] = "";
     if (!json_is_false(json_object_get(cm, "usable")) ||
-        (strcmp(single_copy, "cma") != 0 && strcmp(single_copy, "unknown") != 0))
+        (strcmp(single_copy, "cma") != 0 && strcmp(single_copy, "unknown") != 0) ||
+        !vader_allowed(transport))
         return NULL;
     if (json_is_integer(sc))
         snprintf(scope, sizeof scope, "; ptrace_scope %lld",
@@ -160,7 +187,7 @@ static const char *cma_suspect(const json_t *node, const char *single_copy, char
  * pair's transport verdict, the pair summaries and the summary over the
  * pairs */
 static json_t *point_to_point(const struct mpiprof_run *r, double nic_all,
-                              const char *single_copy)
+                              const char *single_copy, const json_t *transport)
 {
     const struct mpiprof_params *p = r->p;
     double min_bw = INFINITY, max_bw = 0, min_lat = INFINITY, max_lat = 0;
@@ -207,7 +234,7 @@ static json_t *point_to_point(const struct mpiprof_run *r, double nic_all,
         json_object_set_new(pair, "small_message_latency_s", mpiprof_num(small));
         {
             char reason[1024];
-            const char *why = na == nb ? cma_suspect(na, single_copy, reason, sizeof reason)
+            const char *why = na == nb ? cma_suspect(na, single_copy, transport, reason, sizeof reason)
                                        : NULL;
             json_object_set_new(pair, "suspect", json_boolean(why != NULL));
             if (why) {
@@ -315,10 +342,12 @@ json_t *mpiprof_document(struct mpiprof_run *r)
     json_t *doc = document_head(r);
     double ceil_all, nic_all;
     json_object_set_new(doc, "ceiling", ceilings(r->nodes, &ceil_all, &nic_all));
-    const char *single_copy = json_string_value(json_object_get(
-        json_object_get(json_object_get(doc, "mpi"), "transport"), "shared_memory_single_copy"));
+    const json_t *transport = json_object_get(json_object_get(doc, "mpi"), "transport");
+    const char *single_copy =
+        json_string_value(json_object_get(transport, "shared_memory_single_copy"));
     json_object_set_new(doc, "point_to_point",
-                        point_to_point(r, nic_all, single_copy ? single_copy : "unknown"));
+                        point_to_point(r, nic_all, single_copy ? single_copy : "unknown",
+                                       transport));
     json_object_set_new(doc, "allreduce", allreduce(r, ceil_all));
     json_object_set_new(doc, "elapsed_s", json_real(mpiprof_now_s() - r->t_start));
     return doc;

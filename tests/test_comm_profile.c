@@ -625,8 +625,8 @@ static void test_blocked_cma(void **state)
                         "suspect_pairs", json_integer(0));
     t = dump(doc);
     expect_check_error(t, "point_to_point.pairs[0].suspect: expected true "
-                          "(nodes[0].cross_memory_attach.usable is false while "
-                          "mpi.transport.shared_memory_single_copy is cma or unknown), found "
+                          "(nodes[0].cross_memory_attach.usable is false while mpi.transport "
+                          "may use it: single copy cma or unknown, pml ob1, btl vader), found "
                           "false");
     assert_int_equal(slo_comm_profile_parse(t, "nocma.json", &l, NULL, &err), SLO_ERR_INVALID);
     assert_non_null(strstr(err.text, "nodes[0].cross_memory_attach.usable: expected true"));
@@ -640,6 +640,33 @@ static void test_blocked_cma(void **state)
     expect_check_error(t, "point_to_point.pairs[0].suspect_reason: expected a reason");
     free(t);
 
+    /* btl self,tcp (no shared-memory BTL, as tests/slurm_submit.sh runs it)
+     * or pml ucx: Open MPI's vader does not run, a blocked CMA flags nothing;
+     * back to self,vader,tcp and ob1: flagged again */
+    {
+        json_t *tr = json_object_get(json_object_get(doc, "mpi"), "transport");
+        json_object_set_new(pair, "suspect", json_false());
+        json_object_del(pair, "suspect_reason");
+        json_object_set_new(json_object_get(json_object_get(doc, "point_to_point"), "summary"),
+                            "suspect_pairs", json_integer(0));
+        json_object_set_new(json_object_get(tr, "btl"), "allowed", json_string("self,tcp"));
+        t = dump(doc);
+        assert_int_equal(slo_comm_profile_check(t, "tcp.json", &np, &err), SLO_OK);
+        assert_int_equal(slo_comm_profile_parse(t, "tcp.json", &l, NULL, &err), SLO_OK);
+        free(t);
+        json_object_set_new(json_object_get(tr, "btl"), "allowed",
+                            json_string("self,vader,tcp"));
+        json_object_set_new(json_object_get(tr, "pml"), "selected", json_string("ucx"));
+        t = dump(doc);
+        assert_int_equal(slo_comm_profile_parse(t, "ucx.json", &l, NULL, &err), SLO_OK);
+        free(t);
+        json_object_set_new(json_object_get(tr, "pml"), "selected", json_string("ob1"));
+        t = dump(doc);
+        assert_int_equal(slo_comm_profile_parse(t, "ob1.json", &l, NULL, &err),
+                         SLO_ERR_INVALID);
+        assert_non_null(strstr(err.text, "nodes[0].cross_memory_attach.usable: expected true"));
+        free(t);
+    }
     /* single copy none: Open MPI does not use CMA, so a blocked CMA flags
      * nothing (the pair unflagged, count 0) */
     json_object_set_new(json_object_get(json_object_get(doc, "mpi"), "transport"),

@@ -758,8 +758,9 @@ struct slo_comm_profile_info {
  * figures: a pair flagged suspect by slo-mpiprof's transport check
  * ("point_to_point.pairs[0] (ranks 0-1): expected a working transport,
  * found the pair flagged suspect by slo-mpiprof: REASON; profile not
- * used"), or a node with cross_memory_attach.usable false while
- * mpi.transport.shared_memory_single_copy is cma or unknown;
+ * used"), or a node with cross_memory_attach.usable false in a run where
+ * Open MPI may use it (mpi.transport: single copy cma or unknown, pml ob1
+ * or unknown, btl allowing vader);
  * SLO_ERR_NOMEM. On failure *link and *info are unchanged.
  */
 int slo_comm_profile_parse(const char *text, const char *source, struct slo_comm_link *link,
@@ -785,7 +786,7 @@ int slo_comm_profile_load(const char *path, struct slo_comm_link *link,
  * the fit as slo_comm_profile_parse reads them (relative 1e-8); where
  * present (optional), nodes[].cross_memory_attach and pairs[].suspect /
  * suspect_reason well-formed, a same-node pair flagged when its node's
- * cross-memory attach is not usable under single copy cma or unknown, and
+ * cross-memory attach is not usable in a run that may use it, and
  * point_to_point.summary.suspect_pairs equal to the flagged pairs. A 1-rank
  * document (fit and ring_model null) is valid; slo_comm_profile_parse is
  * what says whether a document gives a link. *world_size (may be NULL)
