@@ -76,6 +76,7 @@ struct mpiprof_run {
     struct mpiprof_progress pr; /* rank 0 */
     char host[MPIPROF_HOST_LEN];
     double memcpy_bytes_per_s;  /* node leaders: the first pass */
+    int cma_errno;              /* mpiprof_cma_probe: MPIPROF_CMA_*, or the errno */
     char *hosts, *binds;        /* rank 0: [np] x HOST_LEN / BIND_LEN */
     int *leaders;               /* rank 0: [np] node leader of each rank */
     json_t *nodes, *pairs;      /* rank 0: nodes[], point_to_point.pairs[] (no flags yet) */
@@ -107,6 +108,19 @@ void mpiprof_point_to_point(struct mpiprof_run *r);   /* every pair: pairs[] */
 void mpiprof_allreduce_phase(struct mpiprof_run *r);  /* allreduce over sizes: ap[] */
 void mpiprof_memcpy_again(struct mpiprof_run *r);     /* the better of two memcpy passes */
 
+/* ---- mpiprof_cma.c ---- */
+#define MPIPROF_CMA_UNTESTED (-1) /* one rank on the node */
+#define MPIPROF_CMA_WRONG 100000  /* read, but not the bytes the leader holds */
+/* Every rank (collective on node_comm): the other ranks of the node read
+ * the node leader's memory with process_vm_readv; r->cma_errno on every
+ * rank of the node: 0 usable, the largest errno seen (EPERM = 1 when
+ * blocked), MPIPROF_CMA_WRONG, or MPIPROF_CMA_UNTESTED. */
+void mpiprof_cma_probe(struct mpiprof_run *r);
+/* nodes[].cross_memory_attach (doc/mpiprof.md) for a verdict of
+ * mpiprof_cma_probe, with /proc/sys/kernel/yama/ptrace_scope. New
+ * reference. */
+json_t *mpiprof_cma_json(int cma_errno);
+
 /* ---- mpiprof_transport.c ---- */
 /* mpi.{library_version, mpi_version, transport} from MPI_T (new reference). */
 json_t *mpiprof_transport(void);
@@ -116,8 +130,11 @@ json_t *mpiprof_transport(void);
  * summaries, the alpha-beta fit and its ring reading. New reference. */
 json_t *mpiprof_document(struct mpiprof_run *r);
 /* The document must pass --check and the link reader before it is written:
- * on failure rank 0 says so and aborts (exit 1). */
-void mpiprof_self_check(json_t *doc, int np);
+ * on failure rank 0 says so and aborts (exit 1). Returns the number of
+ * pairs flagged suspect for their transport (point_to_point.summary
+ * .suspect_pairs): such a document is not checked against the link reader,
+ * which refuses it; it is written and the run exits 1. */
+int mpiprof_self_check(json_t *doc, int np);
 
 /* ---- mpiprof_output.c ---- */
 #define MPIPROF_PATH_LEN 4096

@@ -127,13 +127,71 @@ static json_t *ceilings(const json_t *nodes, double *memcpy_all, double *nic_all
                      "across nodes");
 }
 
+/* A same-node pair on a node whose ranks cannot use cross-memory attach
+ * while Open MPI's shared-memory single copy is (or may be) cma: the
+ * transport fails and falls back for every large message (mpiprof_cma.c),
+ * so the pair's figures are not the path's. The reason, or NULL. */
+/* 1 when the comma-separated list has the token name. */
+static int list_has(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+        if (strncmp(p, name, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+            return 1;
+    return 0;
+}
+
+/* Open MPI may move shared-memory messages by CMA in this run: the PML
+ * ob1 or unknown (UCX and cm bring their own transports) and the
+ * shared-memory BTL (vader, alias sm) allowed; the same rule as libslo's
+ * reader (kernel/comm/comm_profile.c, may_use_cma) */
+static int vader_allowed(const json_t *transport)
+{
+    const char *pml = json_string_value(
+        json_object_get(json_object_get(transport, "pml"), "selected"));
+    const char *btl = json_string_value(
+        json_object_get(json_object_get(transport, "btl"), "allowed"));
+    if (pml && strcmp(pml, "ob1") && strcmp(pml, "unknown"))
+        return 0;
+    return !btl || !strcmp(btl, "unknown") || btl[0] == '^' || list_has(btl, "vader") ||
+           list_has(btl, "sm");
+}
+
+static const char *cma_suspect(const json_t *node, const char *single_copy,
+                               const json_t *transport, char *buf, size_t len)
+{
+    const json_t *cm = json_object_get(node, "cross_memory_attach");
+    const json_t *sc = json_object_get(cm, "ptrace_scope");
+    char scope[64] = "";
+    if (!json_is_false(json_object_get(cm, "usable")) ||
+        (strcmp(single_copy, "cma") != 0 && strcmp(single_copy, "unknown") != 0) ||
+        !vader_allowed(transport))
+        return NULL;
+    if (json_is_integer(sc))
+        snprintf(scope, sizeof scope, "; ptrace_scope %lld",
+                 (long long)json_integer_value(sc));
+    snprintf(buf, len,
+             "cross-memory attach blocked on %s (process_vm_readv: %s%s) with Open MPI's "
+             "single copy %s: large messages fail (\"Read -1, expected N, errno = 1\") and "
+             "fall back, so the figures are not the link's; measure again with "
+             "OMPI_MCA_btl_vader_single_copy_mechanism=none",
+             json_string_value(json_object_get(node, "hostname")),
+             json_is_string(json_object_get(cm, "error"))
+                 ? json_string_value(json_object_get(cm, "error"))
+                 : "failed",
+             scope, single_copy);
+    return buf;
+}
+
 /* point_to_point: every pair's figures flagged against its ceiling, the
- * pair summaries and the summary over the pairs */
-static json_t *point_to_point(const struct mpiprof_run *r, double nic_all)
+ * pair's transport verdict, the pair summaries and the summary over the
+ * pairs */
+static json_t *point_to_point(const struct mpiprof_run *r, double nic_all,
+                              const char *single_copy, const json_t *transport)
 {
     const struct mpiprof_params *p = r->p;
     double min_bw = INFINITY, max_bw = 0, min_lat = INFINITY, max_lat = 0;
-    int n_suspect = 0;
+    int n_suspect = 0, n_suspect_pairs = 0;
     size_t k;
     json_t *pair, *sizes, *pp;
     json_array_foreach(r->pairs, k, pair) {
@@ -174,6 +232,16 @@ static json_t *point_to_point(const struct mpiprof_run *r, double nic_all)
             json_object_get(json_array_get(json_object_get(pair, "latency"), 0), "latency_s"));
         json_object_set_new(pair, "large_message_bandwidth_bytes_per_s", mpiprof_num(large));
         json_object_set_new(pair, "small_message_latency_s", mpiprof_num(small));
+        {
+            char reason[1024];
+            const char *why = na == nb ? cma_suspect(na, single_copy, transport, reason, sizeof reason)
+                                       : NULL;
+            json_object_set_new(pair, "suspect", json_boolean(why != NULL));
+            if (why) {
+                json_object_set_new(pair, "suspect_reason", json_string(why));
+                n_suspect_pairs++;
+            }
+        }
         min_bw = fmin(min_bw, large), max_bw = fmax(max_bw, large);
         min_lat = fmin(min_lat, small), max_lat = fmax(max_lat, small);
     }
@@ -189,13 +257,13 @@ static json_t *point_to_point(const struct mpiprof_run *r, double nic_all)
                    "barrier.",
                    "direction", "rank_a -> rank_b (rank_a < rank_b)", "pairs", r->pairs,
                    "summary",
-                   json_pack("{s:o,s:o,s:o,s:o,s:i}", "min_large_message_bandwidth_bytes_per_s",
+                   json_pack("{s:o,s:o,s:o,s:o,s:i,s:i}", "min_large_message_bandwidth_bytes_per_s",
                              mpiprof_num(r->n_pairs ? min_bw : NAN),
                              "max_large_message_bandwidth_bytes_per_s",
                              mpiprof_num(r->n_pairs ? max_bw : NAN), "min_small_message_latency_s",
                              mpiprof_num(r->n_pairs ? min_lat : NAN), "max_small_message_latency_s",
                              mpiprof_num(r->n_pairs ? max_lat : NAN), "suspect_figures",
-                             n_suspect));
+                             n_suspect, "suspect_pairs", n_suspect_pairs));
     return pp;
 }
 
@@ -274,14 +342,21 @@ json_t *mpiprof_document(struct mpiprof_run *r)
     json_t *doc = document_head(r);
     double ceil_all, nic_all;
     json_object_set_new(doc, "ceiling", ceilings(r->nodes, &ceil_all, &nic_all));
-    json_object_set_new(doc, "point_to_point", point_to_point(r, nic_all));
+    const json_t *transport = json_object_get(json_object_get(doc, "mpi"), "transport");
+    const char *single_copy =
+        json_string_value(json_object_get(transport, "shared_memory_single_copy"));
+    json_object_set_new(doc, "point_to_point",
+                        point_to_point(r, nic_all, single_copy ? single_copy : "unknown",
+                                       transport));
     json_object_set_new(doc, "allreduce", allreduce(r, ceil_all));
     json_object_set_new(doc, "elapsed_s", json_real(mpiprof_now_s() - r->t_start));
     return doc;
 }
 
-void mpiprof_self_check(json_t *doc, int np)
+int mpiprof_self_check(json_t *doc, int np)
 {
+    json_t *sum = json_object_get(json_object_get(doc, "point_to_point"), "summary");
+    int suspect_pairs = (int)json_integer_value(json_object_get(sum, "suspect_pairs"));
     /* the text as read back (17 digits: every double exact) */
     char *text = json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
     slo_error_t e = {0};
@@ -296,7 +371,10 @@ void mpiprof_self_check(json_t *doc, int np)
     /* and the link reader (slo comm --profile, --check) must accept it: a
      * fit with no bandwidth term (beta 0, as when every size is small, e.g.
      * --sizes 1,16) gives a document it rejects (trial finding M4) */
-    if (np >= 2) {
+    /* pairs on a failing transport (cma_suspect): the link reader refuses
+     * the document by design; it is written all the same, with the flags,
+     * so that --check and the user see why (main exits 1) */
+    if (np >= 2 && !suspect_pairs) {
         struct slo_comm_link lk;
         struct slo_comm_profile_info inf;
         if (slo_comm_profile_parse(text, "the measured profile", &lk, &inf, &e)) {
@@ -307,4 +385,5 @@ void mpiprof_self_check(json_t *doc, int np)
         }
     }
     free(text);
+    return suspect_pairs;
 }

@@ -374,6 +374,7 @@ void mpiprof_node_documents(struct mpiprof_run *r)
                                "memcpy_bytes_per_s", mpiprof_num(r->memcpy_bytes_per_s),
                                "topology", mpiprof_topology());
         json_object_set_new(nd, "memcpy_buffer_bytes", json_integer((json_int_t)p->memcpy_bytes));
+        json_object_set_new(nd, "cross_memory_attach", mpiprof_cma_json(r->cma_errno));
         text = json_dumps(nd, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
         tl = text ? (int)strlen(text) + 1 : 0;
         json_decref(nd);

@@ -24,8 +24,10 @@ void mpiprof_usage(FILE *f)
             "MPI_Isend closed by an ack, OSU style) and ping-pong latency for every rank\n"
             "pair, MPI_Allreduce time over message sizes fitted to t = alpha + beta*bytes,\n"
             "memcpy bandwidth per node (figures above 1.05 x it are flagged suspect), the\n"
-            "hwloc view of each node and the transport Open MPI reports. Writes one JSON\n"
-            "document (schema: doc/mpiprof.md) that `slo comm --profile FILE` reads.\n"
+            "hwloc view of each node and the transport Open MPI reports; a pair whose\n"
+            "transport fails (cross-memory attach blocked while Open MPI uses it) is\n"
+            "flagged suspect. Writes one JSON document (schema: doc/mpiprof.md) that\n"
+            "`slo comm --profile FILE` reads (and refuses when a pair is suspect).\n"
             "  --quick        a few sizes and repetitions: seconds (default: thorough,\n"
             "                 1 B..4 MiB by powers of 2, OSU iteration counts)\n"
             "  --output FILE  write the document to FILE (temp file + rename) instead of\n"
@@ -37,7 +39,8 @@ void mpiprof_usage(FILE *f)
             "  --check FILE   validate a document against the schema (no MPI needed)\n"
             "  --help         this text\n"
             "Progress goes to stderr (rank 0). Exit status: 0 success; 2 bad option or\n"
-            "input (MPI_Abort with code 2 under mpirun/srun), 1 internal error.\n");
+            "input (MPI_Abort with code 2 under mpirun/srun), 1 internal error or a\n"
+            "failed transport (the document is written with its suspect pairs).\n");
 }
 
 static int cmp_size(const void *a, const void *b)

@@ -13,6 +13,7 @@
  *   mpiprof_options.c    --help, options, --sizes, run parameters
  *   mpiprof_measure.c    errors that end the job, the measurement phases
  *   mpiprof_transport.c  MPI_T: the transport Open MPI uses
+ *   mpiprof_cma.c        cross-memory attach between the ranks of a node
  *   mpiprof_topo.c       hwloc: the node's topology, this rank's binding
  *   mpiprof_doc.c        the document, its self-check
  *   mpiprof_output.c     --output (temp file + rename) or stdout
@@ -89,7 +90,7 @@ int main(int argc, char **argv)
     struct mpiprof_options o;
     struct mpiprof_run run;
     json_t *doc;
-    int rc;
+    int rc, suspect_pairs = 0;
 
     memset(&run, 0, sizeof run);
     run.launched = launcher();
@@ -103,6 +104,7 @@ int main(int argc, char **argv)
 
     mpiprof_output_probe(&o, run.rank);
     mpiprof_nodes_setup(&run);
+    mpiprof_cma_probe(&run);
     mpiprof_memcpy_phase(&run);
     mpiprof_node_documents(&run);
     mpiprof_point_to_point(&run);
@@ -111,11 +113,27 @@ int main(int argc, char **argv)
 
     if (run.rank == 0) {
         doc = mpiprof_document(&run);
-        mpiprof_self_check(doc, run.np);
+        suspect_pairs = mpiprof_self_check(doc, run.np);
         mpiprof_output_write(&o, doc);
         fprintf(stderr, "%s: done in %.1f s%s%s\n", MPIPROF_NAME,
                 mpiprof_now_s() - run.t_start, o.output ? ", wrote " : "",
                 o.output ? o.output : "");
+        if (suspect_pairs) {
+            /* the first pair's reason says what failed and what to do */
+            json_t *pairs = json_object_get(json_object_get(doc, "point_to_point"), "pairs"), *e;
+            size_t k;
+            json_array_foreach(pairs, k, e) {
+                if (json_is_true(json_object_get(e, "suspect"))) {
+                    fprintf(stderr, "%s: %d of %zu pairs flagged suspect (first: ranks %lld-%lld: "
+                                    "%s); slo comm --profile and --check refuse this profile\n",
+                            MPIPROF_NAME, suspect_pairs, json_array_size(pairs),
+                            (long long)json_integer_value(json_object_get(e, "rank_a")),
+                            (long long)json_integer_value(json_object_get(e, "rank_b")),
+                            json_string_value(json_object_get(e, "suspect_reason")));
+                    break;
+                }
+            }
+        }
         json_decref(doc);
         json_decref(run.nodes);
         json_decref(run.pairs);
@@ -125,6 +143,9 @@ int main(int argc, char **argv)
     }
     free(run.ap);
     MPI_Comm_free(&run.node_comm);
+    /* every rank: the exit status of a profile measured on a failing
+     * transport is 1 (doc/mpiprof.md) */
+    MPI_Bcast(&suspect_pairs, 1, MPI_INT, 0, MPI_COMM_WORLD);
     MPI_Finalize();
-    return 0;
+    return suspect_pairs ? 1 : 0;
 }

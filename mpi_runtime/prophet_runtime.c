@@ -38,6 +38,7 @@ struct slo_prophet {
     unsigned char *staging;
     size_t staging_bytes;
     int *indices;           /* [n_blocks] for MPI_Testsome */
+    MPI_Status *statuses;   /* [n_blocks] for MPI_Testsome: which block failed */
     size_t lo;              /* lowest block not complete */
     /* issued sequence */
     struct slo_prophet_issue *log;
@@ -52,9 +53,16 @@ struct slo_prophet {
 static int mpi_fail(slo_error_t *err, int mpi_rc, const char *call)
 {
     char msg[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    if (MPI_Error_string(mpi_rc, msg, &len) != MPI_SUCCESS)
-        snprintf(msg, sizeof msg, "MPI error %d", mpi_rc);
+    int len = 0, flag = 0, *last = NULL;
+    /* MPI_Error_string of a code that is not one (Open MPI 4.1 leaves its
+     * internal -1 in the status of a failed nonblocking collective) raises
+     * MPI_ERR_ARG on MPI_COMM_WORLD, fatal by default: ask only for codes
+     * between MPI_SUCCESS and MPI_LASTUSEDCODE */
+    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &last, &flag);
+    if (mpi_rc <= MPI_SUCCESS || (flag && last && mpi_rc > *last) ||
+        MPI_Error_string(mpi_rc, msg, &len) != MPI_SUCCESS)
+        snprintf(msg, sizeof msg, "MPI error code %d (not an MPI error class: an internal "
+                 "error of the MPI library)", mpi_rc);
     return slo_error_set(err, SLO_ERR_IO, call, "%s", msg);
 }
 
@@ -267,14 +275,51 @@ static void complete(struct slo_prophet *rt, size_t b)
     rt->in_flight--;
 }
 
+/* MPI_Testsome over the in-flight window with MPI_ERRORS_RETURN in force.
+ * rt->comm has that handler (create), but Open MPI 4.1 raises the error of
+ * a failed nonblocking collective at its completion on MPI_COMM_WORLD
+ * (libnbc requests carry no communicator: "An error occurred in
+ * MPI_Testsome ... on communicator MPI_COMM_WORLD ... MPI_ERRORS_ARE_FATAL",
+ * exit 15 for MPI_ERR_TRUNCATE, issue 15), so for the call MPI_COMM_WORLD's
+ * handler is MPI_ERRORS_RETURN too and restored right after. No other MPI
+ * call can run meanwhile below MPI_THREAD_MULTIPLE; under MULTIPLE another
+ * thread could, so there the world handler is left alone (an error then
+ * follows that handler, as Open MPI does; doc/runtime.md). Returns the MPI
+ * code: MPI_ERR_IN_STATUS with rt->statuses[i].MPI_ERROR set for the failed
+ * block(s) among the *outcount completed. */
+static int testsome_returning(struct slo_prophet *rt, int n, int *outcount)
+{
+    MPI_Errhandler old = MPI_ERRHANDLER_NULL;
+    int swap = rt->thread_level != MPI_THREAD_MULTIPLE, rc;
+    if (swap && MPI_Comm_get_errhandler(MPI_COMM_WORLD, &old) == MPI_SUCCESS)
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    else
+        swap = 0;
+    for (int i = 0; i < n; i++)
+        rt->statuses[i].MPI_ERROR = MPI_SUCCESS;
+    rc = MPI_Testsome(n, rt->req + rt->lo, outcount, rt->indices, rt->statuses);
+    if (swap) {
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, old);
+        MPI_Errhandler_free(&old);
+    }
+    return rc;
+}
+
 static int poll(struct slo_prophet *rt, slo_error_t *err)
 {
     int rc;
     if (rt->in_flight > 0) {
         int outcount = 0;
         size_t n = rt->sched.next - rt->lo;
-        rc = MPI_Testsome((int)n, rt->req + rt->lo, &outcount, rt->indices,
-                          MPI_STATUSES_IGNORE);
+        rc = testsome_returning(rt, (int)n, &outcount);
+        if (rc == MPI_ERR_IN_STATUS)
+            for (int i = 0; outcount != MPI_UNDEFINED && i < outcount; i++)
+                if (rt->statuses[i].MPI_ERROR != MPI_SUCCESS) {
+                    char call[64];
+                    snprintf(call, sizeof call, "MPI_Testsome (block %zu)",
+                             rt->lo + (size_t)rt->indices[i]);
+                    return mpi_fail(err, rt->statuses[i].MPI_ERROR, call);
+                }
         if (rc != MPI_SUCCESS)
             return mpi_fail(err, rc, "MPI_Testsome");
         for (int i = 0; outcount != MPI_UNDEFINED && i < outcount; i++)
@@ -402,12 +447,14 @@ static void drop_plan(struct slo_prophet *rt)
     free(rt->direct);
     free(rt->staging);
     free(rt->indices);
+    free(rt->statuses);
     rt->req = NULL;
     rt->done = NULL;
     rt->stage_off = NULL;
     rt->direct = NULL;
     rt->staging = NULL;
     rt->indices = NULL;
+    rt->statuses = NULL;
     rt->staging_bytes = 0;
     rt->have_plan = rt->begun = 0;
     rt->in_flight = 0;
@@ -482,7 +529,9 @@ static int install_local(struct slo_prophet *rt, const struct slo_comm_plan *pla
     rt->stage_off = malloc((p->n_blocks + 1) * sizeof *rt->stage_off);
     rt->direct = calloc(p->n_blocks + 1, sizeof *rt->direct);
     rt->indices = malloc((p->n_blocks + 1) * sizeof *rt->indices);
-    if (!rt->req || !rt->done || !rt->stage_off || !rt->direct || !rt->indices)
+    rt->statuses = malloc((p->n_blocks + 1) * sizeof *rt->statuses);
+    if (!rt->req || !rt->done || !rt->stage_off || !rt->direct || !rt->indices ||
+        !rt->statuses)
         goto nomem;
     /* in place when the pieces are back to back in memory */
     for (size_t b = 0; b < p->n_blocks; b++) {

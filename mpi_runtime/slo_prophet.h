@@ -33,7 +33,13 @@
  * slo_error_t (may be NULL); nothing is printed, nothing exits or aborts:
  * the caller decides (slo-train-demo prints on rank 0 and calls
  * MPI_Abort). MPI errors on the runtime's communicator are returned
- * (MPI_ERRORS_RETURN) as SLO_ERR_IO with MPI's error string.
+ * (MPI_ERRORS_RETURN) as SLO_ERR_IO with MPI's error string, a block's
+ * collective that fails at completion too (source "MPI_Testsome (block
+ * B)"): Open MPI 4.1 raises that one on MPI_COMM_WORLD, so below
+ * MPI_THREAD_MULTIPLE the runtime holds MPI_ERRORS_RETURN on MPI_COMM_WORLD
+ * for its own MPI_Testsome call and restores the caller's handler right
+ * after (doc/runtime.md "Error behaviour"). After SLO_ERR_IO the runtime is
+ * unusable and the other ranks' collectives cannot complete: abort.
  */
 #ifndef SLO_PROPHET_H
 #define SLO_PROPHET_H

@@ -856,7 +856,7 @@ int main(int argc, char **argv)
     if (o.plan)
         plan_text = read_shared("--plan", o.plan);
     if (plan_text && world_rank == 0) { /* made for another worker count? (M9) */
-        json_t *doc = json_loads(plan_text, 0, NULL);
+        json_t *doc = json_loads(plan_text, JSON_REJECT_DUPLICATES, NULL);
         json_t *w = json_object_get(json_object_get(doc, "link"), "workers");
         if (json_is_integer(w) && json_integer_value(w) != world_size)
             fprintf(stderr, PROG ": note: --plan %s was made for %lld workers (link.workers), "

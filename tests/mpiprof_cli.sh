@@ -41,6 +41,29 @@ expect "suspect bandwidth refused" '--profile: .*reader-suspect\.json: .*flagged
     comm --model resnet50 --profile "$F/reader-suspect.json"
 succeeds "suspect bandwidth replaced by --bandwidth" '^link: ring allreduce, 4 workers, 10 Gbit/s' \
     -- comm --model resnet50 --profile "$F/reader-suspect.json" --bandwidth 10Gbit
+# (issue 15) a real profile measured with cross-memory attach blocked
+# (real-nocma-np2.json, tests/mpiprof/README.md): before, slo comm took its
+# link (exit 0); now refused, --bandwidth does not rescue it (every figure
+# of the run is the fallback's), and slo train --profile refuses it too
+NOCMA_WHY='point_to_point\.pairs\[0\] \(ranks 0-1\): expected a working transport, found the pair flagged suspect by slo-mpiprof: cross-memory attach blocked on .* \(process_vm_readv: Operation not permitted\) with Open MPI.s single copy cma'
+NOCMA="real-nocma-np2\\.json: $NOCMA_WHY"
+expect "blocked cross-memory attach refused" "^slo comm: .*$NOCMA" \
+    comm --model resnet50 --profile "$F/real-nocma-np2.json"
+expect "blocked cross-memory attach refused with --bandwidth too" "^slo comm: .*$NOCMA" \
+    comm --model resnet50 --profile "$F/real-nocma-np2.json" --bandwidth 10Gbit
+ERR_PREFIX="slo train: "
+expect "slo train --profile refuses blocked cross-memory attach" "$NOCMA" \
+    train --workload resnet110 --slo-loss 0.8 --slo-time 40m --profile "$F/real-nocma-np2.json"
+if command -v jq >/dev/null; then
+    # the two-node profile of tests/train with its first pair flagged
+    jq '.point_to_point.pairs[0] += {suspect: true, suspect_reason: "test: a failing transport"} |
+        .point_to_point.summary.suspect_pairs = 1' \
+        "$SLO_SRCDIR/tests/train/two-node-profile.json" >"$tmp/two-suspect.json"
+    expect "slo train --profile refuses a suspect pair" \
+        'two-suspect\.json: point_to_point\.pairs\[0\] \(ranks 0-1\): expected a working transport, found the pair flagged suspect by slo-mpiprof: test: a failing transport' \
+        train --workload resnet110 --slo-loss 0.8 --slo-time 40m --profile "$tmp/two-suspect.json"
+fi
+ERR_PREFIX="slo comm: "
 expect "not JSON" "line 1, column [0-9]+: malformed JSON" \
     comm --model resnet50 --profile "$F/README.md"
 expect "no bandwidth and no profile" "--bandwidth: expected .*or --profile FILE.*found it missing" \
@@ -63,6 +86,8 @@ else
         ok "--check: the real document is valid, without mpirun"
     else notok "--check: the real document is valid, without mpirun"; fi
     real=$F/real-quick-np4.json
+    # (issue 15) --check flags the blocked-CMA profile (before: valid, exit 0)
+    check_fails "--check: blocked cross-memory attach" "^slo-mpiprof: --check: .*valid document, but the link reader rejects it: $NOCMA_WHY" "$F/real-nocma-np2.json"
     check_fails "--check: a partial document" '^slo-mpiprof: --check: .*reader-good\.json: generator: expected a string, found it missing' "$F/reader-good.json"
     sed 's/"rms_residual_s"/"rms_residual_ms"/' "$real" >"$tmp/units.json"
     check_fails "--check: wrong unit names the field" 'allreduce\.fit\.rms_residual_s: expected a number >= 0, found "rms_residual_ms" instead' "$tmp/units.json"

@@ -324,6 +324,19 @@ else
             cat "$tmp/why" >>"$tmp/err"
             notok "PMPI, swapped blocks on rank 1: not the expected difference"
         fi
+        # (issue 15) the mismatched collective fails at completion
+        # (MPI_ERR_TRUNCATE, or Open MPI's internal -1); before, Open MPI
+        # raised it on MPI_COMM_WORLD ("An error occurred in MPI_Testsome ...
+        # MPI_ERRORS_ARE_FATAL", exit 15) although the runtime's communicator
+        # returns errors. Now slo_prophet_* returns SLO_ERR_IO naming the
+        # block and the demo prints it: one line, exit 1, no fatal banner.
+        if [ "$rc" = 1 ] && ! grep -q 'MPI_ERRORS_ARE_FATAL' "$tmp/err" &&
+           [ "$(grep -c '^slo-train-demo: ' "$tmp/err")" = 1 ] &&
+           grep -Eq '^slo-train-demo: rank [01]: MPI_Testsome \(block [0-9]+\): (MPI_ERR_TRUNCATE|MPI error code -?[0-9]+ )' "$tmp/err"; then
+            ok "swapped blocks: the failed collective returns SLO_ERR_IO ($(grep '^slo-train-demo: ' "$tmp/err" | cut -c1-90)), exit 1, no MPI_ERRORS_ARE_FATAL"
+        else
+            notok "swapped blocks: expected SLO_ERR_IO from MPI_Testsome and exit 1, found exit $rc"
+        fi
     fi
 fi
 
@@ -429,6 +442,18 @@ bad "unreadable model file" "--model: $tmp/none.csv: cannot read" 2 --model "$tm
 echo '{"policies": [' >"$tmp/trunc.json"
 bad "plan file not JSON" "--plan: $tmp/trunc.json: line [0-9]+ column [0-9]+: expected \`slo comm --json\` output" \
     2 --quick --plan "$tmp/trunc.json"
+# (issue 15) the plan reader is the kernel's strict one: an offset_bytes
+# given twice (before: the last one won) and a 100 MB plan (a real plan
+# padded with blanks, valid JSON) are refused, exit 2
+sed '0,/"offset_bytes": /s//"offset_bytes": 12345678, "offset_bytes": /' "$tmp/small.json" >"$tmp/dup.json"
+bad "plan with a key given twice" \
+    "--plan: $tmp/dup.json: line [0-9]+ column [0-9]+: expected \`slo comm --json\` output, found a key given twice: duplicate object key near '\"offset_bytes\"'" \
+    2 --quick --model "$FIX/small_layers.csv" --plan "$tmp/dup.json"
+rm -f "$tmp/dup.json"
+{ cat "$tmp/small.json"; head -c 100000000 /dev/zero | tr '\0' ' '; } >"$tmp/big.json"
+bad "plan of 100 MB" "--plan: $tmp/big.json: expected an input of at most 64 MiB, found more" \
+    2 --quick --model "$FIX/small_layers.csv" --plan "$tmp/big.json"
+rm -f "$tmp/big.json"
 bad "vgg16 plan with the resnet50 model" \
     "--plan: $tmp/vgg.json: model.layers: expected 176 .*found 40: a plan for another gradient list" \
     4 --quick --plan "$tmp/vgg.json"

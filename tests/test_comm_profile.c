@@ -17,6 +17,8 @@
  *                           flagged by the profiler
  *   real-quick-np4.json     a real `mpirun -np 4 slo-mpiprof --quick` document
  *                           from the 2-core dev box (physical bound checked)
+ *   real-nocma-np2.json     a real `mpirun -np 2 slo-mpiprof --quick` run with
+ *                           cross-memory attach blocked (tests/mpiprof_nocma)
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <setjmp.h>
@@ -569,6 +571,128 @@ static void test_check_document(void **state)
     free(good);
 }
 
+/* doc (parsed) as compact text, for the readers; free() it */
+static char *dump(const json_t *doc)
+{
+    char *t = json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    assert_non_null(t);
+    return t;
+}
+
+/* (issue 15) A real profile measured with cross-memory attach blocked
+ * (tests/mpiprof/real-nocma-np2.json: `mpirun -np 2 tests/mpiprof_nocma
+ * slo-mpiprof --quick`, a seccomp filter making process_vm_readv fail with
+ * EPERM; Open MPI printed 1281 "Read -1, expected N, errno = 1" lines and
+ * its single copy stayed cma). The document is valid (--check's schema
+ * walk), but every reading of its figures refuses it: the link (slo comm
+ * --profile) and B_ps (slo train --profile), naming the pair and why.
+ * Before, the document carried no such fields and slo comm used it. A
+ * hand edit that drops the pair's flag is caught twice: the schema walk
+ * requires the flag from the node's verdict, and the readers refuse on the
+ * node's verdict alone. With single copy "none" (Open MPI does not use
+ * CMA: the same machine, the figures stand) the blocked CMA is no reason. */
+static void test_blocked_cma(void **state)
+{
+    char *text = slurp(fixture("real-nocma-np2.json")), *t;
+    struct slo_comm_link l;
+    slo_error_t err = {0};
+    double bps = -1;
+    int np = 0;
+    json_t *doc, *pair;
+    (void)state;
+    assert_int_equal(slo_comm_profile_check(text, "nocma.json", &np, &err), SLO_OK);
+    assert_int_equal(np, 2);
+    sentinel(&l);
+    assert_int_equal(slo_comm_profile_parse(text, "nocma.json", &l, NULL, &err), SLO_ERR_INVALID);
+    assert_sentinel(&l);
+    assert_string_equal(err.source, "nocma.json");
+    assert_non_null(strstr(err.text, "point_to_point.pairs[0] (ranks 0-1): expected a working "
+                                     "transport, found the pair flagged suspect by "
+                                     "slo-mpiprof: cross-memory attach blocked on "));
+    assert_non_null(strstr(err.text, "process_vm_readv: Operation not permitted"));
+    assert_int_equal(slo_profile_ps_bandwidth(text, "nocma.json", &bps, &err), SLO_ERR_INVALID);
+    assert_true(bps == -1);
+    assert_non_null(strstr(err.text, "point_to_point.pairs[0] (ranks 0-1): expected a working "
+                                     "transport"));
+
+    /* the pair's flag removed by hand */
+    doc = json_loads(text, 0, NULL);
+    assert_non_null(doc);
+    pair = json_array_get(json_object_get(json_object_get(doc, "point_to_point"), "pairs"), 0);
+    json_object_set_new(pair, "suspect", json_false());
+    json_object_del(pair, "suspect_reason");
+    json_object_set_new(json_object_get(json_object_get(doc, "point_to_point"), "summary"),
+                        "suspect_pairs", json_integer(0));
+    t = dump(doc);
+    expect_check_error(t, "point_to_point.pairs[0].suspect: expected true "
+                          "(nodes[0].cross_memory_attach.usable is false while mpi.transport "
+                          "may use it: single copy cma or unknown, pml ob1, btl vader), found "
+                          "false");
+    assert_int_equal(slo_comm_profile_parse(t, "nocma.json", &l, NULL, &err), SLO_ERR_INVALID);
+    assert_non_null(strstr(err.text, "nodes[0].cross_memory_attach.usable: expected true"));
+    free(t);
+    /* ... and the count kept at 1 */
+    json_object_set_new(json_object_get(json_object_get(doc, "point_to_point"), "summary"),
+                        "suspect_pairs", json_integer(1));
+    json_object_set_new(pair, "suspect", json_true());
+    json_object_set_new(pair, "suspect_reason", json_string(""));
+    t = dump(doc);
+    expect_check_error(t, "point_to_point.pairs[0].suspect_reason: expected a reason");
+    free(t);
+
+    /* btl self,tcp (no shared-memory BTL, as tests/slurm_submit.sh runs it)
+     * or pml ucx: Open MPI's vader does not run, a blocked CMA flags nothing;
+     * back to self,vader,tcp and ob1: flagged again */
+    {
+        json_t *tr = json_object_get(json_object_get(doc, "mpi"), "transport");
+        json_object_set_new(pair, "suspect", json_false());
+        json_object_del(pair, "suspect_reason");
+        json_object_set_new(json_object_get(json_object_get(doc, "point_to_point"), "summary"),
+                            "suspect_pairs", json_integer(0));
+        json_object_set_new(json_object_get(tr, "btl"), "allowed", json_string("self,tcp"));
+        t = dump(doc);
+        assert_int_equal(slo_comm_profile_check(t, "tcp.json", &np, &err), SLO_OK);
+        assert_int_equal(slo_comm_profile_parse(t, "tcp.json", &l, NULL, &err), SLO_OK);
+        free(t);
+        json_object_set_new(json_object_get(tr, "btl"), "allowed",
+                            json_string("self,vader,tcp"));
+        json_object_set_new(json_object_get(tr, "pml"), "selected", json_string("ucx"));
+        t = dump(doc);
+        assert_int_equal(slo_comm_profile_parse(t, "ucx.json", &l, NULL, &err), SLO_OK);
+        free(t);
+        json_object_set_new(json_object_get(tr, "pml"), "selected", json_string("ob1"));
+        t = dump(doc);
+        assert_int_equal(slo_comm_profile_parse(t, "ob1.json", &l, NULL, &err),
+                         SLO_ERR_INVALID);
+        assert_non_null(strstr(err.text, "nodes[0].cross_memory_attach.usable: expected true"));
+        free(t);
+    }
+    /* single copy none: Open MPI does not use CMA, so a blocked CMA flags
+     * nothing (the pair unflagged, count 0) */
+    json_object_set_new(json_object_get(json_object_get(doc, "mpi"), "transport"),
+                        "shared_memory_single_copy", json_string("none"));
+    json_object_set_new(pair, "suspect", json_false());
+    json_object_del(pair, "suspect_reason");
+    json_object_set_new(json_object_get(json_object_get(doc, "point_to_point"), "summary"),
+                        "suspect_pairs", json_integer(0));
+    t = dump(doc);
+    assert_int_equal(slo_comm_profile_check(t, "none.json", &np, &err), SLO_OK);
+    assert_int_equal(slo_comm_profile_parse(t, "none.json", &l, NULL, &err), SLO_OK);
+    assert_int_equal(l.workers, 2);
+    free(t);
+
+    /* a verdict of the wrong type */
+    json_object_set_new(json_object_get(json_array_get(json_object_get(doc, "nodes"), 0),
+                                        "cross_memory_attach"),
+                        "usable", json_string("no"));
+    t = dump(doc);
+    expect_check_error(t, "nodes[0].cross_memory_attach.usable: expected true or false "
+                          "(tested is true), found the string \"no\"");
+    free(t);
+    json_decref(doc);
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -579,6 +703,7 @@ int main(void)
         cmocka_unit_test(test_fit_nnls_faces_by_hand), cmocka_unit_test(test_fit_nnls_brute_force),
         cmocka_unit_test(test_fit_errors),     cmocka_unit_test(test_ring_readings),
         cmocka_unit_test(test_fit_reproduces_real_profile), cmocka_unit_test(test_check_document),
+        cmocka_unit_test(test_blocked_cma),
     };
     return cmocka_run_group_tests_name("comm_profile", tests, NULL, NULL);
 }

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "prophet_private.h"
@@ -700,6 +701,70 @@ static void test_read_file(void **state)
     assert_null(kp.ranges);
 }
 
+/* (issue 15) The plan reader the runtime uses is strict: a range with
+ * offset_bytes twice (the duplicate placed before the real one, so that
+ * with jansson's default "the last wins" the plan would still parse and
+ * map) is refused naming the key given twice; a plan of 100 MB (a real
+ * plan padded with blanks: still valid JSON) is refused by
+ * slo_comm_plan_load at the kernel's 64 MiB input limit. Both were taken
+ * before (the fuzzing campaign of issue 15). */
+static void test_strict_reader(void **state)
+{
+    struct slo_comm_model m;
+    struct slo_comm_link link = {1.25e9, 20e-6, 4, SLO_COMM_RING, 1};
+    struct slo_comm_problem prob = {&m, &link};
+    struct slo_comm_options opt;
+    struct slo_comm_result r;
+    struct slo_comm_plan kp;
+    slo_error_t err = {0};
+    char *text = NULL, *dup, *at, path[] = "/tmp/slo_test_plan_XXXXXX";
+    const char *key = "\"offset_bytes\": ";
+    size_t n, pad = (size_t)100 * 1000 * 1000, off;
+    FILE *f;
+    int fd;
+    (void)state;
+    assert_int_equal(slo_comm_model_builtin("resnet50", &m, &err), SLO_OK);
+    slo_comm_options_init(&opt);
+    opt.policy = SLO_COMM_FIFO;
+    assert_int_equal(slo_comm_solve(&prob, &opt, &r, &err), SLO_OK);
+    assert_int_equal(slo_comm_plan_to_json(&r.plan, &text, &err), SLO_OK);
+    /* the unedited text is a plan: what follows changes only the key */
+    assert_int_equal(slo_comm_plan_parse(text, "p.json", NULL, 4, &kp, &err), SLO_OK);
+    slo_comm_plan_free(&kp);
+    n = strlen(text);
+    assert_non_null(at = strstr(text, key));
+    off = (size_t)(at - text);
+    assert_non_null(dup = malloc(n + 64));
+    memcpy(dup, text, off);
+    off += (size_t)sprintf(dup + off, "\"offset_bytes\": 12345678, ");
+    memcpy(dup + off, at, n - (size_t)(at - text) + 1);
+    assert_int_equal(slo_comm_plan_parse(dup, "dup.json", NULL, 4, &kp, &err), SLO_ERR_INVALID);
+    assert_string_equal(err.source, "dup.json");
+    assert_non_null(strstr(err.text, "a key given twice"));
+    assert_non_null(strstr(err.text, "offset_bytes"));
+    assert_null(kp.ranges);
+    free(dup);
+    /* 100 MB: the plan, then blanks */
+    assert_true((fd = mkstemp(path)) >= 0);
+    assert_non_null(f = fdopen(fd, "w"));
+    assert_int_equal(fwrite(text, 1, n, f), n);
+    {
+        char blanks[65536];
+        memset(blanks, ' ', sizeof blanks);
+        for (size_t k = n; k < pad; k += sizeof blanks)
+            assert_int_equal(fwrite(blanks, 1, sizeof blanks, f), sizeof blanks);
+    }
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(slo_comm_plan_load(path, NULL, 4, &kp, &err), SLO_ERR_INVALID);
+    assert_string_equal(err.source, path);
+    assert_non_null(strstr(err.text, "expected an input of at most 64 MiB, found more"));
+    assert_null(kp.ranges);
+    assert_int_equal(unlink(path), 0);
+    free(text);
+    slo_comm_result_free(&r);
+    slo_comm_model_free(&m);
+}
+
 /* A plan object written by the kernel (slo_comm_plan_to_json) is a plan
  * file too: read back through the kernel's reader it maps to the very
  * plan slo_comm_solve made, mapped (same blocks, pieces, holds and
@@ -752,6 +817,7 @@ int main(void)
         cmocka_unit_test(test_resnet50_policies),
         cmocka_unit_test(test_fixture_half),
         cmocka_unit_test(test_read_file),
+        cmocka_unit_test(test_strict_reader),
         cmocka_unit_test(test_plan_object),
         cmocka_unit_test(test_uneven_layer_bytes),
     };

@@ -278,6 +278,85 @@ static int agrees(double a, double b)
     return fabs(a - b) <= 1e-6 * fmax(fabs(a), fabs(b));
 }
 
+/* 1 when the comma-separated list has the token name. */
+static int list_has(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+        if (strncmp(p, name, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+            return 1;
+    return 0;
+}
+
+/* 1 when Open MPI may move shared-memory messages by cross-memory attach
+ * in the run the transport object (mpi.transport) describes: the single
+ * copy cma or unknown, the PML ob1 or unknown (UCX and cm bring their
+ * own), and the shared-memory BTL (vader, alias sm) allowed ("unknown", an
+ * exclusion list "^...", or a list naming it). */
+static int may_use_cma(const json_t *transport)
+{
+    const char *sc = json_string_value(json_object_get(transport, "shared_memory_single_copy"));
+    const char *pml = json_string_value(
+        json_object_get(json_object_get(transport, "pml"), "selected"));
+    const char *btl = json_string_value(
+        json_object_get(json_object_get(transport, "btl"), "allowed"));
+    if (sc && strcmp(sc, "cma") && strcmp(sc, "unknown"))
+        return 0;
+    if (pml && strcmp(pml, "ob1") && strcmp(pml, "unknown"))
+        return 0;
+    return !btl || !strcmp(btl, "unknown") || btl[0] == '^' || list_has(btl, "vader") ||
+           list_has(btl, "sm");
+}
+
+/* 1 when node (a nodes[] entry) records cross-memory attach blocked
+ * between its ranks (slo-mpiprof's process_vm_readv probe) in a run where
+ * Open MPI may use it (may_use_cma). */
+static int cma_blocked(const json_t *root, const json_t *node)
+{
+    const json_t *cm = json_object_get(node, "cross_memory_attach");
+    return json_is_false(json_object_get(cm, "usable")) &&
+           may_use_cma(json_object_get(json_object_get(root, "mpi"), "transport"));
+}
+
+/* Every reading of the figures refuses a profile measured on a failing
+ * transport (issue 15): a pair the profiler flagged suspect
+ * (point_to_point.pairs[].suspect, with its reason), or a node whose ranks
+ * cannot use cross-memory attach while Open MPI's single copy is cma
+ * (nodes[].cross_memory_attach.usable false): there every large message
+ * failed and Open MPI fell back, so neither the pairs nor the allreduce fit
+ * describe the link. The fields are optional (profiles written before
+ * slo-mpiprof recorded them carry neither). SLO_ERR_INVALID naming the
+ * field. */
+static int transport_verdict(struct ctx *c, const json_t *root)
+{
+    const json_t *pairs = json_object_get(json_object_get(root, "point_to_point"), "pairs");
+    const json_t *nodes = json_object_get(root, "nodes"), *v;
+    size_t i;
+    json_array_foreach(pairs, i, v) {
+        if (json_is_true(json_object_get(v, "suspect"))) {
+            const char *why = json_string_value(json_object_get(v, "suspect_reason"));
+            return fail(c, "point_to_point.pairs[%zu] (ranks %lld-%lld): expected a working "
+                           "transport, found the pair flagged suspect by slo-mpiprof: %s; "
+                           "profile not used",
+                        i, (long long)json_integer_value(json_object_get(v, "rank_a")),
+                        (long long)json_integer_value(json_object_get(v, "rank_b")),
+                        why ? why : "no reason given");
+        }
+    }
+    json_array_foreach(nodes, i, v) {
+        if (cma_blocked(root, v)) {
+            const char *e = json_string_value(
+                json_object_get(json_object_get(v, "cross_memory_attach"), "error"));
+            return fail(c, "nodes[%zu].cross_memory_attach.usable: expected true (Open MPI's "
+                           "shared-memory single copy is cma), found false (%s): its large "
+                           "messages failed and fell back; measure again with "
+                           "OMPI_MCA_btl_vader_single_copy_mechanism=none; profile not used",
+                        i, e ? e : "process_vm_readv failed");
+        }
+    }
+    return SLO_OK;
+}
+
 /* The ring link of slo_comm_profile_parse from an opened document. */
 static int read_link(struct ctx *c, const json_t *root, struct slo_comm_link *link,
                      struct slo_comm_profile_info *info)
@@ -291,6 +370,8 @@ static int read_link(struct ctx *c, const json_t *root, struct slo_comm_link *li
 
     memset(&in, 0, sizeof in);
     memset(&out, 0, sizeof out);
+    if (transport_verdict(c, root))
+        return c->rc;
     if (!(mpi = object(c, root, "", "mpi", 0)) ||
         integer(c, mpi, "mpi", "world_size", 1, SLO_COMM_MAX_WORKERS, &world))
         return c->rc;
@@ -510,6 +591,31 @@ static int check_document(struct ctx *c, const json_t *doc, long long *world_siz
             goto out;
         if (d < ceil_memcpy)
             ceil_memcpy = d;
+        if (json_object_get(nd, "cross_memory_attach")) { /* optional (older profiles) */
+            json_t *cm;
+            int tested;
+            snprintf(p2, sizeof p2, "%s.cross_memory_attach", path);
+            if (!(cm = object(c, nd, path, "cross_memory_attach", 0)) ||
+                boolean(c, cm, p2, "tested", &tested) || string(c, cm, p2, "error", 1, NULL) ||
+                string(c, cm, p2, "method", 0, NULL))
+                goto out;
+            x = json_object_get(cm, "usable");
+            if (tested ? !json_is_boolean(x) : !json_is_null(x)) {
+                bad(c, p2, "usable", tested ? "true or false (tested is true)"
+                                            : "null (tested is false)", x);
+                goto out;
+            }
+            x = json_object_get(cm, "errno");
+            if (!(json_is_null(x) || (json_is_integer(x) && json_integer_value(x) > 0))) {
+                bad(c, p2, "errno", "an integer > 0 or null", x);
+                goto out;
+            }
+            x = json_object_get(cm, "ptrace_scope");
+            if (!(json_is_null(x) || (json_is_integer(x) && json_integer_value(x) >= 0))) {
+                bad(c, p2, "ptrace_scope", "an integer >= 0 or null", x);
+                goto out;
+            }
+        }
         json_array_foreach(rs, j, x) {
             long long r = json_is_integer(x) ? json_integer_value(x) : -1;
             if (r < 0 || r >= np || node_of[r] >= 0) {
@@ -627,7 +733,7 @@ static int check_document(struct ctx *c, const json_t *doc, long long *world_siz
     {
         long long a = 0, bb = 0;
         double mn_bw = INFINITY, mx_bw = 0, mn_lat = INFINITY, mx_lat = 0, v;
-        long long n_suspect = 0, got_suspect;
+        long long n_suspect = 0, got_suspect, n_suspect_pairs = 0;
         json_t *sum;
         for (i = 0; i < n_pairs; i++) {
             json_t *pr, *bw, *lat, *x;
@@ -651,6 +757,29 @@ static int check_document(struct ctx *c, const json_t *doc, long long *world_siz
             if (same != (node_of[a] == node_of[bb])) {
                 fail(c, "%s.same_node: expected %s (nodes[].ranks), found %s", path,
                      same ? "false" : "true", same ? "true" : "false");
+                goto out;
+            }
+            if (json_object_get(pr, "suspect")) { /* the pair's transport (optional) */
+                int ps;
+                const char *why;
+                if (boolean(c, pr, path, "suspect", &ps) ||
+                    (ps && string(c, pr, path, "suspect_reason", 0, &why)))
+                    goto out;
+                if (ps && !*why) {
+                    fail(c, "%s.suspect_reason: expected a reason, found \"\"", path);
+                    goto out;
+                }
+                n_suspect_pairs += ps;
+                if (!ps && same && cma_blocked(doc, json_array_get(nodes, (size_t)node_of[a]))) {
+                    fail(c, "%s.suspect: expected true (nodes[%d].cross_memory_attach.usable "
+                            "is false while mpi.transport may use it: single copy cma or "
+                            "unknown, pml ob1, btl vader), found false", path, node_of[a]);
+                    goto out;
+                }
+            } else if (same && cma_blocked(doc, json_array_get(nodes, (size_t)node_of[a]))) {
+                fail(c, "%s.suspect: expected true (nodes[%d].cross_memory_attach.usable is "
+                        "false while mpi.transport may use it: single copy cma or unknown, "
+                        "pml ob1, btl vader), found it missing", path, node_of[a]);
                 goto out;
             }
             if (json_array_size(bw) != n_sizes || json_array_size(lat) != n_sizes) {
@@ -716,6 +845,16 @@ static int check_document(struct ctx *c, const json_t *doc, long long *world_siz
                 fail(c, "point_to_point.summary.suspect_figures: expected %lld (flags in the "
                         "pairs), found %lld", n_suspect, got_suspect);
                 goto out;
+            }
+            if (json_object_get(sum, "suspect_pairs") || n_suspect_pairs) {
+                if (integer(c, sum, "point_to_point.summary", "suspect_pairs", 0, 1LL << 40,
+                            &got_suspect))
+                    goto out;
+                if (got_suspect != n_suspect_pairs) {
+                    fail(c, "point_to_point.summary.suspect_pairs: expected %lld (pairs "
+                            "flagged suspect), found %lld", n_suspect_pairs, got_suspect);
+                    goto out;
+                }
             }
         }
     }
@@ -903,7 +1042,7 @@ int slo_profile_ps_bandwidth(const char *text, const char *source, double *b_ps_
 
     if ((rc = open_profile(&c, text, 0, &root)))
         return rc;
-    if (!(p2p = object(&c, root, "", "point_to_point", 0)))
+    if (transport_verdict(&c, root) || !(p2p = object(&c, root, "", "point_to_point", 0)))
         goto out;
     pairs = json_object_get(p2p, "pairs");
     if (!pairs || !json_is_array(pairs)) {

@@ -754,6 +754,13 @@ struct slo_comm_profile_info {
  * field in another unit ("... found link_bandwidth_mbps instead: this
  * reader takes bytes per second"), fewer than 2 ranks, a value beyond the
  * link limits of this header, ring figures that disagree with the fit;
+ * a profile measured on a failing transport (issue 15), whatever its
+ * figures: a pair flagged suspect by slo-mpiprof's transport check
+ * ("point_to_point.pairs[0] (ranks 0-1): expected a working transport,
+ * found the pair flagged suspect by slo-mpiprof: REASON; profile not
+ * used"), or a node with cross_memory_attach.usable false in a run where
+ * Open MPI may use it (mpi.transport: single copy cma or unknown, pml ob1
+ * or unknown, btl allowing vader);
  * SLO_ERR_NOMEM. On failure *link and *info are unchanged.
  */
 int slo_comm_profile_parse(const char *text, const char *source, struct slo_comm_link *link,
@@ -776,7 +783,11 @@ int slo_comm_profile_load(const char *path, struct slo_comm_link *link,
  * the NIC across nodes) flagged suspect with a reason; allreduce bandwidths
  * equal to size / median time (bus: x 2(p-1)/p); the fit's residuals
  * recomputed from the points (relative 1e-6); the ring figures derived from
- * the fit as slo_comm_profile_parse reads them (relative 1e-8). A 1-rank
+ * the fit as slo_comm_profile_parse reads them (relative 1e-8); where
+ * present (optional), nodes[].cross_memory_attach and pairs[].suspect /
+ * suspect_reason well-formed, a same-node pair flagged when its node's
+ * cross-memory attach is not usable in a run that may use it, and
+ * point_to_point.summary.suspect_pairs equal to the flagged pairs. A 1-rank
  * document (fit and ring_model null) is valid; slo_comm_profile_parse is
  * what says whether a document gives a link. *world_size (may be NULL)
  * receives mpi.world_size on success.
@@ -805,7 +816,9 @@ int slo_comm_profile_check_load(const char *path, int *world_size, slo_error_t *
  * the profiler's, point_to_point.pairs missing or malformed (field named,
  * expected vs found), no cross-node pair with rank 0 ("every pair shares a
  * node: ..."), the largest message's bandwidth of such a pair flagged
- * suspect by the profiler.
+ * suspect by the profiler; a failing transport, as slo_comm_profile_parse
+ * refuses it (a pair flagged suspect, a node with cross-memory attach
+ * blocked under single copy cma).
  */
 int slo_profile_ps_bandwidth(const char *text, const char *source, double *b_ps_mbps,
                              slo_error_t *err);
