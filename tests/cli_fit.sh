@@ -54,11 +54,42 @@ if [ $? = 0 ] && grep -q '"p3.2xlarge": 2' "$tmp/out"; then ok "slo train runs o
 else notok "slo train on the fitted profile"; fi
 
 # Logs from the 2022 form carry no convergence-coefficient signal: fitting the
-# 2023 form to them must warn that gamma4 is not determined.
-"$SLO" fit train --workload resnet110 "$tmp/a0.csv" "$tmp/b0.csv" "$tmp/c0.csv" >"$tmp/out" 2>"$tmp/err"
-if [ $? = 0 ] && grep -q "warning: gamma4 = .* the logs do not determine it" "$tmp/err"; then
-    ok "undetermined gamma4 is warned about"
-else notok "undetermined gamma4 warning"; fi
+# 2023 form to them sends gamma4 to the end of its range, which is refused
+# (it was a warning with exit 0 before issue 15).
+MAX_ERR_LINES=1 expect "undetermined gamma4 is refused" \
+    'gamma4 = 10 is at the end of its search range \[0, 10\]: the logs do not determine it' \
+    fit train --workload resnet110 "$tmp/a0.csv" "$tmp/b0.csv" "$tmp/c0.csv"
+
+# Issue 15, "Why", first item: two logs whose weighted-average batches differ
+# by 1e-9 (1024 and 1024.000000001 samples per update), loss noise 1e-3 (a
+# fixed sine sequence). Before: gamma2 = -3.36e7, gamma3 = 3.44e10, R^2 =
+# 1.0000, exit 0. Now: exit 2, nothing on stdout, the reason.
+write_noisy() {
+    awk -v cluster="$2" -v n="$3" -v bw="$4" -v seed="$5" 'BEGIN {
+        printf "# cluster: %s\n", cluster
+        print "time_s,global_step,global_samples,loss"
+        for (i = 1; i <= 60; i++) {
+            step = i * 400; samples = step * bw; j = samples / bw
+            loss = (-0.2 * bw + 2507.6) * sqrt(n) / (j + 876.5) + 0.5 + 1e-3 * sin(12.9898 * i + 78.233 * seed)
+            printf "%d,%d,%.6f,%.10f\n", i * 10, step, samples, loss
+        }
+    }' >"$1"
+}
+write_noisy "$tmp/n0.csv" "p3.2xlarge=2" 2 1024 1
+write_noisy "$tmp/n1.csv" "g3.8xlarge=2,p3.2xlarge=2" 4 1024.000000001 2
+if tail -n 1 "$tmp/n1.csv" | grep -q '^600,24000,24576000.000024,'; then ok "b_w 1024.000000001 log written"
+else notok "b_w 1024.000000001 log written"; fi
+MAX_ERR_LINES=1 expect "batches 1e-9 apart are refused" \
+    "the logs' weighted-average batches b_w differ by only 1e-09 \(1024 to 1024.000000001 samples\): the loss model needs at least two clearly different batches" \
+    fit train "$tmp/n0.csv" "$tmp/n1.csv"
+# The same noise on batches 1024, 1400 and 1900 fits, with the condition
+# number and standard errors on stderr.
+write_noisy "$tmp/n1.csv" "g3.8xlarge=2,p3.2xlarge=2" 4 1400 2
+write_noisy "$tmp/n2.csv" "g3.16xlarge=3,g4dn.4xlarge=4" 7 1900 3
+"$SLO" fit train "$tmp/n0.csv" "$tmp/n1.csv" "$tmp/n2.csv" >"$tmp/out" 2>"$tmp/err"
+if [ $? = 0 ] && grep -q 'condition number [0-9.]*, gamma2 -0.[12][0-9]* +- 0.00' "$tmp/err"; then
+    ok "noisy logs on clearly different batches fit"
+else notok "noisy logs on clearly different batches fit"; fi
 
 # The same log as a spreadsheet exports it (byte order mark, CRLF, quoted
 # header names and values) must give the same fit, byte for byte.

@@ -294,6 +294,93 @@ static void test_fit_errors(void **state)
     expect_fit_error(s, N_SYNTH, SLO_ERR_INVALID, "samples[299].n_workers");
 }
 
+/*
+ * Fits the samples cannot determine (issue 15, "Why", first item): each is
+ * refused with SLO_ERR_INVALID and a text naming what is missing, m left
+ * unchanged. Two clusters (2 and 4 workers) x 100 samples of `truth` at
+ * j = 300..30000, with b_w bw0 and bw1 and absolute Gaussian noise sd noise
+ * (xorshift seed fixed).
+ */
+static void make_two(const struct slo_loss_model *truth, double bw0, double bw1, double noise,
+                     double j_step, struct slo_loss_sample *out)
+{
+    uint64_t seed = 0x15u;
+    const double bw[2] = {bw0, bw1};
+    const int nw[2] = {2, 4};
+    size_t k = 0;
+
+    for (int c = 0; c < 2; c++)
+        for (int i = 1; i <= PER_CLUSTER; i++, k++) {
+            double j = j_step * i;
+            out[k].iterations = j;
+            out[k].wa_batch = bw[c];
+            out[k].cc = 0.5;
+            out[k].n_workers = nw[c];
+            out[k].loss = slo_loss_at(truth, bw[c], 0.5, nw[c], j) + noise * rng_gauss(&seed);
+        }
+}
+
+static void test_fit_undetermined(void **state)
+{
+    struct slo_loss_sample s[2 * PER_CLUSTER];
+    struct slo_loss_model rising = truth_2022, neg_floor = truth_2022, no_bend = truth_2022;
+    (void)state;
+
+    /* The issue's reproducer: b_w 1024 and 1024 + 1e-9, noise 1e-3. Before,
+     * gamma2 = -3.36e7 and gamma3 = 3.44e10 with R^2 = 1.0000. */
+    make_two(&truth_2022, 1024, 1024 + 1e-9, 1e-3, J_STEP, s);
+    expect_fit_error(s, 2 * PER_CLUSTER, SLO_ERR_INVALID,
+                     "the logs' weighted-average batches b_w differ by only 1e-09");
+    expect_fit_error(s, 2 * PER_CLUSTER, SLO_ERR_INVALID,
+                     "needs at least two clearly different batches");
+    /* b_w 1024 and 1025 (0.1% apart) with noise 1e-2: well conditioned
+     * enough, but the noise hides the batch dependence (2 SE(gamma2) is
+     * about 2, times b_w 1025, against a decay term of about 2300). */
+    make_two(&truth_2022, 1024, 1025, 1e-2, J_STEP, s);
+    expect_fit_error(s, 2 * PER_CLUSTER, SLO_ERR_INVALID,
+                     "the logs do not determine how the loss depends on the weighted-average "
+                     "batch");
+    /* The same batches without noise are determined: gamma2 comes back. */
+    {
+        struct slo_loss_model m = {SLO_LOSS_SPOTDNN_2022, 0, 0, 0, 0, 0};
+        slo_error_t err;
+        make_two(&truth_2022, 1024, 1025, 0, J_STEP, s);
+        assert_int_equal(slo_fit_loss(s, 2 * PER_CLUSTER, &m, NULL, &err), SLO_OK);
+        assert_near(m.gamma2, truth_2022.gamma2, 1e-3);
+    }
+    /* A loss that rises with training: gamma2 b_w + gamma3 < 0. */
+    rising.gamma2 = 0.2;
+    rising.gamma3 = -2507.6;
+    rising.gamma5 = 5;
+    make_two(&rising, 1024, 1400, 1e-3, J_STEP, s);
+    expect_fit_error(s, 2 * PER_CLUSTER, SLO_ERR_INVALID, "expected > 0 at every profiled batch");
+    /* A floor below zero: losses of a model with gamma5 = -0.1 over
+     * j = 100..10000 (all still > 0). */
+    neg_floor.gamma5 = -0.1;
+    make_two(&neg_floor, 1024, 1400, 0, 100, s);
+    expect_fit_error(s, 2 * PER_CLUSTER, SLO_ERR_INVALID, "loss floor gamma5 = -0.1");
+    /* gamma1 = 0: the search ends at its lower end 1e-3. */
+    no_bend.gamma1 = 0;
+    make_two(&no_bend, 1024, 1400, 0, J_STEP, s);
+    expect_fit_error(s, 2 * PER_CLUSTER, SLO_ERR_INVALID,
+                     "gamma1 = 0.001 is at the end of its search range");
+}
+
+/* The 2022-form samples carry no convergence-coefficient signal: a 2023 fit
+ * sends gamma4 to the end of its range, refused. */
+static void test_fit_gamma4_undetermined(void **state)
+{
+    struct slo_loss_sample s[N_SYNTH];
+    struct slo_loss_model m = {SLO_LOSS_SPOTDNN_2023, 0, 0, 0, 0, 0};
+    slo_error_t err;
+    (void)state;
+
+    make_samples(&truth_2022, 0, 1, s);
+    assert_int_equal(slo_fit_loss(s, N_SYNTH, &m, NULL, &err), SLO_ERR_INVALID);
+    assert_contains(err.text, "gamma4 = 10 is at the end of its search range");
+    assert_true(m.gamma1 == 0 && m.gamma3 == 0);
+}
+
 /* ------------------------------------------------------------------ */
 /* Training logs                                                       */
 /* ------------------------------------------------------------------ */
@@ -657,6 +744,8 @@ int main(void)
         cmocka_unit_test(test_fit_2023_noisy),
         cmocka_unit_test(test_fit_noise_free),
         cmocka_unit_test(test_fit_errors),
+        cmocka_unit_test(test_fit_undetermined),
+        cmocka_unit_test(test_fit_gamma4_undetermined),
         cmocka_unit_test(test_log_load_and_samples),
         cmocka_unit_test(test_log_samples_cc),
         cmocka_unit_test(test_log_errors),
