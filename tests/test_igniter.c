@@ -766,6 +766,115 @@ static void test_coefficients_roundtrip(void **state)
 }
 
 /*
+ * Issue 15, "Why", items 2-4: measured arrays that do not determine the fit,
+ * appended as later JSON-lines to the upstream config (later lines win, HEAD
+ * loadprofile()), each refused with file, field and the value or the reason.
+ * The outcomes before issue 15 are in the comments.
+ */
+static void expect_with_lines(const char *good, const char *lines, const char *needle)
+{
+    char *text = malloc(strlen(good) + strlen(lines) + 2);
+    assert_non_null(text);
+    sprintf(text, "%s\n%s", good, lines);
+    expect_profile_error(text, needle);
+    free(text);
+}
+
+static void test_profile_undetermined(void **state)
+{
+    char *good = slurp(PROFILE);
+    (void)state;
+
+    /* The same solo capability h0 = 300 req/s at every alexnet grid point
+     * (gpulatency = idletime_1 + 1000 b / h0, h0 perturbed by 1e-12 per
+     * point). Before: kp = 2.76e13, bp = -1.38e17, exit 0, and a predicted
+     * power of -3.3e9 W. */
+    expect_with_lines(good,
+                      "{\"alexnet\": {\"gpulatency\": [[3.3651016116258083, 3.3651016116224746, "
+                      "3.3651016116191417], [53.36510161146581, 53.365101611412484, "
+                      "53.365101611359144], [106.69843494431915, 106.6984349442125, "
+                      "106.69843494410581]]}}\n",
+                      "alexnet: the solo capabilities h0 = 1000 b / (gpulatency - idletime_1) "
+                      "(req/s) of the power fit at the 8 points used are all 300");
+    /* Power falling across the three un-throttled levels. Before: clock
+     * slope +0.256 MHz/W, exit 0; its read-back refused; --predict showed a
+     * clock above the 1530 MHz maximum. */
+    expect_with_lines(good,
+                      "{\"hardware\": {\"power\": [258.8888888888889, 184.88888888888889, "
+                      "117.55555555555556, 296.1111111111111, 295.2]}}\n",
+                      "hardware.power: expected the power to rise across the un-throttled "
+                      "concurrency levels 1..3");
+    /* Power rising, but the extrapolated throttled points stay below the
+     * 300 W cap: the slope would be positive too. */
+    expect_with_lines(good, "{\"hardware\": {\"power\": [100, 110, 120, 296.1, 295.2]}}\n",
+                      "hardware.frequency: the fitted clock slope is ");
+    /* The issue's idle times: accepted before (only finiteness was checked),
+     * sched_alpha_ms/sched_beta_ms dropped, --predict printed -nan. */
+    expect_with_lines(good,
+                      "{\"hardware\": {\"power\": [117.55555555555556, 184.88888888888889, "
+                      "258.8888888888889], \"frequency\": [1530, 1530, 1530], "
+                      "\"idletime\": [1e306, 0.002, 0.007]}}\n",
+                      "hardware.idletime[0]: expected a number in [0, 1000] ms, found 1e+306");
+    expect_with_lines(good,
+                      "{\"hardware\": {\"idletime\": [0.0013685428280272927, -0.002, 0.007, "
+                      "0.0119, 0.017]}}\n",
+                      "hardware.idletime[1]: expected a number in [0, 1000] ms, found -0.002");
+    /* An idle gap that shrinks with co-runners: alpha < 0. */
+    expect_with_lines(good, "{\"hardware\": {\"idletime\": [0.017, 0.0119, 0.0068, 0.0017, 0.0014]}}\n",
+                      "hardware.idletime: the fitted scheduling delay falls as co-runners are "
+                      "added");
+    expect_with_lines(good, "{\"hardware\": {\"power\": [-117.5, 184.9, 258.9, 296.1, 295.2]}}\n",
+                      "hardware.power[0]: expected a number in [53.5, 600] W, found -117.5");
+    expect_with_lines(good,
+                      "{\"hardware\": {\"frequency\": [1536.7, 1530, 1530, 1485.6, 1431.4]}}\n",
+                      "hardware.frequency[0]: expected a number in (0, 1530] MHz, found 1536.7");
+    expect_with_lines(good, "{\"vgg19\": {\"power\": [[86.4, 179.8, -274.1], [89.1, 206.4, 295.1], "
+                            "[85.3, 206.3, 299.0]]}}\n",
+                      "vgg19.power[0][2]: expected a number in [53.5, 600] W, found -274.1");
+    expect_with_lines(good, "{\"ssd\": {\"l2caches\": [3.2, 18.6, 133.2]}}\n",
+                      "ssd.l2caches[2]: expected a number in [0, 100] %, found 133.2");
+    expect_with_lines(good, "{\"ssd\": {\"frequency_2\": 1600}}\n",
+                      "ssd.frequency_2: expected a number in [1, 1530]");
+    free(good);
+}
+
+/* Copy text to out with the number after the first key replaced by value. */
+static void replace_number(const char *text, const char *key, const char *value, char *out)
+{
+    const char *at = strstr(text, key);
+    char *end;
+    assert_non_null(at);
+    at += strlen(key);
+    (void)strtod(at, &end);
+    assert_true(end > at);
+    sprintf(out, "%.*s%s%s", (int)(at - text), text, value, end);
+}
+
+/* The coefficients form is read with the fits' physical ranges: the issue's
+ * absurd fitted values are refused on read too, and the fitted upstream
+ * profile's own coefficients read back (test_coefficients_roundtrip). */
+static void test_coefficients_ranges(void **state)
+{
+    struct fixture *fx = *state;
+    char *text = slo_ig_profile_coefficients_json(&fx->fitted), *bad;
+    size_t len;
+
+    assert_non_null(text);
+    len = strlen(text);
+    bad = malloc(len + 64);
+    assert_non_null(bad);
+    /* kp = 2.76e13 (the same-capability fit of issue 15) */
+    replace_number(text, "\"kp_w_per_rps\": ", "2.76e13", bad);
+    expect_profile_error(bad, "coefficients.kp_w_per_rps: expected a number in [0, 10000] W "
+                              "per req/s");
+    /* alpha_cache < 0: a co-runner would speed the workload up */
+    replace_number(text, "\"alpha_cache_per_pct\": ", "-0.5", bad);
+    expect_profile_error(bad, "coefficients.alpha_cache_per_pct: expected a number in [0, 1]");
+    free(bad);
+    free(text);
+}
+
+/*
  * GPU types with prices. Synthetic second types (made here, not data): the
  * same V100 model priced at the p3.2xlarge spot price 1.25 USD/h, and a
  * "SLOW" type whose kernels take 1.6x as long (k1..k5 x 1.6) at 1.00 USD/h.
@@ -1508,6 +1617,8 @@ int main(void)
         cmocka_unit_test(test_jsonlines_later_lines_win),
         cmocka_unit_test(test_bad_requests),
         cmocka_unit_test(test_coefficients_roundtrip),
+        cmocka_unit_test(test_profile_undetermined),
+        cmocka_unit_test(test_coefficients_ranges),
         cmocka_unit_test(test_embedded_profile),
         cmocka_unit_test(test_gpu_types_with_prices),
         cmocka_unit_test(test_loose_slo),
