@@ -381,6 +381,48 @@ static void test_fit_gamma4_undetermined(void **state)
     assert_true(m.gamma1 == 0 && m.gamma3 == 0);
 }
 
+/* The workload reader's ranges (issue 15): the shipped ResNet-110 profile
+ * with one value replaced is refused naming the field; unchanged it loads. */
+static void expect_workload_error(const char *from, const char *to, const char *part)
+{
+    const char *text = slo_embedded_workload("resnet110");
+    const char *at;
+    char buf[8192];
+    struct slo_workload wl;
+    slo_error_t err;
+
+    assert_non_null(text);
+    at = strstr(text, from);
+    assert_non_null(at);
+    assert_true(strlen(text) + strlen(to) < sizeof buf);
+    snprintf(buf, sizeof buf, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+    memset(&err, 0, sizeof err);
+    assert_int_equal(slo_workload_parse(buf, "wl.json", &wl, &err), SLO_ERR_INVALID);
+    assert_contains(err.text, part);
+}
+
+static void test_workload_ranges(void **state)
+{
+    struct slo_workload wl;
+    slo_error_t err;
+    (void)state;
+
+    assert_int_equal(slo_workload_parse(slo_embedded_workload("resnet110"), "wl.json", &wl, &err),
+                     SLO_OK);
+    assert_true(wl.loss.gamma1 == 876.5);
+    slo_workload_free(&wl);
+    expect_workload_error("\"gamma1\": 876.5", "\"gamma1\": -876.5",
+                          "loss_model.gamma1: expected a number in [1e-09, 1e+09]");
+    expect_workload_error("\"gamma3\": 2507.6", "\"gamma3\": 3.44e300",
+                          "loss_model.gamma3: expected a number in [-1e+12, 1e+12]");
+    expect_workload_error("\"s_parm_mb\": 11.5", "\"s_parm_mb\": 1e306",
+                          "s_parm_mb: expected a number in [1e-09, 1e+07]");
+    expect_workload_error("\"b_req_mbps\": 142", "\"b_req_mbps\": 1e306",
+                          "b_req_mbps: expected a number in [1e-09, 1e+09], found 1e+306");
+    expect_workload_error("\"speed_samples_per_s\": 1885", "\"speed_samples_per_s\": 1e300",
+                          "instances[0].speed_samples_per_s: expected a number in [1e-09, 1e+09]");
+}
+
 /* ------------------------------------------------------------------ */
 /* Training logs                                                       */
 /* ------------------------------------------------------------------ */
@@ -605,6 +647,30 @@ static void test_log_errors(void **state)
     expect_log_error("# cluster: p3.2xlarge=two\n", "line 1, cluster:", "\"two\"",
                      (const char *)NULL);
     expect_log_error("# cluster: p3.2xlarge=2\n", "end of the file", (const char *)NULL);
+    /* Physical ranges and the PS's counters (issue 15): a count beyond 1e15,
+     * a loss of 1e306, a sample count that decreases or is below the step
+     * count (each update uses >= 1 sample). */
+    expect_log_error("# cluster: p3.2xlarge=2\n"
+                     "time_s,global_step,global_samples,loss\n"
+                     "1,10,1e306,2.0\n",
+                     "line 3, column global_samples: expected a number in [0, 1e+15], found "
+                     "\"1e306\"",
+                     (const char *)NULL);
+    expect_log_error("# cluster: p3.2xlarge=2\n"
+                     "time_s,global_step,global_samples,loss\n"
+                     "1,10,1280,1e306\n",
+                     "line 3, column loss: expected a number in [0, 1e+06]", (const char *)NULL);
+    expect_log_error("# cluster: p3.2xlarge=2\n"
+                     "time_s,global_step,global_samples,loss\n"
+                     "1,10,1280,2.0\n"
+                     "2,20,1000,1.9\n",
+                     "line 4, column global_samples: expected a value >= 1280",
+                     "found 1000", (const char *)NULL);
+    expect_log_error("# cluster: p3.2xlarge=2\n"
+                     "time_s,global_step,global_samples,loss\n"
+                     "1,10,5,2.0\n",
+                     "line 3, column global_samples: expected at least global_step (10",
+                     "found 5", (const char *)NULL);
     memset(&err, 0, sizeof err);
     assert_int_equal(slo_train_log_load("/nonexistent/slo_log.csv", &log, &err), SLO_ERR_IO);
     assert_string_equal(err.source, "/nonexistent/slo_log.csv");
@@ -746,6 +812,7 @@ int main(void)
         cmocka_unit_test(test_fit_errors),
         cmocka_unit_test(test_fit_undetermined),
         cmocka_unit_test(test_fit_gamma4_undetermined),
+        cmocka_unit_test(test_workload_ranges),
         cmocka_unit_test(test_log_load_and_samples),
         cmocka_unit_test(test_log_samples_cc),
         cmocka_unit_test(test_log_errors),
