@@ -838,6 +838,28 @@ static void test_profile_undetermined(void **state)
     free(good);
 }
 
+/* The workloads file's ranges (issue 15): a rate or SLO beyond any inference
+ * service is refused naming the field and value. */
+static void test_workloads_ranges(void **state)
+{
+    struct slo_ig_workload *w;
+    size_t n;
+    slo_error_t err;
+    (void)state;
+
+    assert_int_equal(slo_ig_workloads_parse("[{\"model\": \"vgg19\", \"rate_rps\": 1e306, "
+                                            "\"slo_ms\": 60}]",
+                                            "wk.json", &w, &n, &err),
+                     SLO_ERR_INVALID);
+    assert_non_null(strstr(err.text, "workloads[0].rate_rps: expected at most 1e+07 req/s, found 1e+306"));
+    assert_null(w);
+    assert_int_equal(slo_ig_workloads_parse("[{\"model\": \"vgg19\", \"rate_rps\": 100, "
+                                            "\"slo_ms\": 1e300}]",
+                                            "wk.json", &w, &n, &err),
+                     SLO_ERR_INVALID);
+    assert_non_null(strstr(err.text, "workloads[0].slo_ms: expected at most 1e+07 ms"));
+}
+
 /* Copy text to out with the number after the first key replaced by value. */
 static void replace_number(const char *text, const char *key, const char *value, char *out)
 {
@@ -1619,6 +1641,7 @@ int main(void)
         cmocka_unit_test(test_coefficients_roundtrip),
         cmocka_unit_test(test_profile_undetermined),
         cmocka_unit_test(test_coefficients_ranges),
+        cmocka_unit_test(test_workloads_ranges),
         cmocka_unit_test(test_embedded_profile),
         cmocka_unit_test(test_gpu_types_with_prices),
         cmocka_unit_test(test_loose_slo),

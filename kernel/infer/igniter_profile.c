@@ -529,9 +529,11 @@ out:
 static const char *const workloads_keys[] = {"workloads", NULL};
 static const char *const workload_keys[] = {"model", "rate_rps", "slo_ms", NULL};
 
-/* obj.key (named "path.key") as a finite number > 0. */
+/* obj.key (named "path.key") as a finite number > 0 and at most max
+ * (unit names it in messages). */
 static int positive_number(const json_t *obj, const char *key, const char *src,
-                           const char *path, const char *what, double *out, slo_error_t *err)
+                           const char *path, const char *what, double max, const char *unit,
+                           double *out, slo_error_t *err)
 {
     json_t *v = json_object_get(obj, key);
     char found[96];
@@ -539,6 +541,9 @@ static int positive_number(const json_t *obj, const char *key, const char *src,
     if (!json_is_number(v) || !(json_number_value(v) > 0.0) || !isfinite(json_number_value(v)))
         return slo__fail(err, SLO_ERR_INVALID, src, "%s.%s: expected %s, found %s", path, key,
                         what, v ? slo__json_describe(v, found, sizeof found) : "it missing");
+    if (json_number_value(v) > max)
+        return slo__fail(err, SLO_ERR_INVALID, src, "%s.%s: expected at most %g %s, found %g",
+                        path, key, max, unit, json_number_value(v));
     *out = json_number_value(v);
     return SLO_OK;
 }
@@ -596,10 +601,12 @@ int slo_ig_workloads_parse(const char *text, const char *source, struct slo_ig_w
         if ((rv = slo__json_known_keys(o, workload_keys, source, path, err)) ||
             (rv = slo__json_string(o, "model", 1, source, path, x->model, sizeof x->model,
                                   err)) ||
-            (rv = positive_number(o, "rate_rps", source, path, "a rate > 0 req/s",
-                                  &x->rate_rps, err)) ||
-            (rv = positive_number(o, "slo_ms", source, path, "an SLO > 0 ms", &x->slo_ms,
-                                  err)))
+            /* at most 1e7 req/s and an SLO of 1e7 ms (2.8 h): beyond, nothing
+             * is an inference service (issue 15) */
+            (rv = positive_number(o, "rate_rps", source, path, "a rate > 0 req/s", 1e7,
+                                  "req/s", &x->rate_rps, err)) ||
+            (rv = positive_number(o, "slo_ms", source, path, "an SLO > 0 ms", 1e7, "ms",
+                                  &x->slo_ms, err)))
             goto out;
     }
     *n = json_array_size(arr);
