@@ -497,8 +497,10 @@ struct slo_train_log {
 };
 
 /* Read one log. Errors name the file, line and column: SLO_ERR_IO,
- * SLO_ERR_INVALID (missing cluster line or column, a non-number, decreasing
- * global_step), SLO_ERR_NOMEM. */
+ * SLO_ERR_INVALID (missing cluster line or column, a non-number, a value above
+ * its column's bound (time_s 1e11 s, counts 1e15, loss 1e6), decreasing
+ * global_step or global_samples, global_samples < global_step),
+ * SLO_ERR_NOMEM. */
 int slo_train_log_load(const char *path, struct slo_train_log *log, slo_error_t *err);
 void slo_train_log_free(struct slo_train_log *log);
 

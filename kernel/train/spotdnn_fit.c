@@ -413,10 +413,14 @@ static int fit_nonlinear(struct fit_ctx *c, double *g1, double *g4, double *rss)
  * coefficients (gamma4 = 0 for spotdnn-2022), gamma1 in [1e-3, 1e6] and
  * gamma4 in [0, 10]. report (may be NULL) gets rmse (loss units), r2, the
  * sample and distinct-(b_w, R, n) cluster counts.
+ * report also gets the design's condition number and the standard errors of
+ * gamma2, gamma3, gamma5 given gamma1 (and gamma4).
  * Errors: SLO_ERR_INVALID (fewer than 8 samples; fewer than 2 clusters or b_w
  * values; a non-finite or negative value, text "samples[i].field: ..."; an
- * unknown form), SLO_ERR_NUMERIC (LAPACK failure or rank-deficient design at
- * every trial point), SLO_ERR_NOMEM. m is unchanged on failure.
+ * unknown form; a fit the samples do not determine (check_determined, and
+ * gamma1 at an end of its range or gamma4 at 10), the text naming what is
+ * missing), SLO_ERR_NUMERIC (LAPACK failure or rank-deficient design at
+ * every trial point), SLO_ERR_NOMEM. m and report are unchanged on failure.
  */
 int slo_fit_loss(const struct slo_loss_sample *samples, size_t n, struct slo_loss_model *m,
                  struct slo_fit_report *report, slo_error_t *err)
