@@ -860,6 +860,120 @@ static void test_workloads_ranges(void **state)
     assert_non_null(strstr(err.text, "workloads[0].slo_ms: expected at most 1e+07 ms"));
 }
 
+/* xorshift64, fixed seed: uniform in [-1, 1]. */
+static double perturb_u(uint64_t *st)
+{
+    uint64_t x = *st;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    *st = x;
+    return 2.0 * ((double)(x >> 11) / 9007199254740992.0) - 1.0;
+}
+
+static double clampd(double v, double lo, double hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/*
+ * Property (issue 15: "the fit's own output never fails read-back"): the
+ * upstream V100 measurements, perturbed at random within the readers'
+ * physical ranges (hardware power +-10 %, model power +-30 %, throttled
+ * clocks +-3 %, idle gaps +-80 %, latencies +-20 %, L2 +-30 %, activetime_2
+ * +-2 %, one draw in four with the hardware power levels reversed), 300
+ * draws. Each either is refused by the fits with a
+ * reason, or its coefficients read back, and every prediction on them is
+ * finite with the clock in (0, maxGPUfrequency] - never above it, never NaN.
+ * Both outcomes must occur, so the property tests both paths.
+ */
+static void test_fit_readback_property(void **state)
+{
+    struct fixture *fx = *state;
+    const struct slo_ig_profile *base = &fx->fitted;
+    uint64_t st = 0x15EEDull;
+    int accepted = 0, refused = 0;
+
+    for (int trial = 0; trial < 300; trial++) {
+        struct slo_ig_profile q = *base, back;
+        struct slo_ig_hw_raw *h = &q.raw;
+        slo_error_t err = {0};
+        int rv;
+        char *text;
+
+        q.models = malloc(base->n_models * sizeof *q.models);
+        assert_non_null(q.models);
+        memcpy(q.models, base->models, base->n_models * sizeof *q.models);
+        for (size_t i = 0; i < h->n_concurrent; i++) {
+            h->power_w[i] = clampd(h->power_w[i] * (1 + 0.1 * perturb_u(&st)), q.idle_power_w,
+                                   2 * q.power_cap_w);
+            if (h->clock_mhz[i] < q.max_clock_mhz)
+                h->clock_mhz[i] = clampd(h->clock_mhz[i] * (1 + 0.03 * perturb_u(&st)), 1,
+                                         q.max_clock_mhz);
+            h->idle_gap_ms[i] *= 1 + 0.8 * perturb_u(&st);
+        }
+        if (perturb_u(&st) > 0.5)
+            for (size_t i = 0; i < h->n_concurrent / 2; i++) {
+                double t = h->power_w[i];
+                h->power_w[i] = h->power_w[h->n_concurrent - 1 - i];
+                h->power_w[h->n_concurrent - 1 - i] = t;
+            }
+        rv = slo_ig_fit_hardware(&q, &err);
+        for (size_t k = 0; !rv && k < q.n_models; k++) {
+            struct slo_ig_model_raw *r = &q.models[k].raw;
+            for (int i = 0; i < 3; i++) {
+                for (int j = 0; j < 3; j++) {
+                    r->gpu_latency_ms[i][j] *= 1 + 0.2 * perturb_u(&st);
+                    r->power_w[i][j] = clampd(r->power_w[i][j] * (1 + 0.3 * perturb_u(&st)),
+                                              q.idle_power_w, 2 * q.power_cap_w);
+                }
+                r->l2_diag_pct[i] = clampd(r->l2_diag_pct[i] * (1 + 0.3 * perturb_u(&st)), 0, 100);
+            }
+            r->active_pair_ms *= 1 + 0.02 * perturb_u(&st);
+            rv = slo_ig_fit_model(&q, &q.models[k], &err);
+        }
+        if (rv) {
+            assert_int_equal(rv, SLO_ERR_INVALID);
+            assert_true(err.text[0] != '\0');
+            if (getenv("SLO_TEST_VERBOSE"))
+                print_message("refused: %.110s\n", err.text);
+            refused++;
+            free(q.models);
+            continue;
+        }
+        accepted++;
+        text = slo_ig_profile_coefficients_json(&q);
+        assert_non_null(text);
+        if (slo_ig_profile_parse(text, "readback", &back, &err))
+            fail_msg("trial %d: the fit's output does not read back: %s", trial, err.text);
+        for (int b = 1; b <= 32; b += 31)
+            for (double share = 10; share <= 100; share += 45) {
+                struct slo_ig_tenant t[4];
+                struct slo_ig_prediction out[4];
+                struct slo_ig_gpu_state g;
+                size_t n = back.n_models < 4 ? back.n_models : 4;
+                for (size_t i = 0; i < n; i++)
+                    t[i] = (struct slo_ig_tenant){(int)i, b, share};
+                for (size_t m = 1; m <= n; m++) {
+                    if (slo_ig_predict(&back, t, m, out, &g, &err) != SLO_OK)
+                        continue; /* refused with a reason (e.g. outside the fitted range) */
+                    assert_true(g.clock_mhz > 0 && g.clock_mhz <= back.max_clock_mhz);
+                    assert_true(isfinite(g.total_power_w));
+                    for (size_t i = 0; i < m; i++)
+                        assert_true(isfinite(out[i].latency_ms) && out[i].latency_ms > 0 &&
+                                    isfinite(out[i].throughput_rps) && isfinite(out[i].power_w));
+                }
+            }
+        slo_ig_profile_free(&back);
+        free(text);
+        free(q.models);
+    }
+    print_message("fit read-back property: %d perturbed profiles fitted and read back, %d "
+                  "refused with a reason\n",
+                  accepted, refused);
+    assert_true(accepted > 0 && refused > 0);
+}
+
 /* Copy text to out with the number after the first key replaced by value. */
 static void replace_number(const char *text, const char *key, const char *value, char *out)
 {
@@ -1642,6 +1756,7 @@ int main(void)
         cmocka_unit_test(test_profile_undetermined),
         cmocka_unit_test(test_coefficients_ranges),
         cmocka_unit_test(test_workloads_ranges),
+        cmocka_unit_test(test_fit_readback_property),
         cmocka_unit_test(test_embedded_profile),
         cmocka_unit_test(test_gpu_types_with_prices),
         cmocka_unit_test(test_loose_slo),
