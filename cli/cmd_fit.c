@@ -134,10 +134,11 @@ int slo_cmd_fit(int argc, char **argv)
     }
     fprintf(stderr,
             "slo " CMD ": %zu loss samples from %zu clusters: rmse %.4g, R^2 %.4f, "
-            "condition number %.3g, gamma2 %.4g +- %.2g, gamma3 %.5g +- %.2g, gamma5 %.4g "
-            "+- %.2g (two standard errors given gamma1)\n",
-            rep.n_samples, rep.n_clusters, rep.rmse, rep.r2, rep.condition, m.gamma2,
-            2 * rep.gamma2_se, m.gamma3, 2 * rep.gamma3_se, m.gamma5, 2 * rep.gamma5_se);
+            "condition number %.3g, gamma1 %.5g +- %.2g, gamma2 %.4g +- %.2g, gamma3 %.5g "
+            "+- %.2g, gamma5 %.4g +- %.2g (two standard errors)\n",
+            rep.n_samples, rep.n_clusters, rep.rmse, rep.r2, rep.condition, m.gamma1,
+            2 * rep.gamma1_se, m.gamma2, 2 * rep.gamma2_se, m.gamma3, 2 * rep.gamma3_se,
+            m.gamma5, 2 * rep.gamma5_se);
     /* gamma1 at either end and gamma4 at 10 are refused by slo_fit_loss;
      * gamma4 = 0 is its physical bound, a fit, but worth saying. */
     if (rep.gamma4_at_limit)

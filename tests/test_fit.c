@@ -173,11 +173,13 @@ static void fit_synthetic(const struct slo_loss_model *truth, double rel_noise,
         fail();
     }
     print_message("fit %s, noise %g: g1 %.6g g2 %.6g g3 %.6g g4 %.6g g5 %.6g rmse %.4g "
-                  "r2 %.6f, worst j(L) error %.4f (with held-out cluster %.4f)\n",
+                  "r2 %.6f, worst j(L) error %.4f (with held-out cluster %.4f); condition "
+                  "%.3g, 2 SE: g1 %.3g g2 %.3g g3 %.3g g5 %.3g\n",
                   truth->form == SLO_LOSS_SPOTDNN_2022 ? "2022" : "2023", rel_noise,
                   fit->gamma1, fit->gamma2, fit->gamma3, fit->gamma4, fit->gamma5, rep->rmse,
-                  rep->r2, worst_j_error(truth, fit, N_PROFILED),
-                  worst_j_error(truth, fit, 4));
+                  rep->r2, worst_j_error(truth, fit, N_PROFILED), worst_j_error(truth, fit, 4),
+                  rep->condition, 2 * rep->gamma1_se, 2 * rep->gamma2_se, 2 * rep->gamma3_se,
+                  2 * rep->gamma5_se);
     assert_int_equal(fit->form, truth->form);
     assert_int_equal(rep->n_samples, N_SYNTH);
     assert_int_equal(rep->n_clusters, N_PROFILED);
@@ -359,6 +361,21 @@ static void test_fit_undetermined(void **state)
     neg_floor.gamma5 = -0.1;
     make_two(&neg_floor, 1024, 1400, 0, 100, s);
     expect_fit_error(s, 2 * PER_CLUSTER, SLO_ERR_INVALID, "loss floor gamma5 = -0.1");
+    /* Logs from a narrow window late in training, j = 20010..21000 (b_w 1024
+     * and 1400, noise 1e-3): the loss is nearly linear there, gamma1 and
+     * gamma3 trade off, and the Jacobian's standard error of gamma1 exceeds
+     * gamma1 itself. */
+    {
+        uint64_t seed = 0x15u;
+        for (int k = 0; k < 2 * PER_CLUSTER; k++) {
+            double bw = k < PER_CLUSTER ? 1024 : 1400, j = 20000 + 10.0 * (k % PER_CLUSTER + 1);
+            int nw = k < PER_CLUSTER ? 2 : 4;
+            s[k] = (struct slo_loss_sample){j, bw, 0.5, nw,
+                                            slo_loss_at(&truth_2022, bw, 0.5, nw, j) +
+                                                1e-3 * rng_gauss(&seed)};
+        }
+        expect_fit_error(s, 2 * PER_CLUSTER, SLO_ERR_INVALID, "the logs do not determine gamma1");
+    }
     /* gamma1 = 0: the search ends at its lower end 1e-3. */
     no_bend.gamma1 = 0;
     make_two(&no_bend, 1024, 1400, 0, J_STEP, s);

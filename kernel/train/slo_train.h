@@ -458,9 +458,11 @@ struct slo_fit_report {
     int gamma1_at_limit; /* 1 when gamma1 ended at its search range's end
                             ([1e-3, 1e6]): the logs do not determine it */
     int gamma4_at_limit; /* the same for gamma4 ([0, 10], spotdnn-2023) */
-    double condition;    /* condition number of the column-scaled design (b_w x, x, 1)
-                            at the fitted gamma1 (gamma4); at most 1e8 is accepted */
-    double gamma2_se, gamma3_se, gamma5_se; /* standard errors given gamma1 (gamma4) */
+    double condition;    /* condition number of the column-scaled Jacobian of Eq. 3 in
+                            (gamma2, gamma3, gamma5, gamma1[, gamma4]) at the fit; at
+                            most 1e8 is accepted */
+    double gamma2_se, gamma3_se, gamma5_se, gamma1_se; /* asymptotic standard errors,
+                            sigma^2 (J^T J)^-1 with sigma^2 = rss / (n - parameters) */
 };
 
 /*
@@ -472,10 +474,11 @@ struct slo_fit_report {
  * Errors: SLO_ERR_INVALID with fewer than 8 samples, fewer than 2 distinct
  * clusters (bw cannot be separated from the constant), a non-finite or
  * negative value (text names the sample index); SLO_ERR_INVALID too when the
- * samples do not determine the fit (text says what is missing): a design
- * condition number above 1e8 (e.g. batches b_w that differ by 1e-9), a decay
- * term gamma2 b_w + gamma3 <= 0 at a profiled b_w, 2 SE(gamma2) b_w,max above
- * that decay term, a loss floor gamma5 < 0 beyond two standard errors,
+ * samples do not determine the fit (text says what is missing): a decay
+ * term gamma2 b_w + gamma3 <= 0 at a profiled b_w, a Jacobian condition
+ * number above 1e8 (e.g. batches b_w that differ by 1e-9), 2 SE(gamma1) >
+ * gamma1, 2 SE(gamma2) b_w,max above 10% of that decay term, a loss floor
+ * gamma5 < 0 beyond two standard errors,
  * gamma1 at an end of [1e-3, 1e6] or gamma4 at 10 (doc/cli.md "slo fit
  * train"); SLO_ERR_NUMERIC when LAPACK fails; SLO_ERR_NOMEM. m and report are
  * unchanged on failure.

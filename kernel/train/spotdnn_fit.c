@@ -279,27 +279,31 @@ static void fill_report(const struct slo_loss_sample *s, size_t n,
 #define FIT_MAX_B_UNCERTAINTY 0.1
 
 /*
- * Whether the samples determine the fitted (g2, g3, g5) at (g1, c->g4), rss
- * the residual sum of squares there. Computes the condition number of the
- * design with its columns scaled to unit norm (LAPACKE_dgesvd) and the
- * standard errors of g2, g3, g5 given g1 (and g4): sigma^2 (A^T A)^-1 with
- * sigma^2 = rss / (n - number of coefficients); they ignore the uncertainty
- * of g1 and g4, so they are lower bounds. Refuses (SLO_ERR_INVALID, naming
- * what is missing): condition number above FIT_MAX_CONDITION; a decay term
+ * Whether the samples determine the fit at (g1, c->g4) with linear
+ * coefficients coef = (g2, g3, g5), rss the residual sum of squares there.
+ * Uses the Jacobian J of Eq. 3 in (g2, g3, g5, g1[, g4]) at the fit, its
+ * columns scaled to unit norm: the condition number (LAPACKE_dgesvd) and
+ * the asymptotic standard errors sigma^2 (J^T J)^-1, sigma^2 = rss / (n - p).
+ * Refuses (SLO_ERR_INVALID, naming what is missing): a decay term
  * g2 b_w + g3 <= 0 at a profiled b_w (the loss would not fall with
- * training); 2 SE(g2) b_w,max above 10% of that decay term (the batches are
- * not far enough apart for the noise to tell how the loss depends on b_w); a loss
- * floor g5 below 0 by more than two standard errors.
+ * training); a condition number above FIT_MAX_CONDITION; 2 SE(g1) above g1
+ * (the logs do not reach the loss curve's bend; checked first, as it
+ * inflates the others); 2 SE(g2) b_w,max above FIT_MAX_B_UNCERTAINTY of that
+ * decay term (the batches are not far enough apart for the noise to tell
+ * how the loss depends on b_w); a loss floor g5 below 0 by more than two
+ * standard errors.
  */
 static int check_determined(struct fit_ctx *c, double g1, double rss, const double coef[3],
                             struct slo_fit_report *rep, slo_error_t *err)
 {
     const size_t n = c->n;
-    const int n_coef = c->form == SLO_LOSS_SPOTDNN_2022 ? 4 : 5;
-    double d[3], sv[3], vt[9], superb[2], se[3], bmin = INFINITY, bmax = 0, jmin = INFINITY,
-                                                 jmax = 0, lmax = 0;
-    double cond, sigma2, decay_lo, decay_hi;
+    const double g4 = c->g4;
+    int p = c->form == SLO_LOSS_SPOTDNN_2022 ? 4 : 5;
+    double d[5], sv[5], vt[25], superb[4], se[5], bmin = INFINITY, bmax = 0, jmin = INFINITY,
+                                                  jmax = 0, lmax = 0;
+    double cond, sigma2, decay_lo, decay_hi, *jac;
     lapack_int info;
+    int rv = SLO_OK;
 
     for (size_t i = 0; i < n; i++) {
         bmin = fmin(bmin, c->s[i].wa_batch);
@@ -307,58 +311,6 @@ static int check_determined(struct fit_ctx *c, double g1, double rss, const doub
         jmin = fmin(jmin, c->s[i].iterations);
         jmax = fmax(jmax, c->s[i].iterations);
         lmax = fmax(lmax, c->s[i].loss);
-    }
-    fill_design(c, g1);
-    for (int k = 0; k < 3; k++) {
-        double s2 = 0;
-        for (size_t i = 0; i < n; i++)
-            s2 += c->a[k * n + i] * c->a[k * n + i];
-        d[k] = sqrt(s2);
-        if (!(d[k] > 0) || !isfinite(d[k]))
-            return slo__fail(err, SLO_ERR_INVALID, NULL,
-                            "the loss samples give a zero or non-finite column of the loss "
-                            "model's design (b_w = %g..%g, j = %g..%g): expected samples with "
-                            "b_w > 0",
-                            bmin, bmax, jmin, jmax);
-        for (size_t i = 0; i < n; i++)
-            c->a[k * n + i] /= d[k];
-    }
-    info = LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'N', 'A', (lapack_int)n, 3, c->a, (lapack_int)n,
-                          sv, NULL, 1, vt, 3, superb);
-    if (info == LAPACK_WORK_MEMORY_ERROR)
-        return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory in LAPACKE_dgesvd");
-    if (info != 0)
-        return slo__fail(err, SLO_ERR_NUMERIC, NULL,
-                        "LAPACKE_dgesvd failed (info %d) on the loss model's design", (int)info);
-    cond = sv[2] > 0 ? sv[0] / sv[2] : INFINITY;
-    sigma2 = rss / (double)(n - (size_t)n_coef);
-    for (int k = 0; k < 3; k++) {
-        double v = 0;
-        for (int i = 0; i < 3; i++)
-            v += sv[i] > 0 ? vt[i + 3 * k] * vt[i + 3 * k] / (sv[i] * sv[i]) : INFINITY;
-        se[k] = sqrt(sigma2 * v) / d[k];
-    }
-    if (rep) {
-        rep->condition = cond;
-        rep->gamma2_se = se[0];
-        rep->gamma3_se = se[1];
-        rep->gamma5_se = se[2];
-    }
-    if (!(cond <= FIT_MAX_CONDITION)) {
-        if (bmax - bmin < 1e-2 * bmax)
-            return slo__fail(err, SLO_ERR_INVALID, NULL,
-                            "the logs' weighted-average batches b_w differ by only %.3g (%.15g "
-                            "to %.15g samples): the loss model needs at least two clearly "
-                            "different batches to separate gamma2 from gamma3 (condition "
-                            "number %.3g, at most %.0e accepted); profile clusters of other "
-                            "sizes or instance types",
-                            bmax - bmin, bmin, bmax, cond, FIT_MAX_CONDITION);
-        return slo__fail(err, SLO_ERR_INVALID, NULL,
-                        "the loss samples do not determine gamma2, gamma3 and gamma5 "
-                        "(condition number %.3g of the design, at most %.0e accepted; b_w = "
-                        "%.6g..%.6g samples, j = %.6g..%.6g iterations): expected logs that "
-                        "span more of the loss curve and clearly different batches",
-                        cond, FIT_MAX_CONDITION, bmin, bmax, jmin, jmax);
     }
     decay_lo = coef[0] * bmin + coef[1];
     decay_hi = coef[0] * bmax + coef[1];
@@ -369,23 +321,110 @@ static int check_determined(struct fit_ctx *c, double g1, double rss, const doub
                         "profiled batch (the loss must fall as training proceeds); the logs' "
                         "losses do not decrease with iterations",
                         decay_lo, bmin, decay_hi, bmax, coef[0], coef[1]);
-    if (!(2 * se[0] * bmax <= FIT_MAX_B_UNCERTAINTY * decay_hi))
-        return slo__fail(err, SLO_ERR_INVALID, NULL,
-                        "the logs do not determine how the loss depends on the weighted-"
-                        "average batch: gamma2 = %.4g +- %.3g (two standard errors), so "
-                        "gamma2 b_w is uncertain by %.3g at b_w = %.6g, more than %g%% of the "
-                        "decay term gamma2 b_w + gamma3 = %.4g; expected clusters whose "
-                        "batches (here %.6g..%.6g samples) differ more for the loss noise "
-                        "(rmse %.3g), or more rows",
-                        coef[0], 2 * se[0], 2 * se[0] * bmax, bmax, 100 * FIT_MAX_B_UNCERTAINTY,
-                        decay_hi, bmin, bmax, sqrt(rss / (double)n));
-    if (coef[2] < 0 && -coef[2] > 2 * se[2] + 1e-9 * lmax)
-        return slo__fail(err, SLO_ERR_INVALID, NULL,
-                        "the fit gives a loss floor gamma5 = %.4g +- %.3g (two standard "
-                        "errors): expected >= 0 (a loss is never negative); the logs do not "
-                        "reach far enough into training to show where the loss levels off",
-                        coef[2], 2 * se[2]);
-    return SLO_OK;
+    for (size_t i = 0; p == 5 && i < n; i++)
+        if (!(c->s[i].cc + g4 > 0))
+            p = 4; /* R + gamma4 = 0: no derivative in gamma4 there (its bound) */
+    jac = malloc((size_t)p * n * sizeof *jac);
+    if (!jac)
+        return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        const struct slo_loss_sample *q = &c->s[i];
+        double r = c->form == SLO_LOSS_SPOTDNN_2022 ? 1.0 : q->cc + g4;
+        double x = sqrt(r * q->n_workers) / (q->iterations + g1);
+        double decay = coef[0] * q->wa_batch + coef[1];
+        jac[i] = q->wa_batch * x;                            /* d/d gamma2 */
+        jac[n + i] = x;                                      /* d/d gamma3 */
+        jac[2 * n + i] = 1.0;                                /* d/d gamma5 */
+        jac[3 * n + i] = -decay * x / (q->iterations + g1); /* d/d gamma1 */
+        if (p == 5)
+            jac[4 * n + i] = decay * x / (2 * r);            /* d/d gamma4 */
+    }
+    for (int k = 0; k < p; k++) {
+        double s2 = 0;
+        for (size_t i = 0; i < n; i++)
+            s2 += jac[k * n + i] * jac[k * n + i];
+        d[k] = sqrt(s2);
+        if (!(d[k] > 0) || !isfinite(d[k])) {
+            rv = slo__fail(err, SLO_ERR_INVALID, NULL,
+                          "the loss samples give a zero or non-finite column of the loss "
+                          "model's Jacobian (b_w = %g..%g, j = %g..%g): expected samples with "
+                          "b_w > 0",
+                          bmin, bmax, jmin, jmax);
+            goto out;
+        }
+        for (size_t i = 0; i < n; i++)
+            jac[k * n + i] /= d[k];
+    }
+    info = LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'N', 'A', (lapack_int)n, p, jac, (lapack_int)n, sv,
+                          NULL, 1, vt, p, superb);
+    if (info == LAPACK_WORK_MEMORY_ERROR) {
+        rv = slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory in LAPACKE_dgesvd");
+        goto out;
+    }
+    if (info != 0) {
+        rv = slo__fail(err, SLO_ERR_NUMERIC, NULL,
+                      "LAPACKE_dgesvd failed (info %d) on the loss model's Jacobian", (int)info);
+        goto out;
+    }
+    cond = sv[p - 1] > 0 ? sv[0] / sv[p - 1] : INFINITY;
+    sigma2 = rss / (double)(n - (size_t)p);
+    for (int k = 0; k < p; k++) {
+        double v = 0;
+        for (int i = 0; i < p; i++)
+            v += sv[i] > 0 ? vt[i + p * k] * vt[i + p * k] / (sv[i] * sv[i]) : INFINITY;
+        se[k] = sqrt(sigma2 * v) / d[k];
+    }
+    if (rep) {
+        rep->condition = cond;
+        rep->gamma2_se = se[0];
+        rep->gamma3_se = se[1];
+        rep->gamma5_se = se[2];
+        rep->gamma1_se = se[3];
+    }
+    if (!(cond <= FIT_MAX_CONDITION)) {
+        if (bmax - bmin < 1e-2 * bmax)
+            rv = slo__fail(err, SLO_ERR_INVALID, NULL,
+                          "the logs' weighted-average batches b_w differ by only %.3g (%.15g "
+                          "to %.15g samples): the loss model needs at least two clearly "
+                          "different batches to separate gamma2 from gamma3 (condition "
+                          "number %.3g, at most %.0e accepted); profile clusters of other "
+                          "sizes or instance types",
+                          bmax - bmin, bmin, bmax, cond, FIT_MAX_CONDITION);
+        else
+            rv = slo__fail(err, SLO_ERR_INVALID, NULL,
+                          "the loss samples do not determine gamma1, gamma2, gamma3 and gamma5 "
+                          "(condition number %.3g of the model's Jacobian, at most %.0e "
+                          "accepted; b_w = %.6g..%.6g samples, j = %.6g..%.6g iterations): "
+                          "expected logs that span more of the loss curve and clearly "
+                          "different batches",
+                          cond, FIT_MAX_CONDITION, bmin, bmax, jmin, jmax);
+    } else if (!(2 * se[3] <= g1)) {
+        rv = slo__fail(err, SLO_ERR_INVALID, NULL,
+                      "the logs do not determine gamma1 = %.4g +- %.3g (two standard errors, "
+                      "more than gamma1 itself): their iterations j = %.6g..%.6g do not "
+                      "reach the bend of the loss curve for the loss noise (rmse %.3g); "
+                      "expected logs from earlier and later in training",
+                      g1, 2 * se[3], jmin, jmax, sqrt(rss / (double)n));
+    } else if (!(2 * se[0] * bmax <= FIT_MAX_B_UNCERTAINTY * decay_hi)) {
+        rv = slo__fail(err, SLO_ERR_INVALID, NULL,
+                      "the logs do not determine how the loss depends on the weighted-"
+                      "average batch: gamma2 = %.4g +- %.3g (two standard errors), so "
+                      "gamma2 b_w is uncertain by %.3g at b_w = %.6g, more than %g%% of the "
+                      "decay term gamma2 b_w + gamma3 = %.4g; expected clusters whose "
+                      "batches (here %.6g..%.6g samples) differ more for the loss noise "
+                      "(rmse %.3g), or more rows",
+                      coef[0], 2 * se[0], 2 * se[0] * bmax, bmax, 100 * FIT_MAX_B_UNCERTAINTY,
+                      decay_hi, bmin, bmax, sqrt(rss / (double)n));
+    } else if (coef[2] < 0 && -coef[2] > 2 * se[2] + 1e-9 * lmax) {
+        rv = slo__fail(err, SLO_ERR_INVALID, NULL,
+                      "the fit gives a loss floor gamma5 = %.4g +- %.3g (two standard "
+                      "errors): expected >= 0 (a loss is never negative); the logs do not "
+                      "reach far enough into training to show where the loss levels off",
+                      coef[2], 2 * se[2]);
+    }
+out:
+    free(jac);
+    return rv;
 }
 
 /* The nonlinear search: gamma4 (2023 only) outside, gamma1 inside. */
