@@ -8,7 +8,11 @@
  * U{10..409} req/s (every iGniter plan is verified with slo_ig_plan_verify
  * before it is timed). When
  * SLO_REFERENCE_DATA is set it also prints the model's error on the
- * measured co-locations (testcon.log, gpulet.config).
+ * measured co-locations (testcon.log, gpulet.config) and compares the two
+ * model variants (issue 18): leave-one-pair-out errors of igniter-2023 and
+ * igniter-calibrated on both sets side by side, and their plans (GPUs, cost,
+ * and each plan's predicted violations under the other variant) on the
+ * authors' algorithm cases (golden_vectors.json) and the seeded sets above.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #define _POSIX_C_SOURCE 200809L
@@ -18,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <jansson.h>
 
 #include "slo.h"
 #include "slo_infer.h"
@@ -119,6 +125,248 @@ static void accuracy(const struct slo_ig_profile *p, const char *dir, const char
     free(text);
 }
 
+static char *read_text(const char *dir, const char *rel)
+{
+    char path[4096], *text;
+    FILE *f;
+    long len;
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    text = len >= 0 ? malloc((size_t)len + 1) : NULL;
+    if (!text || fread(text, 1, (size_t)len, f) != (size_t)len) {
+        fclose(f);
+        free(text);
+        return NULL;
+    }
+    text[len] = '\0';
+    fclose(f);
+    return text;
+}
+
+/* Model of each latency of text's interference rows (m1, m2 per row), or
+ * NULL; [*n]. */
+static json_t *row_models(const char *text)
+{
+    const char *line = text;
+    while (*line) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        json_t *o = json_loadb(line, len, 0, NULL);
+        json_t *lat = o ? json_object_get(json_object_get(o, "interference"), "latency") : NULL;
+        if (json_is_array(lat))
+            return o;
+        json_decref(o);
+        if (!end)
+            break;
+        line = end + 1;
+    }
+    return NULL;
+}
+
+/* One row of the variant table: leave-one-pair-out (lopo) or the profile's
+ * own pair terms (lopo = 0: the variant as deployed), then the MAPE per
+ * model (of the latencies of that model). */
+static int variant_row(const struct slo_ig_profile *p, int variant, int lopo, const char *text,
+                       const char *set, const char *how)
+{
+    json_t *holder = row_models(text), *rows;
+    double *ape, mean, median, p90, max;
+    size_t n;
+    slo_error_t err;
+    struct slo_ig_profile q = *p;
+    char pm[256] = "";
+    int rv;
+    q.model_variant = variant;
+    rv = lopo ? slo_ig_colocation_errors_lopo(p, variant, text, set, &ape, &n, &err)
+              : slo_ig_colocation_errors(&q, text, set, &ape, &n, &err);
+    if (rv) {
+        printf("  %s: %s\n", set, err.text);
+        json_decref(holder);
+        return 1;
+    }
+    rows = json_object_get(json_object_get(holder, "interference"), "latency");
+    if (json_array_size(rows) * 2 == n) {
+        char line[256];
+        int used = snprintf(line, sizeof line, "      per model:");
+        for (size_t mi = 0; mi < p->n_models; mi++) {
+            double sum = 0.0;
+            size_t cnt = 0;
+            for (size_t i = 0; i < n; i++) {
+                const char *m = json_string_value(json_array_get(json_array_get(rows, i / 2), i % 2));
+                if (m && !strcmp(m, p->models[mi].name)) {
+                    sum += ape[i];
+                    cnt++;
+                }
+            }
+            if (cnt && used < (int)sizeof line)
+                used += snprintf(line + used, sizeof line - (size_t)used, " %s %.2f %%",
+                                 p->models[mi].name, sum / (double)cnt);
+        }
+        snprintf(pm, sizeof pm, "%s", line);
+    }
+    json_decref(holder);
+    slo_ig_error_summary(ape, n, &mean, &median, &p90, &max);
+    printf("  %-14s %-19s %-34s %5zu %6.2f %7.2f %6.2f %6.1f\n", set,
+           slo_ig_variant_name(variant), how, n, mean, median, p90, max);
+    if (pm[0])
+        printf("%s\n", pm);
+    free(ape);
+    return 0;
+}
+
+/* Placements of plan whose latency re-predicted under q misses T/2 or whose
+ * throughput misses its rate (slo_ig_meets_slo). */
+static size_t violations_under(const struct slo_ig_profile *q, const struct slo_ig_workload *w,
+                               const struct slo_ig_plan *plan)
+{
+    size_t bad = 0;
+    for (size_t j = 0; j < plan->n_gpus; j++) {
+        const struct slo_ig_plan_gpu *g = &plan->gpus[j];
+        struct slo_ig_tenant t[64];
+        struct slo_ig_prediction o[64];
+        slo_error_t err;
+        if (g->count > 64)
+            return (size_t)-1;
+        for (size_t i = 0; i < g->count; i++) {
+            const struct slo_ig_placement *pl = &plan->placements[g->first + i];
+            t[i].model = slo_ig_find_model(q, w[pl->workload].model);
+            t[i].batch = pl->batch;
+            t[i].share_pct = pl->share_pct;
+        }
+        if (slo_ig_predict(q, t, g->count, o, NULL, &err))
+            return (size_t)-1;
+        for (size_t i = 0; i < g->count; i++) {
+            const struct slo_ig_placement *pl = &plan->placements[g->first + i];
+            if (!slo_ig_meets_slo(o[i].latency_ms, o[i].throughput_rps, w[pl->workload].slo_ms,
+                                  pl->rate_rps))
+                bad++;
+        }
+    }
+    return bad;
+}
+
+/* One planner row: both variants plan w[n]; each plan is re-predicted under
+ * the other variant. */
+static int plan_row(const struct slo_ig_profile *faithful, const struct slo_ig_profile *calib,
+                    const char *label, const struct slo_ig_workload *w, size_t n)
+{
+    struct slo_ig_plan a, b;
+    slo_error_t err;
+    size_t va, vb;
+    int ra = slo_ig_plan(faithful, 1, w, n, SLO_IG_POLICY_IGNITER, &a, &err), rb;
+    if (ra) {
+        /* the authors' 12-workload case holds a workload no V100 can serve */
+        printf("  %-34s no plan (igniter-2023): %.60s...\n", label, err.text);
+        return ra != SLO_ERR_INFEASIBLE;
+    }
+    rb = slo_ig_plan(calib, 1, w, n, SLO_IG_POLICY_IGNITER, &b, &err);
+    if (rb) {
+        printf("  %-34s no plan (igniter-calibrated): %.60s...\n", label, err.text);
+        slo_ig_plan_free(&a);
+        return rb != SLO_ERR_INFEASIBLE;
+    }
+    va = violations_under(calib, w, &a);
+    vb = violations_under(faithful, w, &b);
+    printf("  %-34s %5zu %5zu %8.2f %8.2f %7zu/%-5zu %7zu/%-5zu\n", label, a.n_gpus, b.n_gpus,
+           a.cost_usd_per_h, b.cost_usd_per_h, va, a.n_placements, vb, b.n_placements);
+    slo_ig_plan_free(&a);
+    slo_ig_plan_free(&b);
+    return 0;
+}
+
+#define GOLDEN "igniter/derived/golden_vectors.json"
+#define TESTCON "igniter/upstream-history/9901e6b/i-Gniter/Profile/tools/testcon.log"
+#define GPULET "igniter/upstream-HEAD/i-Gniter/Profile/tools/gpulet.config"
+
+static int variants(const char *dir)
+{
+    struct slo_ig_profile f, c;
+    slo_error_t err;
+    char *tc = read_text(dir, TESTCON), *gp = read_text(dir, GPULET), *gv = read_text(dir, GOLDEN);
+    json_t *root = gv ? json_loads(gv, 0, NULL) : NULL, *cases;
+    int status = 0;
+    size_t k;
+
+    if (!tc || !gp || !root) {
+        printf("model variants: reference data not found under %s\n", dir);
+        free(tc);
+        free(gp);
+        free(gv);
+        json_decref(root);
+        return 0;
+    }
+    if (slo_ig_profile_parse(slo_embedded_gpu_profile("v100"), "embedded:v100", &f, &err) ||
+        slo_ig_profile_parse(slo_embedded_gpu_profile("v100-calibrated"),
+                             "embedded:v100-calibrated", &c, &err)) {
+        fprintf(stderr, "bench_infer: %s\n", err.text);
+        return 1;
+    }
+    f.usd_per_gpu_h = c.usd_per_gpu_h = 3.06;
+    printf("model variants on measured co-locations (absolute %% error; lopo: the pair terms "
+           "fitted on the other model pairs of the same set, the held-out pair predicted):\n");
+    printf("  %-14s %-19s %-34s %5s %6s %7s %6s %6s\n", "set", "variant", "pair terms fitted on",
+           "n", "MAPE", "median", "p90", "max");
+    status |= variant_row(&c, SLO_IG_VARIANT_IGNITER_2023, 1, tc, "testcon.log", "(none fitted)");
+    status |= variant_row(&c, SLO_IG_VARIANT_CALIBRATED, 1, tc, "testcon.log",
+                          "lopo: other pairs of testcon.log");
+    status |= variant_row(&c, SLO_IG_VARIANT_CALIBRATED, 0, tc, "testcon.log",
+                          "all of gpulet.config (v100-cal.)");
+    status |= variant_row(&c, SLO_IG_VARIANT_IGNITER_2023, 1, gp, "gpulet.config",
+                          "(none fitted)");
+    status |= variant_row(&c, SLO_IG_VARIANT_CALIBRATED, 1, gp, "gpulet.config",
+                          "lopo: other pairs of gpulet.config");
+    printf("  (gpulet.config with v100-calibrated's own terms would be in-sample: not shown)\n");
+    printf("planner (iGniter greedy, V100 at 3.06 USD/h) with each variant; viol = placements "
+           "missing SLO/2 or the rate when the plan is re-predicted under the other variant:\n");
+    printf("  %-34s %5s %5s %8s %8s %13s %13s\n", "workloads", "GPUs", "GPUs", "USD/h", "USD/h",
+           "2023 plan", "calib. plan");
+    printf("  %-34s %5s %5s %8s %8s %13s %13s\n", "", "2023", "cal.", "2023", "cal.",
+           "viol (calib.)", "viol (2023)");
+    cases = json_object_get(root, "algorithm_cases");
+    for (k = 0; k < json_array_size(cases); k++) {
+        json_t *cs = json_array_get(cases, k), *in = json_object_get(cs, "input");
+        size_t n = json_array_size(in);
+        struct slo_ig_workload *w = calloc(n ? n : 1, sizeof *w);
+        char label[64];
+        if (!w)
+            return 1;
+        for (size_t i = 0; i < n; i++) {
+            json_t *e = json_array_get(in, i);
+            snprintf(w[i].model, sizeof w[i].model, "%s",
+                     json_string_value(json_object_get(e, "model")));
+            w[i].slo_ms = json_number_value(json_object_get(e, "slo_ms"));
+            w[i].rate_rps = json_number_value(json_object_get(e, "rate_req_per_s"));
+        }
+        snprintf(label, sizeof label, "algorithm case %zu (%zu workloads)", k, n);
+        status |= plan_row(&f, &c, label, w, n);
+        free(w);
+    }
+    for (int s = 0; s < 3; s++) {
+        static const size_t sizes[3] = {10, 100, 1000};
+        size_t n = sizes[s];
+        struct slo_ig_workload *w = malloc(n * sizeof *w);
+        char label[64];
+        if (!w)
+            return 1;
+        make_workloads(w, n, 7 + (uint64_t)n);
+        snprintf(label, sizeof label, "seeded set, %zu workloads", n);
+        status |= plan_row(&f, &c, label, w, n);
+        free(w);
+    }
+    slo_ig_profile_free(&f);
+    slo_ig_profile_free(&c);
+    json_decref(root);
+    free(tc);
+    free(gp);
+    free(gv);
+    return status;
+}
+
 int main(void)
 {
     static const size_t sizes[3] = {10, 100, 1000};
@@ -157,6 +405,7 @@ int main(void)
         printf("model error on measured co-locations (fitted from the upstream profile):\n");
         accuracy(&p, dir, "igniter/upstream-history/9901e6b/i-Gniter/Profile/tools/testcon.log");
         accuracy(&p, dir, "igniter/upstream-HEAD/i-Gniter/Profile/tools/gpulet.config");
+        status |= variants(dir);
     }
     slo_ig_profile_free(&p);
     return status;

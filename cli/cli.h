@@ -61,5 +61,7 @@ int slo_cmd_infer(int argc, char **argv);
 int slo_cmd_fit_infer(int argc, char **argv);
 /* `slo comm` (cli/cmd_comm.c, issue 4). */
 int slo_cmd_comm(int argc, char **argv);
+/* `slo catalog import|check` (cli/cmd_catalog.c, issue 20). */
+int slo_cmd_catalog(int argc, char **argv);
 
 #endif

@@ -23,9 +23,9 @@ static void usage(FILE *f)
             "usage: slo infer [--profile NAME|FILE]... [--workload MODEL:rate=R:slo=MS]...\n"
             "                 [--workloads FILE] [--policy igniter|ffd|gslice|gpulets]\n"
             "                 [--catalog NAME|FILE] [--pricing on-demand|spot]\n"
-            "                 [--instance-type TYPE] [--json]\n"
+            "                 [--instance-type TYPE] [--model-variant NAME] [--json]\n"
             "       slo infer --predict [--profile NAME|FILE] --workload MODEL:share=S:batch=B"
-            "[:rate=R][:slo=MS]... [--json]\n"
+            "[:rate=R][:slo=MS]... [--model-variant NAME] [--json]\n"
             "       slo infer --coefficients [--profile NAME|FILE]\n"
             "\n"
             "Place inference workloads (model, arrival rate req/s, latency SLO ms) on the\n"
@@ -43,6 +43,9 @@ static void usage(FILE *f)
             "  --catalog C       instance catalog pricing the GPU types (default aws-table3)\n"
             "  --pricing P       on-demand (default) or spot\n"
             "  --instance-type T catalog type of every profile that names none\n"
+            "  --model-variant V interference model: igniter-2023 (the paper's; default\n"
+            "                    unless the profile names one) or igniter-calibrated (needs\n"
+            "                    the profile's model_variant runs, e.g. profile v100-calibrated)\n"
             "  --predict         predict the given placement on one GPU instead of planning\n"
             "  --coefficients    print the fitted coefficients of the profile (JSON)\n"
             "  --json            one JSON object on stdout (schema: doc/infer.md)\n"
@@ -177,6 +180,8 @@ static int print_plan_json(const struct slo_ig_profile *prof, const struct slo_i
         }
         json_object_set_new(go, "gpu_type", json_string(gpu_name(ty->gpu_model)));
         json_object_set_new(go, "instance_type", json_string(ty->instance_type));
+        json_object_set_new(go, "model_variant",
+                            json_string(slo_ig_variant_name(prof[g->type].model_variant)));
         json_object_set_new(go, "usd_per_h", json_real(g->usd_per_gpu_h));
         json_object_set_new(go, "dedicated", json_boolean(g->dedicated));
         json_object_set_new(go, "share_pct", json_real(g->share_pct));
@@ -329,6 +334,7 @@ static int run_predict(const struct slo_ig_profile *p, const struct spec *specs,
             goto out;
         }
         json_object_set_new(root, "gpu_type", json_string(gpu_name(p->gpu_model)));
+        json_object_set_new(root, "model_variant", json_string(slo_ig_variant_name(p->model_variant)));
         json_object_set_new(root, "share_pct", json_real(total));
         json_object_set_new(root, "power_w", json_real(st.total_power_w));
         json_object_set_new(root, "clock_mhz", json_real(st.clock_mhz));
@@ -432,7 +438,7 @@ int slo_cmd_infer(int argc, char **argv)
 {
     enum {
         O_PROFILE = 256, O_WORKLOAD, O_WORKLOADS, O_POLICY, O_CATALOG, O_PRICING, O_INSTANCE,
-        O_PREDICT, O_COEF, O_JSON, O_HELP
+        O_PREDICT, O_COEF, O_JSON, O_VARIANT, O_HELP
     };
     static const struct option longopts[] = {
         {"profile", required_argument, NULL, O_PROFILE},
@@ -445,13 +451,14 @@ int slo_cmd_infer(int argc, char **argv)
         {"predict", no_argument, NULL, O_PREDICT},
         {"coefficients", no_argument, NULL, O_COEF},
         {"json", no_argument, NULL, O_JSON},
+        {"model-variant", required_argument, NULL, O_VARIANT},
         {"help", no_argument, NULL, O_HELP},
         {NULL, 0, NULL, 0}};
     /* Options that only planning reads: with --predict or --coefficients
      * they would be ignored silently, so they are refused. */
     static const int plan_only[] = {O_WORKLOADS, O_POLICY, O_CATALOG, O_PRICING, O_INSTANCE};
     const char *profile_args[MAX_PROFILES], *catalog = "aws-table3", *instance = NULL;
-    const char *workload_file = NULL;
+    const char *workload_file = NULL, *variant = NULL;
     size_t n_profile_args = 0, n_specs = 0, n_w = 0, cap_w = 0;
     struct spec *specs = NULL;
     struct slo_ig_profile prof[MAX_PROFILES];
@@ -526,6 +533,16 @@ int slo_cmd_infer(int argc, char **argv)
         case O_PREDICT: predict = 1; break;
         case O_COEF: coef = 1; break;
         case O_JSON: as_json = 1; break;
+        case O_VARIANT:
+            if (slo_ig_variant_from_name(optarg) < 0) {
+                status = cli_usage_error(CMD,
+                                         "--model-variant: expected igniter-2023 or "
+                                         "igniter-calibrated, found \"%s\"",
+                                         optarg);
+                goto out;
+            }
+            variant = optarg;
+            break;
         case O_HELP:
             usage(stdout);
             status = SLO_EXIT_OK;
@@ -577,6 +594,11 @@ int slo_cmd_infer(int argc, char **argv)
             goto out;
         }
         n_prof++;
+        /* the variant the profile lacks the runs for: one message, exit 2 */
+        if (variant && slo_ig_profile_set_variant(&prof[i], variant, &err)) {
+            status = cli_report(CMD, &err);
+            goto out;
+        }
     }
     if (coef) {
         char *text = slo_ig_profile_coefficients_json(&prof[0]);
@@ -648,6 +670,7 @@ int slo_cmd_infer(int argc, char **argv)
     problem.n_workloads = n_w;
     slo_infer_options_init(&opt);
     opt.policy = policy;
+    opt.model_variant = variant; /* already set on every profile above; same check */
     if (slo_infer_solve(&problem, &opt, &res, &err)) {
         status = cli_report(CMD, &err);
         goto out;

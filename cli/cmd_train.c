@@ -350,7 +350,7 @@ static void print_json(const struct train_opts *o, const struct slo_catalog *cat
     json_object_set_new(root, "skipped_types", skipped);
     json_t *unlisted = json_array();
     for (size_t i = 0; i < wl->n_instances; i++)
-        if (slo_catalog_find(cat, wl->instances[i].type) < 0)
+        if (slo_catalog_find_type(cat, wl->instances[i].type) < 0)
             json_array_append_new(unlisted, json_string(wl->instances[i].type));
     json_object_set_new(root, "unlisted_profiles", unlisted);
     dump_json(root);
@@ -476,7 +476,7 @@ static void print_human(const struct train_opts *o, const struct slo_cluster *ke
         printf("note: %s has no profile in workload %s and was not considered\n",
                cat->types[s->skipped[i]].name, wl->name);
     for (size_t i = 0; i < wl->n_instances; i++)
-        if (slo_catalog_find(cat, wl->instances[i].type) < 0)
+        if (slo_catalog_find_type(cat, wl->instances[i].type) < 0)
             printf("note: workload %s profiles %s, which catalog %s does not list\n", wl->name,
                    wl->instances[i].type, cat->name);
 }

@@ -19,6 +19,7 @@ static const struct command commands[] = {
     {"infer", slo_cmd_infer, "place inference workloads on shared GPUs (iGniter: MPS shares, batches)"},
     {"fit", slo_cmd_fit, "fit model coefficients from profiling data (slo fit train LOGS...)"},
     {"comm", slo_cmd_comm, "compare gradient communication schedulers (Prophet, optimal blocks)"},
+    {"catalog", slo_cmd_catalog, "build or refresh an instance catalog from the aws CLI's JSON; check one"},
 };
 
 static void usage(FILE *f)

@@ -1728,7 +1728,7 @@ static void test_profile_open(void **state)
     assert_int_equal(slo_ig_profile_open("a100", "--profile", &p, &err), SLO_ERR_NOT_FOUND);
     assert_string_equal(err.source, "--profile");
     assert_string_equal(err.text,
-                        "expected an embedded profile (v100) or a JSON file path, found \"a100\"");
+                        "expected an embedded profile (v100, v100-calibrated) or a JSON file path, found \"a100\"");
     assert_int_equal(slo_ig_profile_open("/nonexistent/p.json", "PROFILE", &p, &err), SLO_ERR_IO);
 }
 

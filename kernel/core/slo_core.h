@@ -158,6 +158,19 @@ struct slo_instance_type {
     double network_mbps;             /* NIC bandwidth, MB/s; 0 when omitted */
     double pcie_mbps;                /* usable PCIe bandwidth, MB/s; 0: use the
                                         workload's B_pcie */
+    /* Spot pools (issue 20): a catalog type with "pools" expands to one entry
+     * per (instance type, zone), named TYPE@ZONE, each with its own spot
+     * price, quota and (optionally) on-demand price, and the type's GPUs,
+     * bandwidths and speed profile. A planner matches the workload profile's
+     * instances[].type against `type`, never `name`, and names the entry by
+     * `name` in plans. */
+    char type[SLO_NAME_LENGTH];      /* instance type whose profile applies:
+                                        "p3.2xlarge" for "p3.2xlarge@us-east-1a";
+                                        equal to name for a plain entry ("" in
+                                        a struct built by hand: name applies;
+                                        read it with slo_instance_profile) */
+    char zone[SLO_NAME_LENGTH];      /* the pool's availability zone
+                                        ("us-east-1a"); "" for a plain entry */
 };
 
 struct slo_catalog {
@@ -169,12 +182,17 @@ struct slo_catalog {
 /*
  * Parse a catalog from JSON text (format: doc/formats.md, "Instance catalog").
  * source names the text in messages (a file name, or "embedded:NAME").
- * On success *cat owns its memory (release with slo_catalog_free).
+ * On success *cat owns its memory (release with slo_catalog_free); a type
+ * with pools[] becomes one entry per pool, in file order (n_types counts
+ * entries). Cost: O(n log n) in the entries (3000 pools: see doc/formats.md).
  * Errors: SLO_ERR_INVALID for malformed JSON ("source:line:col: ...") or a
  * field that is missing, of the wrong type or out of range (text names the
  * field, e.g. "types[0] (a).spot_usd_per_h: expected a number in [0, 1e+06],
  * found -1"),
- * duplicate type names, or a catalog whose quotas are all zero;
+ * duplicate type names, a zone listed twice in one type's pools ("types[0]
+ * (p3.2xlarge).pools[2].zone: expected each zone once per instance type,
+ * found \"us-east-1a\" again (first at pools[0])"), a pool with a negative
+ * price or quota, or a catalog whose quotas are all zero;
  * SLO_ERR_NOMEM. On failure *cat is left empty.
  */
 int slo_catalog_parse(const char *json, const char *source, struct slo_catalog *cat,
@@ -182,8 +200,11 @@ int slo_catalog_parse(const char *json, const char *source, struct slo_catalog *
 /* As slo_catalog_parse, reading the file at path (SLO_ERR_IO if unreadable). */
 int slo_catalog_load(const char *path, struct slo_catalog *cat, slo_error_t *err);
 void slo_catalog_free(struct slo_catalog *cat);
-/* Index of the type named name, or -1. */
+/* Index of the entry named name ("p3.2xlarge", "p3.2xlarge@us-east-1a"), or -1. */
 int slo_catalog_find(const struct slo_catalog *cat, const char *name);
+/* Index of the first entry (plain type or pool) of instance type `type`
+ * (its speed profile), or -1. */
+int slo_catalog_find_type(const struct slo_catalog *cat, const char *type);
 /*
  * Open a catalog the way every front end names one: an embedded NAME
  * (slo_embedded_catalog_names()) or a FILE path - an argument with a '/',
@@ -195,6 +216,9 @@ int slo_catalog_find(const struct slo_catalog *cat, const char *name);
  */
 int slo_catalog_open(const char *name_or_path, const char *opt, struct slo_catalog *cat,
                      slo_error_t *err);
+/* The instance type whose workload profile applies to entry t: t->type,
+ * or t->name when t->type is "" (entries built by hand). Never NULL. */
+const char *slo_instance_profile(const struct slo_instance_type *t);
 /* Price per instance-hour under the pricing model (on-prem: its own rate). */
 double slo_instance_price(const struct slo_instance_type *t, enum slo_pricing pricing);
 

@@ -9,6 +9,7 @@
 
 #include "slo_private.h"
 #include "slo_infer.h"
+#include "infer_private.h"
 
 static int contains(const char *s, size_t len, const char *needle)
 {
@@ -107,6 +108,89 @@ int slo_ig_colocation_errors(const struct slo_ig_profile *p, const char *text,
     json_decref(holder);
     return SLO_OK;
 fail:
+    json_decref(holder);
+    free(*ape);
+    *ape = NULL;
+    *n = 0;
+    return rv;
+}
+
+int slo_ig_colocation_errors_lopo(const struct slo_ig_profile *p, int variant, const char *text,
+                                  const char *source, double **ape, size_t *n, slo_error_t *err)
+{
+    struct slo_ig_profile q = *p; /* shallow; q.models replaced by a copy below */
+    json_t *holder = NULL, *rows = NULL;
+    size_t nr, nm = p->n_models;
+    unsigned char *done = NULL;
+    int rv;
+
+    *ape = NULL;
+    *n = 0;
+    if (!slo_ig_variant_name(variant))
+        return slo__fail(err, SLO_ERR_INVALID, p->source,
+                        "model variant %d: expected igniter-2023 or igniter-calibrated", variant);
+    if (variant == SLO_IG_VARIANT_IGNITER_2023) {
+        /* nothing of it is fitted on pair runs: plain errors */
+        q.model_variant = variant;
+        return slo_ig_colocation_errors(&q, text, source, ape, n, err);
+    }
+    for (size_t i = 0; i < nm; i++)
+        if (!p->models[i].calib.has_solo)
+            return slo__fail(err, SLO_ERR_INVALID, p->source,
+                            "model_variant.solo_latency: expected a solo latency grid for model "
+                            "\"%s\" (model variant igniter-calibrated needs one per model), "
+                            "found none",
+                            p->models[i].name);
+    if ((rv = find_latency_rows(text, source, &holder, &rows, err)))
+        return rv;
+    nr = json_array_size(rows);
+    q.models = malloc((nm ? nm : 1) * sizeof *q.models);
+    done = calloc(nr ? nr : 1, 1);
+    *ape = malloc((2 * nr + 1) * sizeof **ape);
+    if (!q.models || !done || !*ape) {
+        rv = slo__fail(err, SLO_ERR_NOMEM, source, "out of memory");
+        goto fail;
+    }
+    q.model_variant = variant;
+    for (size_t i = 0; i < nr; i++) {
+        struct slo_ig_tenant t[2];
+        double meas[2];
+        int a, b;
+        if (done[i])
+            continue;
+        if ((rv = slo__ig_pair_row(p, json_array_get(rows, i), source, "interference.latency", i,
+                                   t, meas, err)))
+            goto fail;
+        a = t[0].model;
+        b = t[1].model;
+        /* hold out pair {a, b}: fit on every other pair of this text */
+        memcpy(q.models, p->models, nm * sizeof *q.models);
+        if ((rv = slo__ig_fit_pair_terms(&q, rows, source, "interference.latency", a, b, err)))
+            goto fail;
+        for (size_t k = i; k < nr; k++) {
+            struct slo_ig_tenant u[2];
+            struct slo_ig_prediction o[2];
+            double ms[2];
+            if ((rv = slo__ig_pair_row(p, json_array_get(rows, k), source,
+                                       "interference.latency", k, u, ms, err)))
+                goto fail;
+            if (!((u[0].model == a && u[1].model == b) || (u[0].model == b && u[1].model == a)))
+                continue;
+            if ((rv = slo_ig_predict(&q, u, 2, o, NULL, err)))
+                goto fail;
+            for (int j = 0; j < 2; j++)
+                (*ape)[2 * k + (size_t)j] = fabs(ms[j] - o[j].latency_ms) / ms[j] * 100.0;
+            done[k] = 1;
+        }
+    }
+    *n = 2 * nr;
+    free(q.models);
+    free(done);
+    json_decref(holder);
+    return SLO_OK;
+fail:
+    free(q.models);
+    free(done);
     json_decref(holder);
     free(*ape);
     *ape = NULL;

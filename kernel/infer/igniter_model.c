@@ -9,6 +9,7 @@
 
 #include "slo_private.h"
 #include "slo_infer.h"
+#include "infer_private.h"
 
 /* notes 1.2.2: solo active time at clock F, ms. */
 double slo_ig_active_solo_ms(const struct slo_ig_model *m, int batch, double share_pct)
@@ -29,6 +30,8 @@ int slo_ig_predict(const struct slo_ig_profile *p, const struct slo_ig_tenant *t
 {
     double total_power_w, total_l2_pct = 0.0, clock_mhz, delta_sch;
 
+    if (p->model_variant != SLO_IG_VARIANT_IGNITER_2023) /* issue 18: igniter_variant.c */
+        return slo__ig_predict_variant(p, t, n, out, gpu, err);
     if (n == 0)
         return slo__fail(err, SLO_ERR_INVALID, p->source,
                         "predict: expected at least one workload on the GPU, found none");
@@ -134,6 +137,10 @@ void slo_ig_bounds_for(const struct slo_ig_profile *p, const struct slo_ig_model
     out->gamma = m->k[0] * b * b + m->k[1] * b + m->k[2];
     out->delta_ms = bound_ms - m->t_sch_solo_ms -
                     b * (m->input_bytes + m->output_bytes) / p->bandwidth_bytes_per_ms - m->k[4];
+    if (p->model_variant != SLO_IG_VARIANT_IGNITER_2023) { /* issue 18: igniter_variant.c */
+        slo__ig_bounds_variant(p, m, batch, bound_ms, out);
+        return;
+    }
     if (!(out->delta_ms > 0.0) || !(out->gamma > 0.0)) {
         /* Upstream divides anyway (negative or infinite share, notes 5.2); an
          * SLO this tight cannot be met at this batch: no share suffices. */

@@ -103,6 +103,9 @@ static int raise_round(const struct ctx *c, struct slot *s, size_t n)
         const struct slo_ig_model *m = &p->models[it->model];
         double t_sch = m->n_kernels * delta + m->t_sch_solo_ms;
         double t_act = s[i].t_act0_ms * (1.0 + m->alpha_cache_per_pct * (l2 - s[i].l2_pct));
+        if (p->model_variant != SLO_IG_VARIANT_IGNITER_2023) /* issue 18: igniter_variant.c */
+            t_act = slo__ig_variant_active_ms(m, it->batch, s[i].share_pct, s[i].t_act0_ms,
+                                              s[i].l2_pct, l2 - s[i].l2_pct, n);
         double lat = (t_sch + t_act) / (clock / p->max_clock_mhz) + it->transfer_ms;
         if (lat > it->bound_ms) {
             s[i].share_pct += p->unit_pct;

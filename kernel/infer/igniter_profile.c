@@ -14,6 +14,7 @@
 #include "infer_private.h"
 #include "slo_private.h"
 #include "slo_infer.h"
+#include "infer_private.h"
 
 static const char *const hw_keys[] = {"idlepower", "power", "frequency", "idletime",
                                       "maxGPUfrequency", "maxGPUpower", "unit", "bandwidth",
@@ -393,7 +394,8 @@ int slo_ig_profile_parse(const char *text, const char *source, struct slo_ig_pro
         (rv = parse_gpu(json_object_get(root, "gpu"), source, p, err)))
         goto fail;
     json_object_foreach(root, key, val)
-        if (strcmp(key, "hardware") && strcmp(key, "gpu") && key[0] != '_')
+        if (strcmp(key, "hardware") && strcmp(key, "gpu") && strcmp(key, "model_variant") &&
+            key[0] != '_') /* model_variant: issue 18 hook below */
             n++;
     if (n == 0) {
         rv = slo__fail(err, SLO_ERR_INVALID, source,
@@ -406,12 +408,16 @@ int slo_ig_profile_parse(const char *text, const char *source, struct slo_ig_pro
         goto fail;
     }
     json_object_foreach(root, key, val) {
-        if (!strcmp(key, "hardware") || !strcmp(key, "gpu") || key[0] == '_')
+        if (!strcmp(key, "hardware") || !strcmp(key, "gpu") || !strcmp(key, "model_variant") ||
+            key[0] == '_')
             continue;
         if ((rv = parse_model(key, val, source, p, &p->models[p->n_models], err)))
             goto fail;
         p->n_models++;
     }
+    /* issue 18 hook: the model_variant section (igniter_variant.c) */
+    if ((rv = slo__ig_variant_parse(root, source, p, err)))
+        goto fail;
     json_decref(root);
     return SLO_OK;
 fail:

@@ -39,4 +39,35 @@ int slo__ig_check_model_coefficients(const struct slo_ig_profile *p,
                                      const struct slo_ig_model *m, const char *path,
                                      slo_error_t *err);
 
+/* igniter_variant.c: the igniter-calibrated model variant (issue 18;
+ * slo_ig_profile_set_variant documents it). */
+#include <jansson.h>
+/* Read the profile's "model_variant" section of root (may be absent) into
+ * p->models[].calib and p->model_variant, fitting the pair terms. */
+int slo__ig_variant_parse(const json_t *root, const char *src, struct slo_ig_profile *p,
+                          slo_error_t *err);
+/* slo_ig_predict for p->model_variant != SLO_IG_VARIANT_IGNITER_2023. */
+int slo__ig_predict_variant(const struct slo_ig_profile *p, const struct slo_ig_tenant *t,
+                            size_t n, struct slo_ig_prediction *out,
+                            struct slo_ig_gpu_state *gpu, slo_error_t *err);
+/* rho(b, r): measured / fitted solo active time (1 without a grid). */
+double slo__ig_solo_ratio(const struct slo_ig_calibration *c, int batch, double share_pct);
+/* The variant's t_act (+ the overhead when n >= 2), ms at clock F, from the
+ * paper's t_act0 and L2 terms the planner caches. */
+double slo__ig_variant_active_ms(const struct slo_ig_model *m, int batch, double share_pct,
+                                 double t_act0_ms, double own_l2_pct, double others_l2_pct,
+                                 size_t n);
+/* slo_ig_bounds_for's r_low under the variant: least multiple of u whose
+ * solo latency at the full clock meets bound_ms (+inf if none <= 100). */
+void slo__ig_bounds_variant(const struct slo_ig_profile *p, const struct slo_ig_model *m,
+                            int batch, double bound_ms, struct slo_ig_bounds *out);
+/* Row i of a pair-run array (label names it): tenants and measured ms. */
+int slo__ig_pair_row(const struct slo_ig_profile *p, const json_t *r, const char *src,
+                     const char *label, size_t i, struct slo_ig_tenant t[2], double meas[2],
+                     slo_error_t *err);
+/* Fit every model's (o, kappa) on rows, leaving out the rows of the model
+ * pair {skip_a, skip_b} (both -1: none). Needs every solo grid. */
+int slo__ig_fit_pair_terms(struct slo_ig_profile *p, const json_t *rows, const char *src,
+                           const char *label, int skip_a, int skip_b, slo_error_t *err);
+
 #endif

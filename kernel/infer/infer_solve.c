@@ -110,6 +110,15 @@ static int interference_adds(const struct slo_ig_profile *p, const struct slo_ig
     size_t nmax = max_tenants(p);
     if (!(p->clock_slope_mhz_per_w <= 0.0))
         return 0;
+    if (p->model_variant == SLO_IG_VARIANT_CALIBRATED) {
+        /* igniter-calibrated: its pair terms must only add too (kappa, o >= 0) */
+        for (size_t i = 0; i < n; i++) {
+            int mi = slo_ig_find_model(p, w[i].model);
+            if (mi >= 0 && !(p->models[mi].calib.l2_coupling_per_pct2 >= 0.0 &&
+                             p->models[mi].calib.overhead_ms >= 0.0))
+                return 0;
+        }
+    }
     if (nmax >= 2 && (slo_ig_delta_sch_ms(p, 2) < 0.0 || slo_ig_delta_sch_ms(p, nmax) < 0.0))
         return 0;
     for (size_t i = 0; i < n; i++) {
@@ -159,6 +168,8 @@ static double latency_lower_bound_ms(const struct slo_ig_profile *p, int mi,
     if (!(p->clock_slope_mhz_per_w <= 0.0) || !(m->alpha_cache_per_pct >= 0.0) ||
         !(m->k[3] + p->unit_pct > 0.0) || nmax < 1)
         return NAN;
+    if (p->model_variant != SLO_IG_VARIANT_IGNITER_2023)
+        return NAN; /* the bound below is the paper's surface; none for the variant */
     for (size_t i = 0; i < n; i++) {
         int k = slo_ig_find_model(p, w[i].model);
         if (k < 0)
@@ -331,6 +342,9 @@ int slo_infer_solve(const struct slo_infer_problem *pb, const struct slo_infer_o
                                       err)))
             goto fail;
         priced[t] = pb->profiles[t];
+        if (opt->model_variant &&
+            (rv = slo_ig_profile_set_variant(&priced[t], opt->model_variant, err)))
+            goto fail;
         priced[t].usd_per_gpu_h = ty->usd_per_gpu_h;
         snprintf(priced[t].gpu_model, sizeof priced[t].gpu_model, "%s", ty->gpu_model);
         snprintf(priced[t].instance_type, sizeof priced[t].instance_type, "%s",

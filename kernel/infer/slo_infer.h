@@ -65,6 +65,34 @@ struct slo_ig_model_raw {
     double pair_clock_mhz;       /* frequency_2 */
 };
 
+/* Model variants (doc/infer.md, "Model variants"): how slo_ig_predict and the
+ * planner turn a profile into latencies. igniter-2023 is the paper's model
+ * (notes 1.2, exact on the authors' reference outputs; the default);
+ * igniter-calibrated keeps its terms and adds what its residuals on measured
+ * co-locations show (slo_ig_profile_set_variant; issue 18). */
+enum slo_ig_model_variant {
+    SLO_IG_VARIANT_IGNITER_2023 = 0,
+    SLO_IG_VARIANT_CALIBRATED = 1
+};
+#define SLO_IG_CALIB_MAX_SHARES 16 /* shares per batch row of a solo latency grid */
+
+/* What igniter-calibrated adds to one model, from the profile's
+ * "model_variant" section (doc/infer.md): a measured solo latency grid and
+ * pair co-location runs. Filled by slo_ig_profile_parse; zero when absent. */
+struct slo_ig_calibration {
+    int has_solo;                  /* the solo grid below is valid */
+    int n_batches;                 /* rows, batches ascending */
+    int batch[SLO_IG_MAX_BATCH];
+    int n_shares[SLO_IG_MAX_BATCH];
+    double share_pct[SLO_IG_MAX_BATCH][SLO_IG_CALIB_MAX_SHARES]; /* ascending per row */
+    double solo_ratio[SLO_IG_MAX_BATCH][SLO_IG_CALIB_MAX_SHARES]; /* measured / fitted
+                                      solo active time (1 = the paper's surface) */
+    int has_pair;                  /* the two pair terms below are fitted */
+    size_t n_pair_runs;            /* co-location latencies of this model they were fitted on */
+    double overhead_ms;            /* o: extra GPU time per batch when co-located, ms at F */
+    double l2_coupling_per_pct2;   /* kappa: slow-down per (own c) x (co-runners' sum c), 1/%^2 */
+};
+
 /* The model of one DNN on one GPU type: the fitted coefficients. */
 struct slo_ig_model {
     char name[SLO_IG_NAME_LENGTH]; /* "alexnet" */
@@ -78,6 +106,7 @@ struct slo_ig_model {
     double alpha_cache_per_pct;    /* notes 1.2.7: slow-down per % of co-runners' L2 */
     int has_raw;                   /* raw measurements below are valid */
     struct slo_ig_model_raw raw;
+    struct slo_ig_calibration calib; /* igniter-calibrated terms (zero: none) */
 };
 
 /* One GPU type: hardware constants, fitted GPU coefficients, models. */
@@ -100,6 +129,8 @@ struct slo_ig_profile {
     struct slo_ig_hw_raw raw;
     size_t n_models;
     struct slo_ig_model *models; /* [n_models], owned */
+    int model_variant;           /* enum slo_ig_model_variant: the profile's
+                                    model_variant.name, or slo_ig_profile_set_variant */
 };
 
 /*
@@ -113,6 +144,11 @@ struct slo_ig_profile {
  *    "gpu" section {"model", "instance_type", "usd_per_h"}, and models or
  *    hardware given either by raw measurements (then fitted here) or by the
  *    fitted coefficients ("coefficients" object; doc/infer.md).
+ * Either form may hold a "model_variant" section {name, solo_latency,
+ * pair_latency} (doc/infer.md): read into models[].calib and model_variant,
+ * the pair terms fitted (slo_ig_profile_set_variant says how); errors name
+ * its fields ("model_variant.solo_latency.vgg19.4: expected share keys in
+ * (0, 100] %, found "120"") or the model lacking a grid or runs.
  * Raw measurements are fitted with slo_ig_fit_hardware/slo_ig_fit_model.
  * Errors: SLO_ERR_INVALID naming source, line (JSON-lines) and field with
  * what was expected and found (malformed JSON, a missing "hardware" section,
@@ -460,6 +496,9 @@ struct slo_infer_problem {
 
 struct slo_infer_options {
     int policy; /* enum slo_ig_policy; default SLO_IG_POLICY_IGNITER */
+    const char *model_variant; /* "igniter-2023", "igniter-calibrated" (applied to every
+                                  profile, slo_ig_profile_set_variant); NULL (default):
+                                  each profile's own model_variant.name */
 };
 
 /* Defaults: policy igniter. */
@@ -579,6 +618,53 @@ int slo_ig_colocation_errors(const struct slo_ig_profile *p, const char *text,
  * golden_vectors.json compute it) and max of v[n]; v is sorted in place. */
 void slo_ig_error_summary(double *v, size_t n, double *mean, double *median, double *p90,
                           double *max);
+
+/* ------------------------------------------------------------------ */
+/* Model variants (issue 18; doc/infer.md "Model variants")            */
+/* ------------------------------------------------------------------ */
+
+/* "igniter-2023" or "igniter-calibrated"; NULL for another value. */
+const char *slo_ig_variant_name(int variant);
+/* enum slo_ig_model_variant of name, or -1 when it names none. */
+int slo_ig_variant_from_name(const char *name);
+
+/*
+ * Select the model variant name for every prediction and plan made with p
+ * (it overrides the profile's model_variant.name). igniter-calibrated
+ * (doc/infer.md) keeps every term of notes 1.2 and changes three:
+ *  - solo active time: t_act0 (notes 1.2.2) x rho(b, r), rho = (L - t_load -
+ *    t_fb - t_sch0) / t_act0 at the points of the model's measured solo
+ *    latency grid L (trtexec latencyMs, ms), bilinear in (b, r) between them
+ *    and held at the edge value outside;
+ *  - L2 interference: t_act = t_act0 rho (1 + kappa c_i sum_{j != i} c_j)
+ *    instead of (1 + alpha_cache sum c_j), c from notes 1.2.6;
+ *  - co-location overhead: o ms of GPU time per batch when n >= 2;
+ * so t_gpu = (t_sch + t_act + o) F / f. kappa and o are fitted per model on
+ * the profile's pair runs (least absolute relative error, IRLS with
+ * LAPACKE_dgels); power, L2 demand and clock use the paper's t_act0.
+ * Errors: SLO_ERR_INVALID (source p->source) for an unknown name ("expected
+ * igniter-2023 or igniter-calibrated, found "X"") and for a profile lacking
+ * what the variant needs, naming it ("model variant igniter-calibrated needs
+ * model_variant.solo_latency and model_variant.pair_latency (doc/infer.md);
+ * found no model_variant section", or the model without a grid or runs).
+ */
+int slo_ig_profile_set_variant(struct slo_ig_profile *p, const char *name, slo_error_t *err);
+
+/*
+ * Leave-one-pair-out errors of variant on the pair measurements text (the
+ * slo_ig_colocation_errors format): for each unordered model pair {A, B} of
+ * the rows, the variant's pair terms (kappa, o) are fitted on the rows of
+ * every other pair of text only and the rows of {A, B} predicted with them,
+ * so no row is predicted by terms fitted on it. The solo grid comes from p.
+ * igniter-2023 fits nothing on pair runs: its errors are those of
+ * slo_ig_colocation_errors. *ape: malloc'd [2 * rows] errors in percent, in
+ * row order. Errors: those of slo_ig_colocation_errors and
+ * slo_ig_profile_set_variant; SLO_ERR_INVALID when a held-out pair leaves a
+ * model with fewer than 3 training runs (the text names the pair and model).
+ */
+int slo_ig_colocation_errors_lopo(const struct slo_ig_profile *p, int variant, const char *text,
+                                  const char *source, double **ape, size_t *n,
+                                  slo_error_t *err);
 
 #ifdef __cplusplus
 }

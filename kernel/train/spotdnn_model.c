@@ -110,7 +110,7 @@ int slo_train_setup_init(struct slo_train_setup *s, const struct slo_catalog *ca
         const struct slo_instance_type *it = &cat->types[c];
         const struct slo_workload_instance *wi = NULL;
         for (size_t i = 0; i < wl->n_instances; i++)
-            if (strcmp(wl->instances[i].type, it->name) == 0)
+            if (strcmp(wl->instances[i].type, slo_instance_profile(it)) == 0)
                 wi = &wl->instances[i];
         if (!wi) {
             s->skipped[s->n_skipped++] = (int)c;
