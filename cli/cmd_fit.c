@@ -133,17 +133,17 @@ int slo_cmd_fit(int argc, char **argv)
         goto out;
     }
     fprintf(stderr,
-            "slo " CMD ": %zu loss samples from %zu clusters: rmse %.4g, R^2 %.4f\n",
-            rep.n_samples, rep.n_clusters, rep.rmse, rep.r2);
-    if (rep.gamma1_at_limit)
-        fprintf(stderr, "slo " CMD ": warning: gamma1 = %g is at the end of its search range "
-                        "[0.001, 1e6]: the logs do not determine it (log further into "
-                        "training)\n",
-                m.gamma1);
+            "slo " CMD ": %zu loss samples from %zu clusters: rmse %.4g, R^2 %.4f, "
+            "condition number %.3g, gamma1 %.5g +- %.2g, gamma2 %.4g +- %.2g, gamma3 %.5g "
+            "+- %.2g, gamma5 %.4g +- %.2g (two standard errors)\n",
+            rep.n_samples, rep.n_clusters, rep.rmse, rep.r2, rep.condition, m.gamma1,
+            2 * rep.gamma1_se, m.gamma2, 2 * rep.gamma2_se, m.gamma3, 2 * rep.gamma3_se,
+            m.gamma5, 2 * rep.gamma5_se);
+    /* gamma1 at either end and gamma4 at 10 are refused by slo_fit_loss;
+     * gamma4 = 0 is its physical bound, a fit, but worth saying. */
     if (rep.gamma4_at_limit)
-        fprintf(stderr, "slo " CMD ": warning: gamma4 = %g is at the end of its search range "
-                        "[0, 10]: the logs do not determine it (profile clusters with more "
-                        "different convergence coefficients, or use --form spotdnn-2022)\n",
+        fprintf(stderr, "slo " CMD ": note: gamma4 = %g is at the lower end of its range "
+                        "[0, 10]: the convergence coefficient R alone scales the loss\n",
                 m.gamma4);
     if (workload) {
         wl.loss = m;

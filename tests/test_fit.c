@@ -173,11 +173,13 @@ static void fit_synthetic(const struct slo_loss_model *truth, double rel_noise,
         fail();
     }
     print_message("fit %s, noise %g: g1 %.6g g2 %.6g g3 %.6g g4 %.6g g5 %.6g rmse %.4g "
-                  "r2 %.6f, worst j(L) error %.4f (with held-out cluster %.4f)\n",
+                  "r2 %.6f, worst j(L) error %.4f (with held-out cluster %.4f); condition "
+                  "%.3g, 2 SE: g1 %.3g g2 %.3g g3 %.3g g5 %.3g\n",
                   truth->form == SLO_LOSS_SPOTDNN_2022 ? "2022" : "2023", rel_noise,
                   fit->gamma1, fit->gamma2, fit->gamma3, fit->gamma4, fit->gamma5, rep->rmse,
-                  rep->r2, worst_j_error(truth, fit, N_PROFILED),
-                  worst_j_error(truth, fit, 4));
+                  rep->r2, worst_j_error(truth, fit, N_PROFILED), worst_j_error(truth, fit, 4),
+                  rep->condition, 2 * rep->gamma1_se, 2 * rep->gamma2_se, 2 * rep->gamma3_se,
+                  2 * rep->gamma5_se);
     assert_int_equal(fit->form, truth->form);
     assert_int_equal(rep->n_samples, N_SYNTH);
     assert_int_equal(rep->n_clusters, N_PROFILED);
@@ -292,6 +294,150 @@ static void test_fit_errors(void **state)
     s[150].iterations = 3;
     s[299].n_workers = 0;
     expect_fit_error(s, N_SYNTH, SLO_ERR_INVALID, "samples[299].n_workers");
+}
+
+/*
+ * Fits the samples cannot determine (issue 15, "Why", first item): each is
+ * refused with SLO_ERR_INVALID and a text naming what is missing, m left
+ * unchanged. Two clusters (2 and 4 workers) x 100 samples of `truth` at
+ * j = 300..30000, with b_w bw0 and bw1 and absolute Gaussian noise sd noise
+ * (xorshift seed fixed).
+ */
+static void make_two(const struct slo_loss_model *truth, double bw0, double bw1, double noise,
+                     double j_step, struct slo_loss_sample *out)
+{
+    uint64_t seed = 0x15u;
+    const double bw[2] = {bw0, bw1};
+    const int nw[2] = {2, 4};
+    size_t k = 0;
+
+    for (int c = 0; c < 2; c++)
+        for (int i = 1; i <= PER_CLUSTER; i++, k++) {
+            double j = j_step * i;
+            out[k].iterations = j;
+            out[k].wa_batch = bw[c];
+            out[k].cc = 0.5;
+            out[k].n_workers = nw[c];
+            out[k].loss = slo_loss_at(truth, bw[c], 0.5, nw[c], j) + noise * rng_gauss(&seed);
+        }
+}
+
+static void test_fit_undetermined(void **state)
+{
+    struct slo_loss_sample s[2 * PER_CLUSTER];
+    struct slo_loss_model rising = truth_2022, neg_floor = truth_2022, no_bend = truth_2022;
+    (void)state;
+
+    /* The issue's reproducer: b_w 1024 and 1024 + 1e-9, noise 1e-3. Before,
+     * gamma2 = -3.36e7 and gamma3 = 3.44e10 with R^2 = 1.0000. */
+    make_two(&truth_2022, 1024, 1024 + 1e-9, 1e-3, J_STEP, s);
+    expect_fit_error(s, 2 * PER_CLUSTER, SLO_ERR_INVALID,
+                     "the logs' weighted-average batches b_w differ by only 1e-09");
+    expect_fit_error(s, 2 * PER_CLUSTER, SLO_ERR_INVALID,
+                     "needs at least two clearly different batches");
+    /* b_w 1024 and 1025 (0.1% apart) with noise 1e-2: well conditioned
+     * enough, but the noise hides the batch dependence (2 SE(gamma2) is
+     * about 2, times b_w 1025, against a decay term of about 2300). */
+    make_two(&truth_2022, 1024, 1025, 1e-2, J_STEP, s);
+    expect_fit_error(s, 2 * PER_CLUSTER, SLO_ERR_INVALID,
+                     "the logs do not determine how the loss depends on the weighted-average "
+                     "batch");
+    /* The same batches without noise are determined: gamma2 comes back. */
+    {
+        struct slo_loss_model m = {SLO_LOSS_SPOTDNN_2022, 0, 0, 0, 0, 0};
+        slo_error_t err;
+        make_two(&truth_2022, 1024, 1025, 0, J_STEP, s);
+        assert_int_equal(slo_fit_loss(s, 2 * PER_CLUSTER, &m, NULL, &err), SLO_OK);
+        assert_near(m.gamma2, truth_2022.gamma2, 1e-3);
+    }
+    /* A loss that rises with training: gamma2 b_w + gamma3 < 0. */
+    rising.gamma2 = 0.2;
+    rising.gamma3 = -2507.6;
+    rising.gamma5 = 5;
+    make_two(&rising, 1024, 1400, 1e-3, J_STEP, s);
+    expect_fit_error(s, 2 * PER_CLUSTER, SLO_ERR_INVALID, "expected > 0 at every profiled batch");
+    /* A floor below zero: losses of a model with gamma5 = -0.1 over
+     * j = 100..10000 (all still > 0). */
+    neg_floor.gamma5 = -0.1;
+    make_two(&neg_floor, 1024, 1400, 0, 100, s);
+    expect_fit_error(s, 2 * PER_CLUSTER, SLO_ERR_INVALID, "loss floor gamma5 = -0.1");
+    /* Logs from a narrow window late in training, j = 20010..21000 (b_w 1024
+     * and 1400, noise 1e-3): the loss is nearly linear there, gamma1 and
+     * gamma3 trade off, and the Jacobian's standard error of gamma1 exceeds
+     * gamma1 itself. */
+    {
+        uint64_t seed = 0x15u;
+        for (int k = 0; k < 2 * PER_CLUSTER; k++) {
+            double bw = k < PER_CLUSTER ? 1024 : 1400, j = 20000 + 10.0 * (k % PER_CLUSTER + 1);
+            int nw = k < PER_CLUSTER ? 2 : 4;
+            s[k] = (struct slo_loss_sample){j, bw, 0.5, nw,
+                                            slo_loss_at(&truth_2022, bw, 0.5, nw, j) +
+                                                1e-3 * rng_gauss(&seed)};
+        }
+        expect_fit_error(s, 2 * PER_CLUSTER, SLO_ERR_INVALID, "the logs do not determine gamma1");
+    }
+    /* gamma1 = 0: the search ends at its lower end 1e-3. */
+    no_bend.gamma1 = 0;
+    make_two(&no_bend, 1024, 1400, 0, J_STEP, s);
+    expect_fit_error(s, 2 * PER_CLUSTER, SLO_ERR_INVALID,
+                     "gamma1 = 0.001 is at the end of its search range");
+}
+
+/* The 2022-form samples carry no convergence-coefficient signal: a 2023 fit
+ * sends gamma4 to the end of its range, refused. */
+static void test_fit_gamma4_undetermined(void **state)
+{
+    struct slo_loss_sample s[N_SYNTH];
+    struct slo_loss_model m = {SLO_LOSS_SPOTDNN_2023, 0, 0, 0, 0, 0};
+    slo_error_t err;
+    (void)state;
+
+    make_samples(&truth_2022, 0, 1, s);
+    assert_int_equal(slo_fit_loss(s, N_SYNTH, &m, NULL, &err), SLO_ERR_INVALID);
+    assert_contains(err.text, "gamma4 = 10 is at the end of its search range");
+    assert_true(m.gamma1 == 0 && m.gamma3 == 0);
+}
+
+/* The workload reader's ranges (issue 15): the shipped ResNet-110 profile
+ * with one value replaced is refused naming the field; unchanged it loads. */
+static void expect_workload_error(const char *from, const char *to, const char *part)
+{
+    const char *text = slo_embedded_workload("resnet110");
+    const char *at;
+    char buf[8192];
+    struct slo_workload wl;
+    slo_error_t err;
+
+    assert_non_null(text);
+    at = strstr(text, from);
+    assert_non_null(at);
+    assert_true(strlen(text) + strlen(to) < sizeof buf);
+    snprintf(buf, sizeof buf, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+    memset(&err, 0, sizeof err);
+    assert_int_equal(slo_workload_parse(buf, "wl.json", &wl, &err), SLO_ERR_INVALID);
+    assert_contains(err.text, part);
+}
+
+static void test_workload_ranges(void **state)
+{
+    struct slo_workload wl;
+    slo_error_t err;
+    (void)state;
+
+    assert_int_equal(slo_workload_parse(slo_embedded_workload("resnet110"), "wl.json", &wl, &err),
+                     SLO_OK);
+    assert_true(wl.loss.gamma1 == 876.5);
+    slo_workload_free(&wl);
+    expect_workload_error("\"gamma1\": 876.5", "\"gamma1\": -876.5",
+                          "loss_model.gamma1: expected a number in [1e-09, 1e+09]");
+    expect_workload_error("\"gamma3\": 2507.6", "\"gamma3\": 3.44e300",
+                          "loss_model.gamma3: expected a number in [-1e+12, 1e+12]");
+    expect_workload_error("\"s_parm_mb\": 11.5", "\"s_parm_mb\": 1e306",
+                          "s_parm_mb: expected a number in [1e-09, 1e+07]");
+    expect_workload_error("\"b_req_mbps\": 142", "\"b_req_mbps\": 1e306",
+                          "b_req_mbps: expected a number in [1e-09, 1e+09], found 1e+306");
+    expect_workload_error("\"speed_samples_per_s\": 1885", "\"speed_samples_per_s\": 1e300",
+                          "instances[0].speed_samples_per_s: expected a number in [1e-09, 1e+09]");
 }
 
 /* ------------------------------------------------------------------ */
@@ -518,6 +664,30 @@ static void test_log_errors(void **state)
     expect_log_error("# cluster: p3.2xlarge=two\n", "line 1, cluster:", "\"two\"",
                      (const char *)NULL);
     expect_log_error("# cluster: p3.2xlarge=2\n", "end of the file", (const char *)NULL);
+    /* Physical ranges and the PS's counters (issue 15): a count beyond 1e15,
+     * a loss of 1e306, a sample count that decreases or is below the step
+     * count (each update uses >= 1 sample). */
+    expect_log_error("# cluster: p3.2xlarge=2\n"
+                     "time_s,global_step,global_samples,loss\n"
+                     "1,10,1e306,2.0\n",
+                     "line 3, column global_samples: expected a number in [0, 1e+15], found "
+                     "\"1e306\"",
+                     (const char *)NULL);
+    expect_log_error("# cluster: p3.2xlarge=2\n"
+                     "time_s,global_step,global_samples,loss\n"
+                     "1,10,1280,1e306\n",
+                     "line 3, column loss: expected a number in [0, 1e+06]", (const char *)NULL);
+    expect_log_error("# cluster: p3.2xlarge=2\n"
+                     "time_s,global_step,global_samples,loss\n"
+                     "1,10,1280,2.0\n"
+                     "2,20,1000,1.9\n",
+                     "line 4, column global_samples: expected a value >= 1280",
+                     "found 1000", (const char *)NULL);
+    expect_log_error("# cluster: p3.2xlarge=2\n"
+                     "time_s,global_step,global_samples,loss\n"
+                     "1,10,5,2.0\n",
+                     "line 3, column global_samples: expected at least global_step (10",
+                     "found 5", (const char *)NULL);
     memset(&err, 0, sizeof err);
     assert_int_equal(slo_train_log_load("/nonexistent/slo_log.csv", &log, &err), SLO_ERR_IO);
     assert_string_equal(err.source, "/nonexistent/slo_log.csv");
@@ -657,6 +827,9 @@ int main(void)
         cmocka_unit_test(test_fit_2023_noisy),
         cmocka_unit_test(test_fit_noise_free),
         cmocka_unit_test(test_fit_errors),
+        cmocka_unit_test(test_fit_undetermined),
+        cmocka_unit_test(test_fit_gamma4_undetermined),
+        cmocka_unit_test(test_workload_ranges),
         cmocka_unit_test(test_log_load_and_samples),
         cmocka_unit_test(test_log_samples_cc),
         cmocka_unit_test(test_log_errors),

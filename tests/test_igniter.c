@@ -766,6 +766,251 @@ static void test_coefficients_roundtrip(void **state)
 }
 
 /*
+ * Issue 15, "Why", items 2-4: measured arrays that do not determine the fit,
+ * appended as later JSON-lines to the upstream config (later lines win, HEAD
+ * loadprofile()), each refused with file, field and the value or the reason.
+ * The outcomes before issue 15 are in the comments.
+ */
+static void expect_with_lines(const char *good, const char *lines, const char *needle)
+{
+    char *text = malloc(strlen(good) + strlen(lines) + 2);
+    assert_non_null(text);
+    sprintf(text, "%s\n%s", good, lines);
+    expect_profile_error(text, needle);
+    free(text);
+}
+
+static void test_profile_undetermined(void **state)
+{
+    char *good = slurp(PROFILE);
+    (void)state;
+
+    /* The same solo capability h0 = 300 req/s at every alexnet grid point
+     * (gpulatency = idletime_1 + 1000 b / h0, h0 perturbed by 1e-12 per
+     * point). Before: kp = 2.76e13, bp = -1.38e17, exit 0, and a predicted
+     * power of -3.3e9 W. */
+    expect_with_lines(good,
+                      "{\"alexnet\": {\"gpulatency\": [[3.3651016116258083, 3.3651016116224746, "
+                      "3.3651016116191417], [53.36510161146581, 53.365101611412484, "
+                      "53.365101611359144], [106.69843494431915, 106.6984349442125, "
+                      "106.69843494410581]]}}\n",
+                      "alexnet: the solo capabilities h0 = 1000 b / (gpulatency - idletime_1) "
+                      "(req/s) of the power fit at the 8 points used are all 300");
+    /* Power falling across the three un-throttled levels. Before: clock
+     * slope +0.256 MHz/W, exit 0; its read-back refused; --predict showed a
+     * clock above the 1530 MHz maximum. */
+    expect_with_lines(good,
+                      "{\"hardware\": {\"power\": [258.8888888888889, 184.88888888888889, "
+                      "117.55555555555556, 296.1111111111111, 295.2]}}\n",
+                      "hardware.power: expected the power to rise across the un-throttled "
+                      "concurrency levels 1..3");
+    /* Power rising, but the extrapolated throttled points stay below the
+     * 300 W cap: the slope would be positive too. */
+    expect_with_lines(good, "{\"hardware\": {\"power\": [100, 110, 120, 296.1, 295.2]}}\n",
+                      "hardware.frequency: the fitted clock slope is ");
+    /* The issue's idle times: accepted before (only finiteness was checked),
+     * sched_alpha_ms/sched_beta_ms dropped, --predict printed -nan. */
+    expect_with_lines(good,
+                      "{\"hardware\": {\"power\": [117.55555555555556, 184.88888888888889, "
+                      "258.8888888888889], \"frequency\": [1530, 1530, 1530], "
+                      "\"idletime\": [1e306, 0.002, 0.007]}}\n",
+                      "hardware.idletime[0]: expected a number in [0, 1000] ms, found 1e+306");
+    expect_with_lines(good,
+                      "{\"hardware\": {\"idletime\": [0.0013685428280272927, -0.002, 0.007, "
+                      "0.0119, 0.017]}}\n",
+                      "hardware.idletime[1]: expected a number in [0, 1000] ms, found -0.002");
+    /* An idle gap that shrinks with co-runners: alpha < 0. */
+    expect_with_lines(good, "{\"hardware\": {\"idletime\": [0.017, 0.0119, 0.0068, 0.0017, 0.0014]}}\n",
+                      "hardware.idletime: the fitted scheduling delay falls as co-runners are "
+                      "added");
+    expect_with_lines(good, "{\"hardware\": {\"power\": [-117.5, 184.9, 258.9, 296.1, 295.2]}}\n",
+                      "hardware.power[0]: expected a number in [53.5, 600] W, found -117.5");
+    expect_with_lines(good,
+                      "{\"hardware\": {\"frequency\": [1536.7, 1530, 1530, 1485.6, 1431.4]}}\n",
+                      "hardware.frequency[0]: expected a number in (0, 1530] MHz, found 1536.7");
+    expect_with_lines(good, "{\"vgg19\": {\"power\": [[86.4, 179.8, -274.1], [89.1, 206.4, 295.1], "
+                            "[85.3, 206.3, 299.0]]}}\n",
+                      "vgg19.power[0][2]: expected a number in [53.5, 600] W, found -274.1");
+    expect_with_lines(good, "{\"ssd\": {\"l2caches\": [3.2, 18.6, 133.2]}}\n",
+                      "ssd.l2caches[2]: expected a number in [0, 100] %, found 133.2");
+    expect_with_lines(good, "{\"ssd\": {\"frequency_2\": 1600}}\n",
+                      "ssd.frequency_2: expected a number in [1, 1530]");
+    free(good);
+}
+
+/* The workloads file's ranges (issue 15): a rate or SLO beyond any inference
+ * service is refused naming the field and value. */
+static void test_workloads_ranges(void **state)
+{
+    struct slo_ig_workload *w;
+    size_t n;
+    slo_error_t err;
+    (void)state;
+
+    assert_int_equal(slo_ig_workloads_parse("[{\"model\": \"vgg19\", \"rate_rps\": 1e306, "
+                                            "\"slo_ms\": 60}]",
+                                            "wk.json", &w, &n, &err),
+                     SLO_ERR_INVALID);
+    assert_non_null(strstr(err.text, "workloads[0].rate_rps: expected at most 1e+07 req/s, found 1e+306"));
+    assert_null(w);
+    assert_int_equal(slo_ig_workloads_parse("[{\"model\": \"vgg19\", \"rate_rps\": 100, "
+                                            "\"slo_ms\": 1e300}]",
+                                            "wk.json", &w, &n, &err),
+                     SLO_ERR_INVALID);
+    assert_non_null(strstr(err.text, "workloads[0].slo_ms: expected at most 1e+07 ms"));
+}
+
+/* xorshift64, fixed seed: uniform in [-1, 1]. */
+static double perturb_u(uint64_t *st)
+{
+    uint64_t x = *st;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    *st = x;
+    return 2.0 * ((double)(x >> 11) / 9007199254740992.0) - 1.0;
+}
+
+static double clampd(double v, double lo, double hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/*
+ * Property (issue 15: "the fit's own output never fails read-back"): the
+ * upstream V100 measurements, perturbed at random within the readers'
+ * physical ranges (hardware power +-10 %, model power +-30 %, throttled
+ * clocks +-3 %, idle gaps +-80 %, latencies +-20 %, L2 +-30 %, activetime_2
+ * +-2 %, one draw in four with the hardware power levels reversed), 300
+ * draws. Each either is refused by the fits with a
+ * reason, or its coefficients read back, and every prediction on them is
+ * finite with the clock in (0, maxGPUfrequency] - never above it, never NaN.
+ * Both outcomes must occur, so the property tests both paths.
+ */
+static void test_fit_readback_property(void **state)
+{
+    struct fixture *fx = *state;
+    const struct slo_ig_profile *base = &fx->fitted;
+    uint64_t st = 0x15EEDull;
+    int accepted = 0, refused = 0;
+
+    for (int trial = 0; trial < 300; trial++) {
+        struct slo_ig_profile q = *base, back;
+        struct slo_ig_hw_raw *h = &q.raw;
+        slo_error_t err = {0};
+        int rv;
+        char *text;
+
+        q.models = malloc(base->n_models * sizeof *q.models);
+        assert_non_null(q.models);
+        memcpy(q.models, base->models, base->n_models * sizeof *q.models);
+        for (size_t i = 0; i < h->n_concurrent; i++) {
+            h->power_w[i] = clampd(h->power_w[i] * (1 + 0.1 * perturb_u(&st)), q.idle_power_w,
+                                   2 * q.power_cap_w);
+            if (h->clock_mhz[i] < q.max_clock_mhz)
+                h->clock_mhz[i] = clampd(h->clock_mhz[i] * (1 + 0.03 * perturb_u(&st)), 1,
+                                         q.max_clock_mhz);
+            h->idle_gap_ms[i] *= 1 + 0.8 * perturb_u(&st);
+        }
+        if (perturb_u(&st) > 0.5)
+            for (size_t i = 0; i < h->n_concurrent / 2; i++) {
+                double t = h->power_w[i];
+                h->power_w[i] = h->power_w[h->n_concurrent - 1 - i];
+                h->power_w[h->n_concurrent - 1 - i] = t;
+            }
+        rv = slo_ig_fit_hardware(&q, &err);
+        for (size_t k = 0; !rv && k < q.n_models; k++) {
+            struct slo_ig_model_raw *r = &q.models[k].raw;
+            for (int i = 0; i < 3; i++) {
+                for (int j = 0; j < 3; j++) {
+                    r->gpu_latency_ms[i][j] *= 1 + 0.2 * perturb_u(&st);
+                    r->power_w[i][j] = clampd(r->power_w[i][j] * (1 + 0.3 * perturb_u(&st)),
+                                              q.idle_power_w, 2 * q.power_cap_w);
+                }
+                r->l2_diag_pct[i] = clampd(r->l2_diag_pct[i] * (1 + 0.3 * perturb_u(&st)), 0, 100);
+            }
+            r->active_pair_ms *= 1 + 0.02 * perturb_u(&st);
+            rv = slo_ig_fit_model(&q, &q.models[k], &err);
+        }
+        if (rv) {
+            assert_int_equal(rv, SLO_ERR_INVALID);
+            assert_true(err.text[0] != '\0');
+            if (getenv("SLO_TEST_VERBOSE"))
+                print_message("refused: %.110s\n", err.text);
+            refused++;
+            free(q.models);
+            continue;
+        }
+        accepted++;
+        text = slo_ig_profile_coefficients_json(&q);
+        assert_non_null(text);
+        if (slo_ig_profile_parse(text, "readback", &back, &err))
+            fail_msg("trial %d: the fit's output does not read back: %s", trial, err.text);
+        for (int b = 1; b <= 32; b += 31)
+            for (double share = 10; share <= 100; share += 45) {
+                struct slo_ig_tenant t[4];
+                struct slo_ig_prediction out[4];
+                struct slo_ig_gpu_state g;
+                size_t n = back.n_models < 4 ? back.n_models : 4;
+                for (size_t i = 0; i < n; i++)
+                    t[i] = (struct slo_ig_tenant){(int)i, b, share};
+                for (size_t m = 1; m <= n; m++) {
+                    if (slo_ig_predict(&back, t, m, out, &g, &err) != SLO_OK)
+                        continue; /* refused with a reason (e.g. outside the fitted range) */
+                    assert_true(g.clock_mhz > 0 && g.clock_mhz <= back.max_clock_mhz);
+                    assert_true(isfinite(g.total_power_w));
+                    for (size_t i = 0; i < m; i++)
+                        assert_true(isfinite(out[i].latency_ms) && out[i].latency_ms > 0 &&
+                                    isfinite(out[i].throughput_rps) && isfinite(out[i].power_w));
+                }
+            }
+        slo_ig_profile_free(&back);
+        free(text);
+        free(q.models);
+    }
+    print_message("fit read-back property: %d perturbed profiles fitted and read back, %d "
+                  "refused with a reason\n",
+                  accepted, refused);
+    assert_true(accepted > 0 && refused > 0);
+}
+
+/* Copy text to out with the number after the first key replaced by value. */
+static void replace_number(const char *text, const char *key, const char *value, char *out)
+{
+    const char *at = strstr(text, key);
+    char *end;
+    assert_non_null(at);
+    at += strlen(key);
+    (void)strtod(at, &end);
+    assert_true(end > at);
+    sprintf(out, "%.*s%s%s", (int)(at - text), text, value, end);
+}
+
+/* The coefficients form is read with the fits' physical ranges: the issue's
+ * absurd fitted values are refused on read too, and the fitted upstream
+ * profile's own coefficients read back (test_coefficients_roundtrip). */
+static void test_coefficients_ranges(void **state)
+{
+    struct fixture *fx = *state;
+    char *text = slo_ig_profile_coefficients_json(&fx->fitted), *bad;
+    size_t len;
+
+    assert_non_null(text);
+    len = strlen(text);
+    bad = malloc(len + 64);
+    assert_non_null(bad);
+    /* kp = 2.76e13 (the same-capability fit of issue 15) */
+    replace_number(text, "\"kp_w_per_rps\": ", "2.76e13", bad);
+    expect_profile_error(bad, "coefficients.kp_w_per_rps: expected a number in [0, 10000] W "
+                              "per req/s");
+    /* alpha_cache < 0: a co-runner would speed the workload up */
+    replace_number(text, "\"alpha_cache_per_pct\": ", "-0.5", bad);
+    expect_profile_error(bad, "coefficients.alpha_cache_per_pct: expected a number in [0, 1]");
+    free(bad);
+    free(text);
+}
+
+/*
  * GPU types with prices. Synthetic second types (made here, not data): the
  * same V100 model priced at the p3.2xlarge spot price 1.25 USD/h, and a
  * "SLOW" type whose kernels take 1.6x as long (k1..k5 x 1.6) at 1.00 USD/h.
@@ -1508,6 +1753,10 @@ int main(void)
         cmocka_unit_test(test_jsonlines_later_lines_win),
         cmocka_unit_test(test_bad_requests),
         cmocka_unit_test(test_coefficients_roundtrip),
+        cmocka_unit_test(test_profile_undetermined),
+        cmocka_unit_test(test_coefficients_ranges),
+        cmocka_unit_test(test_workloads_ranges),
+        cmocka_unit_test(test_fit_readback_property),
         cmocka_unit_test(test_embedded_profile),
         cmocka_unit_test(test_gpu_types_with_prices),
         cmocka_unit_test(test_loose_slo),

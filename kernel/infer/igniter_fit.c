@@ -10,22 +10,43 @@
 #include <math.h>
 #include <string.h>
 
+#include "infer_private.h"
 #include "slo_private.h"
 #include "slo_infer.h"
 
 static const double grid_batch[3] = {1, 16, 32};
 static const double grid_share_pct[3] = {10, 50, 100};
 
-/* Least squares y ~ k x + b over n points (n >= 2) with dgels. */
+/* Smallest spread (max - min) of a line fit's x, relative to max |x|, that
+ * counts as clearly different points: the profiles' latencies are measured
+ * to about 1%, so x closer than that cannot tell a slope. */
+#define LINE_MIN_SPREAD 1e-2
+
+/* Least squares y ~ k x + b over n points (n >= 2) with dgels. xname names
+ * x in the refusal when the x are not clearly different (spread below
+ * LINE_MIN_SPREAD: the slope would be noise over a vanishing difference,
+ * e.g. kp = 2.76e13). */
 static int fit_line(const double *x, const double *y, int n, double *k, double *b,
-                    const char *source, const char *what, slo_error_t *err)
+                    const char *source, const char *what, const char *xname,
+                    slo_error_t *err)
 {
-    double a[2 * 16], rhs[16];
+    double a[2 * 16], rhs[16], xmin = INFINITY, xmax = -INFINITY, xabs = 0;
     lapack_int info;
 
     if (n < 2 || n > 16)
         return slo__fail(err, SLO_ERR_INVALID, source,
                         "%s: expected 2 to 16 points for a line fit, found %d", what, n);
+    for (int i = 0; i < n; i++) {
+        xmin = fmin(xmin, x[i]);
+        xmax = fmax(xmax, x[i]);
+        xabs = fmax(xabs, fabs(x[i]));
+    }
+    if (!(xmax - xmin >= LINE_MIN_SPREAD * xabs) || !(xabs > 0))
+        return slo__fail(err, SLO_ERR_INVALID, source,
+                        "%s: the %s at the %d points used are all %.6g (spread %.3g, less "
+                        "than %g%%): the line fit needs at least two clearly different "
+                        "values",
+                        what, xname, n, xmax, xmax - xmin, 100 * LINE_MIN_SPREAD);
     for (int i = 0; i < n; i++) {
         a[i * 2] = x[i];
         a[i * 2 + 1] = 1.0;
@@ -70,6 +91,15 @@ int slo_ig_fit_hardware(struct slo_ig_profile *p, slo_error_t *err)
     }
     if (first_capped < n) {
         step = n_steps > 0 ? step / (double)n_steps : power[0] - p->idle_power_w;
+        if (!(step > 0.0))
+            return slo__fail(err, SLO_ERR_INVALID, p->source,
+                            "hardware.power: expected the power to rise across the "
+                            "un-throttled concurrency levels 1..%zu (their mean step "
+                            "extrapolates the throttled points' power), found a mean step of "
+                            "%.4g W (%.4g W at level 1, %.4g W at level %zu)",
+                            first_capped > 0 ? first_capped : 1, step, power[0],
+                            power[first_capped > 0 ? first_capped - 1 : 0],
+                            first_capped > 0 ? first_capped : 1);
         for (size_t j = first_capped; j < n; j++) {
             if (j >= 1)
                 power[j] = power[j - 1] + step;
@@ -82,6 +112,13 @@ int slo_ig_fit_hardware(struct slo_ig_profile *p, slo_error_t *err)
                             "hardware.power: the throttled points sit exactly at the power "
                             "cap; the clock slope cannot be fitted");
         p->clock_slope_mhz_per_w = sxy / sxx;
+        if (!(p->clock_slope_mhz_per_w <= 0.0))
+            return slo__fail(err, SLO_ERR_INVALID, p->source,
+                            "hardware.frequency: the fitted clock slope is %.4g MHz/W > 0 "
+                            "(the clock would rise above %g MHz as power passes the %g W "
+                            "cap): expected the throttled levels' clocks below the maximum "
+                            "and their power above the cap",
+                            p->clock_slope_mhz_per_w, p->max_clock_mhz, p->power_cap_w);
     } else {
         p->clock_slope_mhz_per_w = 0.0; /* never throttled in profiling: no drop modelled */
     }
@@ -92,9 +129,16 @@ int slo_ig_fit_hardware(struct slo_ig_profile *p, slo_error_t *err)
         xs[c - 1] = (double)(c + 1);
         ys[c - 1] = vc - v1;
     }
-    rv = fit_line(xs, ys, (int)(n - 1), &p->sched_alpha_ms, &p->sched_beta_ms, p->source,
-                  "hardware.idletime", err);
-    return rv;
+    if ((rv = fit_line(xs, ys, (int)(n - 1), &p->sched_alpha_ms, &p->sched_beta_ms, p->source,
+                       "hardware.idletime", "concurrency levels", err)))
+        return rv;
+    if (!(p->sched_alpha_ms >= 0))
+        return slo__fail(err, SLO_ERR_INVALID, p->source,
+                        "hardware.idletime: the fitted scheduling delay falls as co-runners "
+                        "are added (alpha = %.4g ms per workload < 0): expected clock-"
+                        "normalised idle gaps that grow with concurrency",
+                        p->sched_alpha_ms);
+    return slo__ig_check_hardware_coefficients(p, "hardware (fitted)", err);
 }
 
 /* Residuals and Jacobian of notes 1.2.2 at k over the 9 grid points. */
@@ -227,9 +271,15 @@ int slo_ig_fit_model(const struct slo_ig_profile *p, struct slo_ig_model *m,
                         "%s.frequency: expected at least 2 un-throttled grid points to fit "
                         "power, found %d",
                         m->name, np);
-    if ((rv = fit_line(xp, yp, np, &m->kp_w_per_rps, &m->bp_w, p->source, m->name, err)) ||
+    if ((rv = fit_line(xp, yp, np, &m->kp_w_per_rps, &m->bp_w, p->source, m->name,
+                       "solo capabilities h0 = 1000 b / (gpulatency - idletime_1) (req/s) of "
+                       "the power fit",
+                       err)) ||
         (rv = fit_line(xc, r->l2_diag_pct, 3, &m->kc_pct_per_rps, &m->bc_pct, p->source,
-                       m->name, err)))
+                       m->name,
+                       "solo capabilities h0 (req/s) at the l2caches grid points (1, 10%), "
+                       "(16, 50%), (32, 100%)",
+                       err)))
         return rv;
     if (!(r->l2_pct > 0.0) || !(r->active_solo_ms > 0.0))
         return slo__fail(err, SLO_ERR_INVALID, p->source,
@@ -239,5 +289,61 @@ int slo_ig_fit_model(const struct slo_ig_profile *p, struct slo_ig_model *m,
     m->alpha_cache_per_pct =
         ((r->active_pair_ms * r->pair_clock_mhz / p->max_clock_mhz) / r->active_solo_ms - 1.0) /
         r->l2_pct;
+    {
+        char path[SLO_IG_NAME_LENGTH + 16];
+        snprintf(path, sizeof path, "%s (fitted)", m->name);
+        return slo__ig_check_model_coefficients(p, m, path, err);
+    }
+}
+
+int slo__ig_check_hardware_coefficients(const struct slo_ig_profile *p, const char *path,
+                                        slo_error_t *err)
+{
+    const char *what = NULL, *why = "";
+    double v = 0, lo = 0, hi = 0;
+
+    if (!(p->clock_slope_mhz_per_w >= -1e6 && p->clock_slope_mhz_per_w <= 0))
+        what = "clock_slope_mhz_per_w", v = p->clock_slope_mhz_per_w, lo = -1e6, hi = 0,
+        why = " MHz/W (the clock only drops above the power cap)";
+    else if (!(p->sched_alpha_ms >= 0 && p->sched_alpha_ms <= 1e3))
+        what = "sched_alpha_ms", v = p->sched_alpha_ms, lo = 0, hi = 1e3,
+        why = " ms (the delay grows with co-runners)";
+    else if (!(p->sched_beta_ms >= -1e3 && p->sched_beta_ms <= 1e3))
+        what = "sched_beta_ms", v = p->sched_beta_ms, lo = -1e3, hi = 1e3, why = " ms";
+    if (what)
+        return slo__fail(err, SLO_ERR_INVALID, p->source, "%s.%s: expected a number in [%g, %g]%s, "
+                        "found %.17g", path, what, lo, hi, why, v);
+    return SLO_OK;
+}
+
+int slo__ig_check_model_coefficients(const struct slo_ig_profile *p,
+                                     const struct slo_ig_model *m, const char *path,
+                                     slo_error_t *err)
+{
+    const char *what = NULL, *why = "";
+    double v = 0, lo = 0, hi = 0;
+
+    for (int i = 0; i < 5; i++)
+        if (!isfinite(m->k[i]))
+            return slo__fail(err, SLO_ERR_INVALID, p->source,
+                            "%s.k[%d]: expected a finite number, found %g", path, i, m->k[i]);
+    if (!(m->kp_w_per_rps >= 0 && m->kp_w_per_rps <= 1e4))
+        what = "kp_w_per_rps", v = m->kp_w_per_rps, lo = 0, hi = 1e4,
+        why = " W per req/s (power rises with throughput)";
+    else if (!(m->bp_w >= -p->idle_power_w && m->bp_w <= p->power_cap_w))
+        what = "bp_w", v = m->bp_w, lo = -p->idle_power_w, hi = p->power_cap_w,
+        why = " W (above -idlepower: no workload draws less than an idle GPU)";
+    else if (!(m->kc_pct_per_rps >= 0 && m->kc_pct_per_rps <= 1e4))
+        what = "kc_pct_per_rps", v = m->kc_pct_per_rps, lo = 0, hi = 1e4,
+        why = " % per req/s (L2 use rises with throughput)";
+    else if (!(m->bc_pct >= -100 && m->bc_pct <= 100))
+        what = "bc_pct", v = m->bc_pct, lo = -100, hi = 100, why = " %";
+    else if (!(m->alpha_cache_per_pct >= 0 && m->alpha_cache_per_pct <= 1))
+        what = "alpha_cache_per_pct", v = m->alpha_cache_per_pct, lo = 0, hi = 1,
+        why = " per % (a co-runner's L2 use never speeds a workload up)";
+    if (what)
+        return slo__fail(err, SLO_ERR_INVALID, p->source,
+                        "%s.%s: expected a number in [%g, %g]%s, found %.17g", path, what, lo,
+                        hi, why, v);
     return SLO_OK;
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "infer_private.h"
 #include "slo_private.h"
 #include "slo_infer.h"
 #include "infer_private.h"
@@ -31,10 +32,24 @@ static const char *const model_coef_keys[] = {"k", "kp_w_per_rps", "bp_w", "kc_p
                                               "bc_pct", "alpha_cache_per_pct", NULL};
 static const char *const gpu_keys[] = {"model", "instance_type", "usd_per_h", NULL};
 
-/* Read array v (named label in messages) of exactly n finite numbers, or,
- * when n_out is given, of n..max numbers. */
+/* The physical range of a measured array's values, [lo, hi] (lo excluded
+ * when lo_open), with unit for messages: measured values outside are refused
+ * with file, field and value so that no NaN or Inf can reach the fits or the
+ * model (issue 15: "idletime": [1e306, ...] gave a -nan latency). */
+struct range {
+    double lo, hi;
+    int lo_open;
+    const char *unit;
+};
+
+/* Any finite number (fitted coefficients with no physical range). */
+static const struct range any_finite = {-DBL_MAX, DBL_MAX, 0, ""};
+
+/* Read array v (named label in messages) of exactly n finite numbers in
+ * range *rg, or, when n_out is given, of n..max numbers. */
 static int read_array(const json_t *v, size_t n, size_t max, size_t *n_out, const char *src,
-                      const char *label, double *out, slo_error_t *err)
+                      const char *label, const struct range *rg, double *out,
+                      slo_error_t *err)
 {
     char found[96];
     size_t len = json_is_array(v) ? json_array_size(v) : 0;
@@ -59,6 +74,11 @@ static int read_array(const json_t *v, size_t n, size_t max, size_t *n_out, cons
             return slo__fail(err, SLO_ERR_INVALID, src, "%s[%zu]: expected a number, found %s",
                             label, i, slo__json_describe(e, found, sizeof found));
         out[i] = json_number_value(e);
+        if (out[i] > rg->hi || (rg->lo_open ? !(out[i] > rg->lo) : out[i] < rg->lo))
+            return slo__fail(err, SLO_ERR_INVALID, src,
+                            "%s[%zu]: expected a number in %c%g, %g]%s%s, found %.15g", label, i,
+                            rg->lo_open ? '(' : '[', rg->lo, rg->hi, *rg->unit ? " " : "",
+                            rg->unit, out[i]);
     }
     if (n_out)
         *n_out = len;
@@ -67,17 +87,17 @@ static int read_array(const json_t *v, size_t n, size_t max, size_t *n_out, cons
 
 /* obj.key as read_array, named "path.key". */
 static int read_numbers(const json_t *obj, const char *key, size_t n, size_t max,
-                        size_t *n_out, const char *src, const char *path, double *out,
-                        slo_error_t *err)
+                        size_t *n_out, const char *src, const char *path,
+                        const struct range *rg, double *out, slo_error_t *err)
 {
     char label[SLO_IG_NAME_LENGTH + 64];
     snprintf(label, sizeof label, "%s.%s", path, key);
-    return read_array(json_object_get(obj, key), n, max, n_out, src, label, out, err);
+    return read_array(json_object_get(obj, key), n, max, n_out, src, label, rg, out, err);
 }
 
 /* Read a 3x3 grid [[b=1 row], [b=16 row], [b=32 row]] (columns r = 10, 50, 100 %). */
 static int read_grid(const json_t *obj, const char *key, const char *src, const char *path,
-                     double out[3][3], slo_error_t *err)
+                     const struct range *rg, double out[3][3], slo_error_t *err)
 {
     json_t *v = json_object_get(obj, key);
     char found[96], label[SLO_IG_NAME_LENGTH + 64];
@@ -90,7 +110,7 @@ static int read_grid(const json_t *obj, const char *key, const char *src, const 
     for (size_t i = 0; i < 3; i++) {
         int rv;
         snprintf(label, sizeof label, "%s.%s[%zu]", path, key, i);
-        if ((rv = read_array(json_array_get(v, i), 3, 3, NULL, src, label, out[i], err)))
+        if ((rv = read_array(json_array_get(v, i), 3, 3, NULL, src, label, rg, out[i], err)))
             return rv;
     }
     return SLO_OK;
@@ -133,15 +153,24 @@ static int parse_hardware(const json_t *hw, const char *src, struct slo_ig_profi
             (rv = slo__json_number(coef, "sched_beta_ms", 1, -1e3, 1e3, src,
                                   "hardware.coefficients", &p->sched_beta_ms, err)))
             return rv;
-        return SLO_OK;
+        return slo__ig_check_hardware_coefficients(p, "hardware.coefficients", err);
     }
-    if ((rv = read_numbers(hw, "power", 3, SLO_IG_MAX_CONCURRENCY, &n1, src, "hardware",
-                           p->raw.power_w, err)) ||
-        (rv = read_numbers(hw, "frequency", 3, SLO_IG_MAX_CONCURRENCY, &n2, src, "hardware",
-                           p->raw.clock_mhz, err)) ||
-        (rv = read_numbers(hw, "idletime", 3, SLO_IG_MAX_CONCURRENCY, &n3, src, "hardware",
-                           p->raw.idle_gap_ms, err)))
-        return rv;
+    {
+        /* Board power with workloads running: at least the idle power, at
+         * most twice the cap (a board averages near its cap at most); clock
+         * above 0 and at most the locked maximum; idle gap per kernel 0 to
+         * 1 s (the fitted delay's range). */
+        const struct range power = {p->idle_power_w, 2 * p->power_cap_w, 0, "W"},
+                           clock = {0, p->max_clock_mhz, 1, "MHz"},
+                           gap = {0, 1e3, 0, "ms"};
+        if ((rv = read_numbers(hw, "power", 3, SLO_IG_MAX_CONCURRENCY, &n1, src, "hardware",
+                               &power, p->raw.power_w, err)) ||
+            (rv = read_numbers(hw, "frequency", 3, SLO_IG_MAX_CONCURRENCY, &n2, src,
+                               "hardware", &clock, p->raw.clock_mhz, err)) ||
+            (rv = read_numbers(hw, "idletime", 3, SLO_IG_MAX_CONCURRENCY, &n3, src, "hardware",
+                               &gap, p->raw.idle_gap_ms, err)))
+            return rv;
+    }
     if (n1 != n2 || n1 != n3)
         return slo__fail(err, SLO_ERR_INVALID, src,
                         "hardware: expected power, frequency and idletime of the same length "
@@ -181,7 +210,7 @@ static int parse_model(const char *name, const json_t *o, const char *src,
             return slo__fail(err, SLO_ERR_INVALID, src, "%s: expected an object, found %s", path,
                             slo__json_describe(coef, found, sizeof found));
         if ((rv = slo__json_known_keys(coef, model_coef_keys, src, path, err)) ||
-            (rv = read_numbers(coef, "k", 5, 5, NULL, src, path, m->k, err)) ||
+            (rv = read_numbers(coef, "k", 5, 5, NULL, src, path, &any_finite, m->k, err)) ||
             (rv = slo__json_number(coef, "kp_w_per_rps", 1, -DBL_MAX, DBL_MAX, src, path,
                                   &m->kp_w_per_rps, err)) ||
             (rv = slo__json_number(coef, "bp_w", 1, -DBL_MAX, DBL_MAX, src, path, &m->bp_w,
@@ -193,21 +222,28 @@ static int parse_model(const char *name, const json_t *o, const char *src,
             (rv = slo__json_number(coef, "alpha_cache_per_pct", 1, -DBL_MAX, DBL_MAX, src, path,
                                   &m->alpha_cache_per_pct, err)))
             return rv;
-        return SLO_OK;
+        return slo__ig_check_model_coefficients(p, m, path, err);
     }
     {
         struct slo_ig_model_raw *r = &m->raw;
-        if ((rv = read_grid(o, "gpulatency", src, name, r->gpu_latency_ms, err)) ||
-            (rv = read_grid(o, "power", src, name, r->power_w, err)) ||
-            (rv = read_grid(o, "frequency", src, name, r->clock_mhz, err)) ||
-            (rv = read_numbers(o, "l2caches", 3, 3, NULL, src, name, r->l2_diag_pct, err)) ||
+        /* As the hardware arrays; GPU time per batch above the solo
+         * scheduling delay (checked below) and at most 1e7 ms (activetime's
+         * range); L2 use in percent of its peak. */
+        const struct range lat = {0, 1e7, 1, "ms"},
+                           power = {p->idle_power_w, 2 * p->power_cap_w, 0, "W"},
+                           clock = {0, p->max_clock_mhz, 1, "MHz"}, l2 = {0, 100, 0, "%"};
+        if ((rv = read_grid(o, "gpulatency", src, name, &lat, r->gpu_latency_ms, err)) ||
+            (rv = read_grid(o, "power", src, name, &power, r->power_w, err)) ||
+            (rv = read_grid(o, "frequency", src, name, &clock, r->clock_mhz, err)) ||
+            (rv = read_numbers(o, "l2caches", 3, 3, NULL, src, name, &l2, r->l2_diag_pct,
+                               err)) ||
             (rv = slo__json_number(o, "l2cache", 1, 1e-9, 100, src, name, &r->l2_pct, err)) ||
             (rv = slo__json_number(o, "activetime_1", 1, 1e-9, 1e7, src, name,
                                   &r->active_solo_ms, err)) ||
             (rv = slo__json_number(o, "activetime_2", 1, 1e-9, 1e7, src, name,
                                   &r->active_pair_ms, err)) ||
-            (rv = slo__json_number(o, "frequency_2", 1, 1, 1e5, src, name, &r->pair_clock_mhz,
-                                  err)))
+            (rv = slo__json_number(o, "frequency_2", 1, 1, p->max_clock_mhz, src, name,
+                                  &r->pair_clock_mhz, err)))
             return rv;
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 3; j++)
@@ -499,9 +535,11 @@ out:
 static const char *const workloads_keys[] = {"workloads", NULL};
 static const char *const workload_keys[] = {"model", "rate_rps", "slo_ms", NULL};
 
-/* obj.key (named "path.key") as a finite number > 0. */
+/* obj.key (named "path.key") as a finite number > 0 and at most max
+ * (unit names it in messages). */
 static int positive_number(const json_t *obj, const char *key, const char *src,
-                           const char *path, const char *what, double *out, slo_error_t *err)
+                           const char *path, const char *what, double max, const char *unit,
+                           double *out, slo_error_t *err)
 {
     json_t *v = json_object_get(obj, key);
     char found[96];
@@ -509,6 +547,9 @@ static int positive_number(const json_t *obj, const char *key, const char *src,
     if (!json_is_number(v) || !(json_number_value(v) > 0.0) || !isfinite(json_number_value(v)))
         return slo__fail(err, SLO_ERR_INVALID, src, "%s.%s: expected %s, found %s", path, key,
                         what, v ? slo__json_describe(v, found, sizeof found) : "it missing");
+    if (json_number_value(v) > max)
+        return slo__fail(err, SLO_ERR_INVALID, src, "%s.%s: expected at most %g %s, found %g",
+                        path, key, max, unit, json_number_value(v));
     *out = json_number_value(v);
     return SLO_OK;
 }
@@ -566,10 +607,12 @@ int slo_ig_workloads_parse(const char *text, const char *source, struct slo_ig_w
         if ((rv = slo__json_known_keys(o, workload_keys, source, path, err)) ||
             (rv = slo__json_string(o, "model", 1, source, path, x->model, sizeof x->model,
                                   err)) ||
-            (rv = positive_number(o, "rate_rps", source, path, "a rate > 0 req/s",
-                                  &x->rate_rps, err)) ||
-            (rv = positive_number(o, "slo_ms", source, path, "an SLO > 0 ms", &x->slo_ms,
-                                  err)))
+            /* at most 1e7 req/s and an SLO of 1e7 ms (2.8 h): beyond, nothing
+             * is an inference service (issue 15) */
+            (rv = positive_number(o, "rate_rps", source, path, "a rate > 0 req/s", 1e7,
+                                  "req/s", &x->rate_rps, err)) ||
+            (rv = positive_number(o, "slo_ms", source, path, "an SLO > 0 ms", 1e7, "ms",
+                                  &x->slo_ms, err)))
             goto out;
     }
     *n = json_array_size(arr);

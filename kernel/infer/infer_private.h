@@ -22,6 +22,23 @@ int slo__ig_plan_detail(const struct slo_ig_profile *profiles, size_t n_types,
                         const struct slo_ig_workload *workloads, size_t n, int policy,
                         struct slo_ig_plan *plan, size_t *failed, slo_error_t *err);
 
+/*
+ * Physical ranges of the fitted coefficients (issue 15), shared by the fits
+ * (slo_ig_fit_hardware, slo_ig_fit_model) and the reader of the
+ * "coefficients" form, so a fit's own output always reads back: clock slope
+ * in [-1e6, 0] MHz/W, sched_alpha_ms in [0, 1e3], sched_beta_ms in [-1e3,
+ * 1e3]; k finite, kp in [0, 1e4] W per req/s, bp in [-idlepower, maxGPUpower]
+ * W, kc in [0, 1e4] % per req/s, bc in [-100, 100] %, alpha_cache in [0, 1]
+ * per %. path names the section in the text ("hardware.coefficients",
+ * "alexnet (fitted)"). Returns SLO_OK or SLO_ERR_INVALID ("PATH.KEY: expected
+ * a number in [lo, hi] UNIT, found V", source p->source).
+ */
+int slo__ig_check_hardware_coefficients(const struct slo_ig_profile *p, const char *path,
+                                        slo_error_t *err);
+int slo__ig_check_model_coefficients(const struct slo_ig_profile *p,
+                                     const struct slo_ig_model *m, const char *path,
+                                     slo_error_t *err);
+
 /* igniter_variant.c: the igniter-calibrated model variant (issue 18;
  * slo_ig_profile_set_variant documents it). */
 #include <jansson.h>

@@ -195,7 +195,10 @@ char *slo_ig_profile_coefficients_json(const struct slo_ig_profile *p);
  * a = 0 when no point is throttled) and scheduling delay alpha, beta (HEAD
  * idletime(): v_c = gap_c f_c / F, least squares of v_c - v_1 = alpha c + beta
  * over c = 2..n). Uses LAPACKE_dgels. Errors: SLO_ERR_INVALID (fewer than 3
- * concurrency levels), SLO_ERR_NUMERIC.
+ * concurrency levels; with throttled levels, a mean un-throttled power step
+ * <= 0 or a fitted a > 0; alpha < 0; concurrency levels not clearly
+ * different; coefficients outside their physical ranges, doc/infer.md
+ * "What the measurements must determine"), SLO_ERR_NUMERIC.
  */
 int slo_ig_fit_hardware(struct slo_ig_profile *p, slo_error_t *err);
 
@@ -210,7 +213,11 @@ int slo_ig_fit_hardware(struct slo_ig_profile *p, slo_error_t *err);
  *  - kc, bc: least squares of l2_diag on x at the three diagonal points;
  *  - alpha_cache = ((active_pair f_2 / F) / active_solo - 1) / l2_pct.
  * Errors: SLO_ERR_NUMERIC (LM did not converge, singular fit), SLO_ERR_INVALID
- * (fewer than 2 un-throttled power points, l2_pct <= 0).
+ * (fewer than 2 un-throttled power points, l2_pct <= 0, the x of a line fit
+ * spread by less than 1% of their size (e.g. the same solo capability at
+ * every point), a coefficient outside its physical range: kp in [0, 1e4],
+ * bp in [-idle, cap], kc in [0, 1e4], bc in [-100, 100], alpha_cache in
+ * [0, 1]; doc/infer.md).
  */
 int slo_ig_fit_model(const struct slo_ig_profile *p, struct slo_ig_model *m,
                      slo_error_t *err);

@@ -458,6 +458,11 @@ struct slo_fit_report {
     int gamma1_at_limit; /* 1 when gamma1 ended at its search range's end
                             ([1e-3, 1e6]): the logs do not determine it */
     int gamma4_at_limit; /* the same for gamma4 ([0, 10], spotdnn-2023) */
+    double condition;    /* condition number of the column-scaled Jacobian of Eq. 3 in
+                            (gamma2, gamma3, gamma5, gamma1[, gamma4]) at the fit; at
+                            most 1e8 is accepted */
+    double gamma2_se, gamma3_se, gamma5_se, gamma1_se; /* asymptotic standard errors,
+                            sigma^2 (J^T J)^-1 with sigma^2 = rss / (n - parameters) */
 };
 
 /*
@@ -468,8 +473,15 @@ struct slo_fit_report {
  * 1.11). On success m holds the coefficients.
  * Errors: SLO_ERR_INVALID with fewer than 8 samples, fewer than 2 distinct
  * clusters (bw cannot be separated from the constant), a non-finite or
- * negative value (text names the sample index); SLO_ERR_NUMERIC when LAPACK
- * fails; SLO_ERR_NOMEM.
+ * negative value (text names the sample index); SLO_ERR_INVALID too when the
+ * samples do not determine the fit (text says what is missing): a decay
+ * term gamma2 b_w + gamma3 <= 0 at a profiled b_w, a Jacobian condition
+ * number above 1e8 (e.g. batches b_w that differ by 1e-9), 2 SE(gamma1) >
+ * gamma1, 2 SE(gamma2) b_w,max above 10% of that decay term, a loss floor
+ * gamma5 < 0 beyond two standard errors,
+ * gamma1 at an end of [1e-3, 1e6] or gamma4 at 10 (doc/cli.md "slo fit
+ * train"); SLO_ERR_NUMERIC when LAPACK fails; SLO_ERR_NOMEM. m and report are
+ * unchanged on failure.
  */
 int slo_fit_loss(const struct slo_loss_sample *samples, size_t n, struct slo_loss_model *m,
                  struct slo_fit_report *report, slo_error_t *err);
@@ -488,8 +500,10 @@ struct slo_train_log {
 };
 
 /* Read one log. Errors name the file, line and column: SLO_ERR_IO,
- * SLO_ERR_INVALID (missing cluster line or column, a non-number, decreasing
- * global_step), SLO_ERR_NOMEM. */
+ * SLO_ERR_INVALID (missing cluster line or column, a non-number, a value above
+ * its column's bound (time_s 1e11 s, counts 1e15, loss 1e6), decreasing
+ * global_step or global_samples, global_samples < global_step),
+ * SLO_ERR_NOMEM. */
 int slo_train_log_load(const char *path, struct slo_train_log *log, slo_error_t *err);
 void slo_train_log_free(struct slo_train_log *log);
 

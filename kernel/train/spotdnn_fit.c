@@ -46,7 +46,9 @@ typedef int (*objective_fn)(struct fit_ctx *c, double t, double *f);
 
 /* Solve the linear part at (g1, c->g4): coef = (g2, g3, g5) and the residual
  * sum of squares. A rank-deficient design gives rss = +inf (c->info set). */
-static int solve_linear(struct fit_ctx *c, double g1, double coef[3], double *rss)
+/* The design matrix at (g1, c->g4) into c->a (columns b_w x, x, 1 with
+ * x = s/(j + g1)) and the losses into c->b. */
+static void fill_design(struct fit_ctx *c, double g1)
 {
     const size_t n = c->n;
 
@@ -59,6 +61,13 @@ static int solve_linear(struct fit_ctx *c, double g1, double coef[3], double *rs
         c->a[2 * n + i] = 1.0;
         c->b[i] = p->loss;
     }
+}
+
+static int solve_linear(struct fit_ctx *c, double g1, double coef[3], double *rss)
+{
+    const size_t n = c->n;
+
+    fill_design(c, g1);
     lapack_int info = LAPACKE_dgels(LAPACK_COL_MAJOR, 'N', (lapack_int)n, 3, 1, c->a,
                                     (lapack_int)n, c->b, (lapack_int)n);
     if (info < 0) {
@@ -260,6 +269,164 @@ static void fill_report(const struct slo_loss_sample *s, size_t n,
                               (m->gamma4 >= G4_MAX * 0.999 || m->gamma4 <= 1e-9);
 }
 
+/* Largest condition number of the column-scaled design (b_w x, x, 1) that
+ * is accepted: 1e8 = 1/sqrt(machine epsilon) leaves half of the digits of
+ * the samples to the coefficients. */
+#define FIT_MAX_CONDITION 1e8
+/* Largest accepted 2 SE(g2) b_w,max as a fraction of the decay term
+ * g2 b_w,max + g3: the batch dependence must fix the iterations to a target
+ * loss (proportional to the decay term) to 10% over batches up to b_w,max. */
+#define FIT_MAX_B_UNCERTAINTY 0.1
+
+/*
+ * Whether the samples determine the fit at (g1, c->g4) with linear
+ * coefficients coef = (g2, g3, g5), rss the residual sum of squares there.
+ * Uses the Jacobian J of Eq. 3 in (g2, g3, g5, g1[, g4]) at the fit, its
+ * columns scaled to unit norm: the condition number (LAPACKE_dgesvd) and
+ * the asymptotic standard errors sigma^2 (J^T J)^-1, sigma^2 = rss / (n - p).
+ * Refuses (SLO_ERR_INVALID, naming what is missing): a decay term
+ * g2 b_w + g3 <= 0 at a profiled b_w (the loss would not fall with
+ * training); a condition number above FIT_MAX_CONDITION; 2 SE(g1) above g1
+ * (the logs do not reach the loss curve's bend; checked first, as it
+ * inflates the others); 2 SE(g2) b_w,max above FIT_MAX_B_UNCERTAINTY of that
+ * decay term (the batches are not far enough apart for the noise to tell
+ * how the loss depends on b_w); a loss floor g5 below 0 by more than two
+ * standard errors.
+ */
+static int check_determined(struct fit_ctx *c, double g1, double rss, const double coef[3],
+                            struct slo_fit_report *rep, slo_error_t *err)
+{
+    const size_t n = c->n;
+    const double g4 = c->g4;
+    int p = c->form == SLO_LOSS_SPOTDNN_2022 ? 4 : 5;
+    double d[5], sv[5], vt[25], superb[4], se[5], bmin = INFINITY, bmax = 0, jmin = INFINITY,
+                                                  jmax = 0, lmax = 0;
+    double cond, sigma2, decay_lo, decay_hi, *jac;
+    lapack_int info;
+    int rv = SLO_OK;
+
+    for (size_t i = 0; i < n; i++) {
+        bmin = fmin(bmin, c->s[i].wa_batch);
+        bmax = fmax(bmax, c->s[i].wa_batch);
+        jmin = fmin(jmin, c->s[i].iterations);
+        jmax = fmax(jmax, c->s[i].iterations);
+        lmax = fmax(lmax, c->s[i].loss);
+    }
+    decay_lo = coef[0] * bmin + coef[1];
+    decay_hi = coef[0] * bmax + coef[1];
+    if (!(decay_lo > 0 && decay_hi > 0))
+        return slo__fail(err, SLO_ERR_INVALID, NULL,
+                        "the fit gives gamma2 b_w + gamma3 = %.4g at b_w = %.6g and %.4g at "
+                        "b_w = %.6g (gamma2 = %.4g, gamma3 = %.4g): expected > 0 at every "
+                        "profiled batch (the loss must fall as training proceeds); the logs' "
+                        "losses do not decrease with iterations",
+                        decay_lo, bmin, decay_hi, bmax, coef[0], coef[1]);
+    for (size_t i = 0; p == 5 && i < n; i++)
+        if (!(c->s[i].cc + g4 > 0))
+            p = 4; /* R + gamma4 = 0: no derivative in gamma4 there (its bound) */
+    jac = malloc((size_t)p * n * sizeof *jac);
+    if (!jac)
+        return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        const struct slo_loss_sample *q = &c->s[i];
+        double r = c->form == SLO_LOSS_SPOTDNN_2022 ? 1.0 : q->cc + g4;
+        double x = sqrt(r * q->n_workers) / (q->iterations + g1);
+        double decay = coef[0] * q->wa_batch + coef[1];
+        jac[i] = q->wa_batch * x;                            /* d/d gamma2 */
+        jac[n + i] = x;                                      /* d/d gamma3 */
+        jac[2 * n + i] = 1.0;                                /* d/d gamma5 */
+        jac[3 * n + i] = -decay * x / (q->iterations + g1); /* d/d gamma1 */
+        if (p == 5)
+            jac[4 * n + i] = decay * x / (2 * r);            /* d/d gamma4 */
+    }
+    for (int k = 0; k < p; k++) {
+        double s2 = 0;
+        for (size_t i = 0; i < n; i++)
+            s2 += jac[k * n + i] * jac[k * n + i];
+        d[k] = sqrt(s2);
+        if (!(d[k] > 0) || !isfinite(d[k])) {
+            rv = slo__fail(err, SLO_ERR_INVALID, NULL,
+                          "the loss samples give a zero or non-finite column of the loss "
+                          "model's Jacobian (b_w = %g..%g, j = %g..%g): expected samples with "
+                          "b_w > 0",
+                          bmin, bmax, jmin, jmax);
+            goto out;
+        }
+        for (size_t i = 0; i < n; i++)
+            jac[k * n + i] /= d[k];
+    }
+    info = LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'N', 'A', (lapack_int)n, p, jac, (lapack_int)n, sv,
+                          NULL, 1, vt, p, superb);
+    if (info == LAPACK_WORK_MEMORY_ERROR) {
+        rv = slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory in LAPACKE_dgesvd");
+        goto out;
+    }
+    if (info != 0) {
+        rv = slo__fail(err, SLO_ERR_NUMERIC, NULL,
+                      "LAPACKE_dgesvd failed (info %d) on the loss model's Jacobian", (int)info);
+        goto out;
+    }
+    cond = sv[p - 1] > 0 ? sv[0] / sv[p - 1] : INFINITY;
+    sigma2 = rss / (double)(n - (size_t)p);
+    for (int k = 0; k < p; k++) {
+        double v = 0;
+        for (int i = 0; i < p; i++)
+            v += sv[i] > 0 ? vt[i + p * k] * vt[i + p * k] / (sv[i] * sv[i]) : INFINITY;
+        se[k] = sqrt(sigma2 * v) / d[k];
+    }
+    if (rep) {
+        rep->condition = cond;
+        rep->gamma2_se = se[0];
+        rep->gamma3_se = se[1];
+        rep->gamma5_se = se[2];
+        rep->gamma1_se = se[3];
+    }
+    if (!(cond <= FIT_MAX_CONDITION)) {
+        if (bmax - bmin < 1e-2 * bmax)
+            rv = slo__fail(err, SLO_ERR_INVALID, NULL,
+                          "the logs' weighted-average batches b_w differ by only %.3g (%.15g "
+                          "to %.15g samples): the loss model needs at least two clearly "
+                          "different batches to separate gamma2 from gamma3 (condition "
+                          "number %.3g, at most %.0e accepted); profile clusters of other "
+                          "sizes or instance types",
+                          bmax - bmin, bmin, bmax, cond, FIT_MAX_CONDITION);
+        else
+            rv = slo__fail(err, SLO_ERR_INVALID, NULL,
+                          "the loss samples do not determine gamma1, gamma2, gamma3 and gamma5 "
+                          "(condition number %.3g of the model's Jacobian, at most %.0e "
+                          "accepted; b_w = %.6g..%.6g samples, j = %.6g..%.6g iterations): "
+                          "expected logs that span more of the loss curve and clearly "
+                          "different batches",
+                          cond, FIT_MAX_CONDITION, bmin, bmax, jmin, jmax);
+    } else if (!(2 * se[3] <= g1)) {
+        rv = slo__fail(err, SLO_ERR_INVALID, NULL,
+                      "the logs do not determine gamma1 = %.4g +- %.3g (two standard errors, "
+                      "more than gamma1 itself): their iterations j = %.6g..%.6g do not "
+                      "reach the bend of the loss curve for the loss noise (rmse %.3g); "
+                      "expected logs from earlier and later in training",
+                      g1, 2 * se[3], jmin, jmax, sqrt(rss / (double)n));
+    } else if (!(2 * se[0] * bmax <= FIT_MAX_B_UNCERTAINTY * decay_hi)) {
+        rv = slo__fail(err, SLO_ERR_INVALID, NULL,
+                      "the logs do not determine how the loss depends on the weighted-"
+                      "average batch: gamma2 = %.4g +- %.3g (two standard errors), so "
+                      "gamma2 b_w is uncertain by %.3g at b_w = %.6g, more than %g%% of the "
+                      "decay term gamma2 b_w + gamma3 = %.4g; expected clusters whose "
+                      "batches (here %.6g..%.6g samples) differ more for the loss noise "
+                      "(rmse %.3g), or more rows",
+                      coef[0], 2 * se[0], 2 * se[0] * bmax, bmax, 100 * FIT_MAX_B_UNCERTAINTY,
+                      decay_hi, bmin, bmax, sqrt(rss / (double)n));
+    } else if (coef[2] < 0 && -coef[2] > 2 * se[2] + 1e-9 * lmax) {
+        rv = slo__fail(err, SLO_ERR_INVALID, NULL,
+                      "the fit gives a loss floor gamma5 = %.4g +- %.3g (two standard "
+                      "errors): expected >= 0 (a loss is never negative); the logs do not "
+                      "reach far enough into training to show where the loss levels off",
+                      coef[2], 2 * se[2]);
+    }
+out:
+    free(jac);
+    return rv;
+}
+
 /* The nonlinear search: gamma4 (2023 only) outside, gamma1 inside. */
 static int fit_nonlinear(struct fit_ctx *c, double *g1, double *g4, double *rss)
 {
@@ -285,16 +452,22 @@ static int fit_nonlinear(struct fit_ctx *c, double *g1, double *g4, double *rss)
  * coefficients (gamma4 = 0 for spotdnn-2022), gamma1 in [1e-3, 1e6] and
  * gamma4 in [0, 10]. report (may be NULL) gets rmse (loss units), r2, the
  * sample and distinct-(b_w, R, n) cluster counts.
+ * report also gets the design's condition number and the standard errors of
+ * gamma2, gamma3, gamma5 given gamma1 (and gamma4).
  * Errors: SLO_ERR_INVALID (fewer than 8 samples; fewer than 2 clusters or b_w
  * values; a non-finite or negative value, text "samples[i].field: ..."; an
- * unknown form), SLO_ERR_NUMERIC (LAPACK failure or rank-deficient design at
- * every trial point), SLO_ERR_NOMEM. m is unchanged on failure.
+ * unknown form; a fit the samples do not determine (check_determined, and
+ * gamma1 at an end of its range or gamma4 at 10), the text naming what is
+ * missing), SLO_ERR_NUMERIC (LAPACK failure or rank-deficient design at
+ * every trial point), SLO_ERR_NOMEM. m and report are unchanged on failure.
  */
 int slo_fit_loss(const struct slo_loss_sample *samples, size_t n, struct slo_loss_model *m,
                  struct slo_fit_report *report, slo_error_t *err)
 {
     struct fit_ctx c = {samples, n, m->form, 0, NULL, NULL, 0};
     double g1, g4, rss, coef[3];
+    struct slo_loss_model fit;
+    struct slo_fit_report rep = {0};
     size_t clusters = 0;
     int rv;
 
@@ -324,13 +497,34 @@ int slo_fit_loss(const struct slo_loss_sample *samples, size_t n, struct slo_los
                       (int)c.info);
         goto done;
     }
-    m->gamma1 = g1;
-    m->gamma2 = coef[0];
-    m->gamma3 = coef[1];
-    m->gamma4 = g4;
-    m->gamma5 = coef[2];
+    if ((rv = check_determined(&c, g1, rss, coef, &rep, err)))
+        goto done;
+    fit = *m;
+    fit.gamma1 = g1;
+    fit.gamma2 = coef[0];
+    fit.gamma3 = coef[1];
+    fit.gamma4 = g4;
+    fit.gamma5 = coef[2];
+    fill_report(samples, n, &fit, clusters, &rep);
+    if (rep.gamma1_at_limit) {
+        rv = slo__fail(err, SLO_ERR_INVALID, NULL,
+                      "gamma1 = %g is at the end of its search range [%g, %g]: the logs do "
+                      "not determine it; expected logs that run further into training (the "
+                      "loss curve's bend)",
+                      g1, G1_MIN, G1_MAX);
+        goto done;
+    }
+    if (rep.gamma4_at_limit && g4 > 1) {
+        rv = slo__fail(err, SLO_ERR_INVALID, NULL,
+                      "gamma4 = %g is at the end of its search range [0, %g]: the logs do "
+                      "not determine it; expected clusters with more different convergence "
+                      "coefficients R, or the form spotdnn-2022 (no gamma4)",
+                      g4, G4_MAX);
+        goto done;
+    }
+    *m = fit;
     if (report)
-        fill_report(samples, n, m, clusters, report);
+        *report = rep;
 done:
     free(c.a);
     free(c.b);

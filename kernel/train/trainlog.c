@@ -18,6 +18,11 @@
 enum { COL_TIME, COL_STEP, COL_SAMPLES, COL_LOSS, N_COLS };
 static const char *const col_names[N_COLS] = {"time_s", "global_step", "global_samples",
                                               "loss"};
+/* Largest value of each column (the smallest is 0): time_s 1e11 s (wall
+ * clock seconds since 1970 are allowed, up to the year 5138); the PS's counts
+ * 1e15 (below 2^53, so exact in a double); loss 1e6. Beyond these nothing is
+ * physical and the fit's sums could overflow (issue 15). */
+static const double col_max[N_COLS] = {1e11, 1e15, 1e15, 1e6};
 
 /* Parser state for one file. */
 struct log_reader {
@@ -199,8 +204,13 @@ static int parse_value(struct log_reader *r, int c, const char *f, double *out)
 
     if (len > 0 && len < 64) {
         *out = slo_strtod(f, &end);
-        if (*end == '\0' && isfinite(*out) && *out >= 0)
+        if (*end == '\0' && isfinite(*out) && *out >= 0 && *out <= col_max[c])
             return SLO_OK;
+        if (*end == '\0' && isfinite(*out) && *out >= 0)
+            return slo__fail(r->err, SLO_ERR_INVALID, r->path,
+                            "line %zu, column %s: expected a number in [0, %g], found \"%.*s\"",
+                            r->line, col_names[c], col_max[c],
+                            len > MAX_FIELD_SHOWN ? MAX_FIELD_SHOWN : (int)len, f);
     }
     return slo__fail(r->err, SLO_ERR_INVALID, r->path,
                     "line %zu, column %s: expected a number >= 0, found \"%.*s\"", r->line,
@@ -243,6 +253,16 @@ static int read_row(struct log_reader *r, const struct slo__csv_record *rec)
                         "line %zu, column global_step: expected a value >= %.17g (the "
                         "previous row's; global_step must not decrease), found %.17g",
                         r->line, log->global_step[log->n_rows - 1], v[COL_STEP]);
+    if (log->n_rows && v[COL_SAMPLES] < log->global_samples[log->n_rows - 1])
+        return slo__fail(r->err, SLO_ERR_INVALID, r->path,
+                        "line %zu, column global_samples: expected a value >= %.17g (the "
+                        "previous row's; the PS's sample count must not decrease), found %.17g",
+                        r->line, log->global_samples[log->n_rows - 1], v[COL_SAMPLES]);
+    if (v[COL_SAMPLES] < v[COL_STEP])
+        return slo__fail(r->err, SLO_ERR_INVALID, r->path,
+                        "line %zu, column global_samples: expected at least global_step (%.17g; "
+                        "every parameter update uses a batch of >= 1 sample), found %.17g",
+                        r->line, v[COL_STEP], v[COL_SAMPLES]);
     if (log->n_rows == r->cap && (rv = grow(r)))
         return rv;
     log->time_s[log->n_rows] = v[COL_TIME];

@@ -41,17 +41,21 @@ static int parse_loss(const json_t *o, const char *src, struct slo_loss_model *m
                         "\"%s\"",
                         form);
     m->gamma4 = 0;
-    if ((rv = slo__json_number(o, "gamma1", 1, -DBL_MAX, DBL_MAX, src, "loss_model", &m->gamma1,
+    /* Ranges (issue 15): gamma1 > 0 keeps j + gamma1 > 0 from j = 0 on
+     * (slo fit train searches [1e-3, 1e6]); gamma2, gamma3 within 1e12 and the
+     * loss floor gamma5 within the training logs' loss range 1e6, so no
+     * product of Eq. 3 overflows. */
+    if ((rv = slo__json_number(o, "gamma1", 1, 1e-9, 1e9, src, "loss_model", &m->gamma1,
                               err)) ||
-        (rv = slo__json_number(o, "gamma2", 1, -DBL_MAX, DBL_MAX, src, "loss_model", &m->gamma2,
+        (rv = slo__json_number(o, "gamma2", 1, -1e12, 1e12, src, "loss_model", &m->gamma2,
                               err)) ||
-        (rv = slo__json_number(o, "gamma3", 1, -DBL_MAX, DBL_MAX, src, "loss_model", &m->gamma3,
+        (rv = slo__json_number(o, "gamma3", 1, -1e12, 1e12, src, "loss_model", &m->gamma3,
                               err)) ||
-        (rv = slo__json_number(o, "gamma5", 1, -DBL_MAX, DBL_MAX, src, "loss_model", &m->gamma5,
+        (rv = slo__json_number(o, "gamma5", 1, -1e6, 1e6, src, "loss_model", &m->gamma5,
                               err)))
         return rv;
     if (m->form == SLO_LOSS_SPOTDNN_2023) {
-        if ((rv = slo__json_number(o, "gamma4", 1, 0, DBL_MAX, src, "loss_model", &m->gamma4,
+        if ((rv = slo__json_number(o, "gamma4", 1, 0, 1e6, src, "loss_model", &m->gamma4,
                                   err)))
             return rv;
     } else if (json_object_get(o, "gamma4")) {
@@ -82,16 +86,23 @@ int slo_workload_parse(const char *text, const char *source, struct slo_workload
     wl->b_pcie_mbps = 10000; /* paper Sec. V-A: 10 GB/s */
     if ((rv = slo__json_known_keys(root, wl_keys, source, "", err)) ||
         (rv = slo__json_string(root, "name", 1, source, "", wl->name, sizeof wl->name, err)) ||
-        (rv = slo__json_number(root, "s_parm_mb", 1, 1e-9, DBL_MAX, source, "", &wl->s_parm_mb,
+        /* Measured values in physical ranges (issue 15): a model of at most
+         * 10 TB, bandwidths up to 1 PB/s, speeds up to 1e9 samples/s. */
+        (rv = slo__json_number(root, "s_parm_mb", 1, 1e-9, 1e7, source, "", &wl->s_parm_mb,
                               err)) ||
         (rv = slo__json_number(root, "b_req_mbps", 1, 1e-9, DBL_MAX, source, "",
                               &wl->b_req_mbps, err)) ||
-        (rv = slo__json_number(root, "b_ps_mbps", 1, 1e-9, DBL_MAX, source, "", &wl->b_ps_mbps,
+        (rv = slo__json_number(root, "b_ps_mbps", 1, 1e-9, 1e9, source, "", &wl->b_ps_mbps,
                               err)) ||
-        (rv = slo__json_number(root, "b_pcie_mbps", 0, 1e-9, DBL_MAX, source, "",
+        (rv = slo__json_number(root, "b_pcie_mbps", 0, 1e-9, 1e9, source, "",
                               &wl->b_pcie_mbps, err)) ||
         (rv = slo__json_string(root, "compat", 0, source, "", compat, sizeof compat, err)))
         goto fail;
+    if (wl->b_req_mbps > 1e9) {
+        rv = slo__fail(err, SLO_ERR_INVALID, source,
+                      "b_req_mbps: expected a number in [1e-09, 1e+09], found %g", wl->b_req_mbps);
+        goto fail;
+    }
     if (strcmp(compat, "paper") == 0)
         wl->compat = SLO_COMPAT_PAPER;
     else if (strcmp(compat, "spotdnn-2022-code") == 0)
@@ -109,9 +120,9 @@ int slo_workload_parse(const char *text, const char *source, struct slo_workload
         goto fail;
     }
     if ((rv = slo__json_known_keys(cont, contention_keys, source, "contention", err)) ||
-        (rv = slo__json_number(cont, "alpha1", 1, 1e-12, DBL_MAX, source, "contention",
+        (rv = slo__json_number(cont, "alpha1", 1, 1e-12, 1e3, source, "contention",
                               &wl->alpha1, err)) ||
-        (rv = slo__json_number(cont, "beta1", 1, -DBL_MAX, DBL_MAX, source, "contention",
+        (rv = slo__json_number(cont, "beta1", 1, -1e3, 1e3, source, "contention",
                               &wl->beta1, err)) ||
         (rv = slo__json_number(cont, "margin", 0, 0, 1, source, "contention",
                               &wl->contention_margin, err)) ||
@@ -146,7 +157,7 @@ int slo_workload_parse(const char *text, const char *source, struct slo_workload
                                   err)) ||
             (rv = slo__json_int(o, "batch_per_gpu", 1, 1, 1 << 24, source, path,
                                &in->batch_per_gpu, err)) ||
-            (rv = slo__json_number(o, "speed_samples_per_s", 1, 1e-9, DBL_MAX, source, path,
+            (rv = slo__json_number(o, "speed_samples_per_s", 1, 1e-9, 1e9, source, path,
                                   &in->speed, err)))
             goto fail;
         for (size_t k = 0; k < i; k++)
