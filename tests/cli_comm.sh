@@ -343,4 +343,36 @@ if command -v jq >/dev/null 2>&1; then
 else
     echo "# skip: --json plan check (no jq)"
 fi
+# --- --profile: nccl-tests all_reduce_perf output (comm_nccl.c) ------------------
+# tests/nccl/all_reduce_perf_8gpu.txt is NOT a measurement: the print format
+# of nccl-tests 2.19.6 with times made by tests/nccl/make_fixture.py from
+# t = 30 us + bytes / 20 GB/s on 8 ranks, so the ring reading must give
+# alpha_step = 30 / (2 x 7) = 2.143 us and B = 2 x 7 / 8 x 20 GB/s = 35 GB/s
+# (280 Gbit/s), 8 workers.
+nccl=$SLO_SRCDIR/tests/nccl/all_reduce_perf_8gpu.txt
+succeeds "nccl-tests all_reduce_perf profile: the generating alpha-beta back" \
+    '^link: ring allreduce, 8 workers, 280 Gbit/s .*alpha 2\.143 us \(30 us per collective\)' \
+    -- comm --model resnet50 --profile "$nccl" --policy optimal
+sed 's/busbw/bw/g' "$nccl" >"$tmp/nccl_nobusbw.txt"
+expect "nccl-tests: a missing column" \
+    'nccl_nobusbw\.txt:[0-9]+: column busbw: expected the all_reduce_perf header .*found it missing' \
+    comm --model resnet50 --profile "$tmp/nccl_nobusbw.txt"
+awk '!/^#/ && $1 == 1024 { $9 = 3 } { print }' "$nccl" >"$tmp/nccl_wrong.txt"
+expect "nccl-tests: corrupted data (#wrong > 0)" \
+    'nccl_wrong\.txt:[0-9]+: column #wrong: expected 0 wrong elements, found "3"' \
+    comm --model resnet50 --profile "$tmp/nccl_wrong.txt"
+grep -v 'Rank  [4-7]' "$nccl" >"$tmp/nccl_4ranks.txt"
+expect "nccl-tests: busbw of another rank count" \
+    'column busbw: expected algbw x 2\(p-1\)/p = .* for the 4 ranks listed' \
+    comm --model resnet50 --profile "$tmp/nccl_4ranks.txt"
+sed 's/all_reduce_perf/all_gather_perf/' "$nccl" >"$tmp/nccl_ag.txt"
+expect "nccl-tests: another collective" \
+    "expected the output of all_reduce_perf, found all_gather_perf's" \
+    comm --model resnet50 --profile "$tmp/nccl_ag.txt"
+sed '/^#.*size/s/ time / cputime /g' "$nccl" >"$tmp/nccl_cpu.txt"
+expect "nccl-tests: cputime (-C 1)" 'column time: expected the GPU time in us, found cputime' \
+    comm --model resnet50 --profile "$tmp/nccl_cpu.txt"
+awk '!/^#/ && $1 == 4096 { NF = 5 } { print }' "$nccl" >"$tmp/nccl_short.txt"
+expect "nccl-tests: a short row" 'nccl_short\.txt:[0-9]+: expected at least [0-9]+ fields as the header names, found 5' \
+    comm --model resnet50 --profile "$tmp/nccl_short.txt"
 finish

@@ -764,6 +764,41 @@ int slo_comm_profile_load(const char *path, struct slo_comm_link *link,
                           struct slo_comm_profile_info *info, slo_error_t *err);
 
 /*
+ * Read the link of a ring allreduce from nccl-tests all_reduce_perf output
+ * (NVIDIA/nccl-tests; text as the tool prints it, format of release 2.19.6,
+ * doc/comm.md "nccl-tests profiles"): the "#  Rank N ..." device lines give
+ * p (the world size), the "# size count type redop root time algbw busbw
+ * #wrong ..." header names the columns (the first time/algbw/busbw are the
+ * out-of-place placement, used here), each row is one size in bytes and its
+ * time in us. The times t(s) are fitted by slo_comm_fit_alpha_beta and read
+ * under the ring model (slo_comm_ring_link_from_fit): link->latency_s =
+ * alpha / (2(p-1)), link->bandwidth_bytes_per_s = 2(p-1) / (p beta),
+ * link->workers = p, SLO_COMM_RING, max_in_flight 1 (one allreduce at a
+ * time, as measured). info (may be NULL): world_size, the fit (alpha_s,
+ * beta_s_per_byte, residuals), memcpy_bytes_per_s NAN (not measured),
+ * bandwidth_suspect 0. NCCL INFO/WARN lines between the rows are ignored.
+ * Errors: SLO_ERR_INVALID, err->source "SOURCE:LINE" (or SOURCE), text
+ * "column X: expected ..., found ...": no header or a header without one
+ * of size, count, type, time, algbw, busbw ("column busbw: expected the
+ * all_reduce_perf header (...), found it missing"), cputime instead of
+ * time (-C 1), another collective's output ("Collective test starting:"
+ * not all_reduce_perf), a row with fewer fields than the header, a field
+ * that is not a number (size a whole number of bytes, time > 0), a
+ * non-zero #wrong, two data types, an algbw other than size / time or a
+ * busbw other than algbw x 2(p-1)/p (beyond the print rounding), fewer
+ * than 2 ranks or 2 rows, a fit without a bandwidth term (beta = 0);
+ * those of slo_comm_fit_alpha_beta; SLO_ERR_NOMEM. On failure *link and
+ * *info are unchanged. slo_comm_profile_parse hands a text whose first
+ * non-blank character is '#' to this reader, so `slo comm --profile`
+ * takes either format.
+ */
+int slo_comm_nccl_parse(const char *text, const char *source, struct slo_comm_link *link,
+                        struct slo_comm_profile_info *info, slo_error_t *err);
+/* As slo_comm_nccl_parse, reading the file at path (SLO_ERR_IO). */
+int slo_comm_nccl_load(const char *path, struct slo_comm_link *link,
+                       struct slo_comm_profile_info *info, slo_error_t *err);
+
+/*
  * Validate a whole slo-mpiprof document (text: JSON, schema doc/mpiprof.md,
  * schema_version SLO_COMM_PROFILE_SCHEMA_VERSION): what `slo-mpiprof
  * --check` and the profiler's self-check run. Every field's presence, type,
