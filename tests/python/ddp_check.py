@@ -4,6 +4,7 @@ images, 10 classes), gloo, torchrun-style env:// launch of WORLD ranks by
 torch.multiprocessing, 1 thread each (tests/test_python_ddp.sh).
 
 usage: ddp_check.py MODE PLAN [PLAN_RANK1]
+       srun -n 2 ddp_check.py srun-MODE PLAN [PLAN_RANK1]   (one rank per task)
   MODE equal   two DDP copies of one model, default DDP and the plan hook
                (fine buckets), the same batches: every gradient must be
                bit-identical (torch.equal) after each of 3 iterations (an SGD
@@ -96,8 +97,35 @@ def run1(rank, mode, plans, port, out):
     dist.destroy_process_group()
 
 
+class _Print:
+    """out.put for a rank launched by srun: print its lines."""
+
+    def put(self, item):
+        for line in item[1]:
+            print(line, flush=True)
+        if any(line.startswith("FAIL") for line in item[1]):
+            self.failed = True
+
+    failed = False
+
+
 def main():
     mode, plans = sys.argv[1], sys.argv[2:]
+    if mode.startswith("srun-"):
+        # one rank per srun task (SLURM_PROCID of SLURM_NTASKS = 2); the
+        # rendezvous port from the job and step ids, the same on every task
+        if os.environ.get("SLURM_NTASKS") != str(WORLD):
+            print("FAIL: expected srun -n %d, found SLURM_NTASKS=%s"
+                  % (WORLD, os.environ.get("SLURM_NTASKS")))
+            return 1
+        port = 29500 + (int(os.environ["SLURM_JOB_ID"]) * 7 + int(os.environ.get("SLURM_STEP_ID", "0"))) % 20000
+        out = _Print()
+        try:
+            run1(int(os.environ["SLURM_PROCID"]), mode[5:], plans, port, out)
+        except BaseException as e:
+            print("FAIL rank %s: %s: %s" % (os.environ["SLURM_PROCID"], type(e).__name__, e))
+            return 1
+        return 1 if out.failed else 0
     port = 29500 + os.getpid() % 20000
     ctx = mp.get_context("spawn")
     out = ctx.Queue()
