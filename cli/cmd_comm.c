@@ -549,11 +549,13 @@ static int print_recommend(const struct options *o, const struct slo_comm_model 
             break;
         }
         root = knobs && defs
-                   ? json_pack("{s:{s:s,s:I},s:{s:f,s:f,s:i},s:{s:s,s:s,s:s,s:o,s:o,s:f,s:f,"
-                               "s:f,s:f,s:I}}",
+                   ? json_pack("{s:{s:s,s:I},s:{s:f,s:f,s:i,s:s,s:i},s:{s:s,s:s,s:s,s:o,s:o,"
+                               "s:f,s:f,s:f,s:f,s:I}}",
                                "model", "name", m->name, "layers", (json_int_t)m->n_layers,
                                "link", "bandwidth_bytes_per_s", o->link.bandwidth_bytes_per_s,
                                "latency_s", o->link.latency_s, "workers", o->link.workers,
+                               "collective", slo_comm_collective_name(o->link.collective),
+                               "max_in_flight", o->link.max_in_flight,
                                "recommend", "framework", fw, "status",
                                r.status == SLO_STATUS_OPTIMAL ? "optimal" : "feasible_unproven",
                                "reason", r.reason, "knobs", knobs, "defaults", defs,

@@ -48,6 +48,23 @@ static int number(const char *t, double *v)
     return *t && !*end && !errno && isfinite(*v);
 }
 
+int slo_comm_nccl_detect(const char *text)
+{
+    const char *line = text;
+    while (line && *line) {
+        const char *p = line + strspn(line, " \t");
+        if (*p == '#') {
+            p += 1 + strspn(p + 1, " \t");
+            if (strncmp(p, "nccl-tests", 10) == 0 || strncmp(p, "Collective test starting:", 25) == 0 ||
+                (strncmp(p, "size", 4) == 0 && (p[4] == ' ' || p[4] == '\t')))
+                return 1;
+        }
+        line = strchr(line, '\n');
+        line = line ? line + 1 : NULL;
+    }
+    return 0;
+}
+
 int slo_comm_nccl_parse(const char *text, const char *source, struct slo_comm_link *link,
                         struct slo_comm_profile_info *info, slo_error_t *err)
 {
@@ -55,17 +72,21 @@ int slo_comm_nccl_parse(const char *text, const char *source, struct slo_comm_li
     char where[SLO_ERROR_SOURCE_LENGTH], *copy = NULL, *line, *next, *f[NCCL_MAX_FIELDS];
     char type0[32] = "", test[64] = "";
     int col[C_N], have_header = 0, ranks = 0, lineno = 0, rc = SLO_OK, nf, need = 0;
-    size_t n = 0;
+    size_t n = 0, cap = 1;
     double *bytes = NULL, *time_s = NULL, *alg = NULL, *bus = NULL;
     struct slo_comm_alpha_beta fit;
     struct slo_comm_link out;
 
     if (!text || !link)
         return slo__fail(err, SLO_ERR_INVALID, src, "expected a text and a link, found NULL");
-    if (!(copy = strdup(text)) || !(bytes = malloc(NCCL_MAX_ROWS * sizeof *bytes)) ||
-        !(time_s = malloc(NCCL_MAX_ROWS * sizeof *time_s)) ||
-        !(alg = malloc(NCCL_MAX_ROWS * sizeof *alg)) ||
-        !(bus = malloc(NCCL_MAX_ROWS * sizeof *bus))) {
+    /* at most one row per line */
+    for (const char *q = text; *q; q++)
+        cap += *q == '\n';
+    if (cap > NCCL_MAX_ROWS)
+        cap = NCCL_MAX_ROWS;
+    if (!(copy = strdup(text)) || !(bytes = malloc(cap * sizeof *bytes)) ||
+        !(time_s = malloc(cap * sizeof *time_s)) || !(alg = malloc(cap * sizeof *alg)) ||
+        !(bus = malloc(cap * sizeof *bus))) {
         rc = slo__fail(err, SLO_ERR_NOMEM, src, "out of memory");
         goto out;
     }
@@ -129,7 +150,7 @@ int slo_comm_nccl_parse(const char *text, const char *source, struct slo_comm_li
                  "the first row, found a row first");
         if (nf < need)
             FAIL("expected at least %d fields as the header names, found %d", need, nf);
-        if (n == NCCL_MAX_ROWS)
+        if (n == cap)
             FAIL("expected at most %d rows, found more", NCCL_MAX_ROWS);
         {
             double s, t, a, b, w;

@@ -856,12 +856,16 @@ int slo_comm_profile_load(const char *path, struct slo_comm_link *link,
  * busbw other than algbw x 2(p-1)/p (beyond the print rounding), fewer
  * than 2 ranks or 2 rows, a fit without a bandwidth term (beta = 0);
  * those of slo_comm_fit_alpha_beta; SLO_ERR_NOMEM. On failure *link and
- * *info are unchanged. slo_comm_profile_parse hands a text whose first
- * non-blank character is '#' to this reader, so `slo comm --profile`
+ * *info are unchanged. slo_comm_profile_parse hands a text that
+ * slo_comm_nccl_detect recognizes to this reader, so `slo comm --profile`
  * takes either format.
  */
 int slo_comm_nccl_parse(const char *text, const char *source, struct slo_comm_link *link,
                         struct slo_comm_profile_info *info, slo_error_t *err);
+/* 1 when text looks like nccl-tests output: a comment line "# nccl-tests
+ * ...", "# Collective test starting: ..." or a column header "# size ...";
+ * else 0 (NULL too). */
+int slo_comm_nccl_detect(const char *text);
 /* As slo_comm_nccl_parse, reading the file at path (SLO_ERR_IO). */
 int slo_comm_nccl_load(const char *path, struct slo_comm_link *link,
                        struct slo_comm_profile_info *info, slo_error_t *err);
