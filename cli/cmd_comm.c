@@ -27,6 +27,7 @@ static void usage(FILE *f)
             "                [--profile FILE]\n"
             "                [--forward-ms MS]\n"
             "                [--policy all|NAME] [--json] [--trace FILE]\n"
+            "                [--recommend ddp|horovod|deepspeed]\n"
             "\n"
             "Simulate one steady-state training iteration (backward, gradient\n"
             "communication, next forward) under each gradient scheduling policy and\n"
@@ -48,8 +49,9 @@ static void usage(FILE *f)
             "  --collective C   ring (allreduce, default) or ps (push + pull)\n"
             "  --profile FILE   take bandwidth, latency and workers from a slo-mpiprof\n"
             "                   profile (its allreduce fit under the ring model;\n"
-            "                   doc/mpiprof.md); --bandwidth, --latency and --workers\n"
-            "                   given as well override the profile's\n"
+            "                   doc/mpiprof.md) or from nccl-tests all_reduce_perf output\n"
+            "                   (its out-of-place times, the same fit); --bandwidth,\n"
+            "                   --latency and --workers given as well override the profile's\n"
             "  --in-flight N    collectives in flight at once: 1 (default, serialized)\n"
             "                   or more; 0 = unlimited\n"
             "  --policy P       all (default) or one of: fifo, prio, p3, bytescheduler,\n"
@@ -57,6 +59,11 @@ static void usage(FILE *f)
             "  --json           one JSON object on stdout (schema: doc/comm.md)\n"
             "  --trace FILE     write a Chrome trace-event JSON (Perfetto, chrome://tracing):\n"
             "                   one process per policy, compute and link on separate tracks\n"
+            "  --recommend FW   instead of the policy table: the knobs of ddp (bucket_cap_mb,\n"
+            "                   first bucket), horovod (HOROVOD_FUSION_THRESHOLD,\n"
+            "                   HOROVOD_CYCLE_TIME) or deepspeed (reduce_bucket_size) that\n"
+            "                   come closest to the optimal plan under the same simulator,\n"
+            "                   with T of the default, the knobs and the optimal plan\n"
             "Values contain no spaces; an option given twice must have the same value.\n"
             "Limits (doc/comm.md): 1e11 gradient bytes, 100000 layers, 1e8 ms of times.\n"
             "Exit status: 0 success, 2 bad input, 1 internal error or a failed write.\n");
@@ -71,6 +78,7 @@ struct options {
     int have_bandwidth;
     int policy; /* -1 = all */
     int json;
+    int recommend; /* --recommend: enum slo_comm_framework, or -1 */
     struct cli_seen seen; /* options given so far (cli_repeated_option) */
 };
 
@@ -95,7 +103,7 @@ static int parse_int(const char *opt, const char *text, long min, long max, cons
 static int parse_options(int argc, char **argv, struct options *o)
 {
     enum { O_MODEL = 256, O_BANDWIDTH, O_LATENCY, O_WORKERS, O_COLLECTIVE, O_INFLIGHT,
-           O_POLICY, O_JSON, O_TRACE, O_FORWARD, O_HELP, O_PROFILE };
+           O_POLICY, O_JSON, O_TRACE, O_FORWARD, O_HELP, O_PROFILE, O_RECOMMEND };
     static const struct option longopts[] = {
         {"model", required_argument, NULL, O_MODEL},
         {"bandwidth", required_argument, NULL, O_BANDWIDTH},
@@ -109,6 +117,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"forward-ms", required_argument, NULL, O_FORWARD},
         {"help", no_argument, NULL, O_HELP},
         {"profile", required_argument, NULL, O_PROFILE},
+        {"recommend", required_argument, NULL, O_RECOMMEND},
         {NULL, 0, NULL, 0}};
     slo_error_t err = {0};
     int c;
@@ -120,6 +129,7 @@ static int parse_options(int argc, char **argv, struct options *o)
     o->link.max_in_flight = 1;
     o->policy = -1;
     o->forward_s = -1;
+    o->recommend = -1;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
@@ -200,6 +210,13 @@ static int parse_options(int argc, char **argv, struct options *o)
             break;
         }
         case O_PROFILE: o->profile = optarg; break;
+        case O_RECOMMEND:
+            if ((o->recommend = slo_comm_framework_find(optarg)) < 0) {
+                cli_usage_error(CMD, "--recommend: expected ddp, horovod or deepspeed, found "
+                                     "\"%s\"", optarg);
+                return -1;
+            }
+            break;
         case O_HELP: usage(stdout); return 1;
         case ':':
             cli_usage_error(CMD, "%s: expected a value, found none", argv[optind - 1]);
@@ -216,6 +233,12 @@ static int parse_options(int argc, char **argv, struct options *o)
     if (!o->model) {
         cli_usage_error(CMD, "--model: expected resnet50, vgg16 or a per-layer CSV file, "
                              "found it missing");
+        return -1;
+    }
+    if (o->recommend >= 0 && (o->policy >= 0 || o->trace)) {
+        cli_usage_error(CMD, "--recommend: expected no %s with it (it compares the framework's "
+                             "knobs with the optimal plan), found both",
+                        o->trace ? "--trace" : "--policy");
         return -1;
     }
     if (!o->have_bandwidth && !o->profile) {
@@ -486,6 +509,107 @@ static void print_table(const struct options *o, const struct slo_comm_model *m,
     }
 }
 
+/* --recommend: the framework's knobs (slo_comm_recommend), table or JSON */
+static int print_recommend(const struct options *o, const struct slo_comm_model *m)
+{
+    struct slo_comm_problem prob = {m, &o->link};
+    struct slo_comm_recommendation r;
+    const struct slo_comm_knobs *k = &r.knobs, *d = &r.defaults;
+    slo_error_t err = {0};
+    const char *fw = slo_comm_framework_name(o->recommend);
+    json_t *root, *knobs, *defs;
+
+    if (slo_comm_recommend(&prob, o->recommend, 4, &r, &err))
+        return cli_report(CMD, &err);
+    if (o->json) {
+        switch (o->recommend) {
+        case SLO_COMM_FRAMEWORK_DDP:
+            knobs = json_pack("{s:f,s:f,s:I}", "bucket_cap_mb", k->ddp_bucket_cap_mb,
+                              "first_bucket_mb", k->ddp_first_bucket_mb, "first_bucket_bytes",
+                              (json_int_t)(k->ddp_first_bucket_mb * 1048576.0));
+            defs = json_pack("{s:f,s:f,s:I}", "bucket_cap_mb", d->ddp_bucket_cap_mb,
+                             "first_bucket_mb", d->ddp_first_bucket_mb, "first_bucket_bytes",
+                             (json_int_t)(d->ddp_first_bucket_mb * 1048576.0));
+            break;
+        case SLO_COMM_FRAMEWORK_HOROVOD:
+            knobs = json_pack("{s:I,s:f}", "HOROVOD_FUSION_THRESHOLD",
+                              (json_int_t)k->hvd_fusion_threshold_bytes, "HOROVOD_CYCLE_TIME",
+                              k->hvd_cycle_time_ms);
+            defs = json_pack("{s:I,s:f}", "HOROVOD_FUSION_THRESHOLD",
+                             (json_int_t)d->hvd_fusion_threshold_bytes, "HOROVOD_CYCLE_TIME",
+                             d->hvd_cycle_time_ms);
+            break;
+        default:
+            knobs = json_pack("{s:I,s:I}", "reduce_bucket_size",
+                              (json_int_t)k->ds_reduce_bucket_size, "allgather_bucket_size",
+                              (json_int_t)k->ds_allgather_bucket_size);
+            defs = json_pack("{s:I,s:I}", "reduce_bucket_size",
+                             (json_int_t)d->ds_reduce_bucket_size, "allgather_bucket_size",
+                             (json_int_t)d->ds_allgather_bucket_size);
+            break;
+        }
+        root = knobs && defs
+                   ? json_pack("{s:{s:s,s:I},s:{s:f,s:f,s:i,s:s,s:i},s:{s:s,s:s,s:s,s:o,s:o,"
+                               "s:f,s:f,s:f,s:f,s:I}}",
+                               "model", "name", m->name, "layers", (json_int_t)m->n_layers,
+                               "link", "bandwidth_bytes_per_s", o->link.bandwidth_bytes_per_s,
+                               "latency_s", o->link.latency_s, "workers", o->link.workers,
+                               "collective", slo_comm_collective_name(o->link.collective),
+                               "max_in_flight", o->link.max_in_flight,
+                               "recommend", "framework", fw, "status",
+                               r.status == SLO_STATUS_OPTIMAL ? "optimal" : "feasible_unproven",
+                               "reason", r.reason, "knobs", knobs, "defaults", defs,
+                               "iteration_s", r.iteration_s, "default_iteration_s",
+                               r.default_iteration_s, "optimal_iteration_s",
+                               r.optimal_iteration_s, "lower_bound_s", r.lower_bound_s,
+                               "evaluated", (json_int_t)r.n_evaluated)
+                   : NULL;
+        if (!root) {
+            fprintf(stderr, "slo %s: out of memory building the JSON output\n", CMD);
+            return SLO_EXIT_INTERNAL;
+        }
+        json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
+        fputc('\n', stdout);
+        json_decref(root);
+        return SLO_EXIT_OK;
+    }
+    printf("model %s: %zu layers; link %.4g Gbit/s, alpha %.4g us, %d workers, %s\n", m->name,
+           m->n_layers, o->link.bandwidth_bytes_per_s * 8 / 1e9, o->link.latency_s * 1e6,
+           o->link.workers, o->link.collective == SLO_COMM_RING ? "ring" : "ps");
+    switch (o->recommend) {
+    case SLO_COMM_FRAMEWORK_DDP:
+        printf("recommend ddp: DistributedDataParallel(bucket_cap_mb=%g), first bucket %g MiB "
+               "(torch.distributed._DEFAULT_FIRST_BUCKET_BYTES = %.0f)\n",
+               k->ddp_bucket_cap_mb, k->ddp_first_bucket_mb, k->ddp_first_bucket_mb * 1048576.0);
+        printf("default:       bucket_cap_mb=%g, first bucket %g MiB\n", d->ddp_bucket_cap_mb,
+               d->ddp_first_bucket_mb);
+        break;
+    case SLO_COMM_FRAMEWORK_HOROVOD:
+        printf("recommend horovod: HOROVOD_FUSION_THRESHOLD=%.0f HOROVOD_CYCLE_TIME=%g\n",
+               k->hvd_fusion_threshold_bytes, k->hvd_cycle_time_ms);
+        printf("default:           HOROVOD_FUSION_THRESHOLD=%.0f HOROVOD_CYCLE_TIME=%g\n",
+               d->hvd_fusion_threshold_bytes, d->hvd_cycle_time_ms);
+        break;
+    default:
+        printf("recommend deepspeed: zero_optimization.reduce_bucket_size=%.0f (allgather_bucket_"
+               "size not modelled: %.0f)\n", k->ds_reduce_bucket_size, k->ds_allgather_bucket_size);
+        printf("default:             zero_optimization.reduce_bucket_size=%.0f\n",
+               d->ds_reduce_bucket_size);
+        break;
+    }
+    printf("\n%-22s %12s %8s\n", "", "iteration ms", "rho");
+    printf("%-22s %12.2f %8.4f\n", "framework default", r.default_iteration_s * 1e3,
+           r.default_iteration_s / r.lower_bound_s);
+    printf("%-22s %12.2f %8.4f\n", "recommended knobs", r.iteration_s * 1e3,
+           r.iteration_s / r.lower_bound_s);
+    printf("%-22s %12.2f %8.4f\n", "optimal plan", r.optimal_iteration_s * 1e3,
+           r.optimal_iteration_s / r.lower_bound_s);
+    printf("%-22s %12.2f %8.4f\n", "lower bound T_LB", r.lower_bound_s * 1e3, 1.0);
+    printf("(%zu knob settings simulated%s%s)\n", r.n_evaluated, *r.reason ? "; " : "",
+           *r.reason ? "not proven best: a setting off the grid may be faster" : "");
+    return SLO_EXIT_OK;
+}
+
 int slo_cmd_comm(int argc, char **argv)
 {
     struct options o;
@@ -504,6 +628,11 @@ int slo_cmd_comm(int argc, char **argv)
         return rc;
     if (slo_comm_model_open(o.model, o.forward_s, "--model", "--forward-ms", &m, &err))
         return cli_report(CMD, &err);
+    if (o.recommend >= 0) {
+        status = print_recommend(&o, &m);
+        slo_comm_model_free(&m);
+        return status;
+    }
     /* the trace must not overwrite an input (it is opened for writing, so
      * the file would be emptied) */
     if (o.trace && (same_file(o.trace, o.model) || same_file(o.trace, o.profile))) {

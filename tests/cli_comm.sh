@@ -343,4 +343,96 @@ if command -v jq >/dev/null 2>&1; then
 else
     echo "# skip: --json plan check (no jq)"
 fi
+# --- --profile: nccl-tests all_reduce_perf output (comm_nccl.c) ------------------
+# tests/nccl/all_reduce_perf_8gpu.txt is NOT a measurement: the print format
+# of nccl-tests 2.19.6 with times made by tests/nccl/make_fixture.py from
+# t = 30 us + bytes / 20 GB/s on 8 ranks, so the ring reading must give
+# alpha_step = 30 / (2 x 7) = 2.143 us and B = 2 x 7 / 8 x 20 GB/s = 35 GB/s
+# (280 Gbit/s), 8 workers.
+nccl=$SLO_SRCDIR/tests/nccl/all_reduce_perf_8gpu.txt
+succeeds "nccl-tests all_reduce_perf profile: the generating alpha-beta back" \
+    '^link: ring allreduce, 8 workers, 280 Gbit/s .*alpha 2\.143 us \(30 us per collective\)' \
+    -- comm --model resnet50 --profile "$nccl" --policy optimal
+sed 's/busbw/bw/g' "$nccl" >"$tmp/nccl_nobusbw.txt"
+expect "nccl-tests: a missing column" \
+    'nccl_nobusbw\.txt:[0-9]+: column busbw: expected the all_reduce_perf header .*found it missing' \
+    comm --model resnet50 --profile "$tmp/nccl_nobusbw.txt"
+awk '!/^#/ && $1 == 1024 { $9 = 3 } { print }' "$nccl" >"$tmp/nccl_wrong.txt"
+expect "nccl-tests: corrupted data (#wrong > 0)" \
+    'nccl_wrong\.txt:[0-9]+: column #wrong: expected 0 wrong elements, found "3"' \
+    comm --model resnet50 --profile "$tmp/nccl_wrong.txt"
+grep -v 'Rank  [4-7]' "$nccl" >"$tmp/nccl_4ranks.txt"
+expect "nccl-tests: busbw of another rank count" \
+    'column busbw: expected algbw x 2\(p-1\)/p = .* for the 4 ranks listed' \
+    comm --model resnet50 --profile "$tmp/nccl_4ranks.txt"
+sed 's/all_reduce_perf/all_gather_perf/' "$nccl" >"$tmp/nccl_ag.txt"
+expect "nccl-tests: another collective" \
+    "expected the output of all_reduce_perf, found all_gather_perf's" \
+    comm --model resnet50 --profile "$tmp/nccl_ag.txt"
+sed '/^#.*size/s/ time / cputime /g' "$nccl" >"$tmp/nccl_cpu.txt"
+expect "nccl-tests: cputime (-C 1)" 'column time: expected the GPU time in us, found cputime' \
+    comm --model resnet50 --profile "$tmp/nccl_cpu.txt"
+awk '!/^#/ && $1 == 4096 { NF = 5 } { print }' "$nccl" >"$tmp/nccl_short.txt"
+expect "nccl-tests: a short row" 'nccl_short\.txt:[0-9]+: expected at least [0-9]+ fields as the header names, found 5' \
+    comm --model resnet50 --profile "$tmp/nccl_short.txt"
+# --- --recommend: framework knobs (comm_recommend.c) ----------------------------
+# Hand-worked: layers (forward order) of 10, 10 and 2 MiB, 10 ms backward
+# each, no forward, ring of 2 (w = 1), alpha 0, B = 1000 MiB/s (10 MiB in
+# 10 ms). Backward readies layer 2 at 10 ms, 1 at 20, 0 at 30.
+# T_LB = max over k: layer 0's 30 ms + its 10 ms transfer = 40 ms.
+# DDP default (first bucket 1 MiB, then 25 MiB): {2} at 10 ms (done 12),
+# {1, 0} = 20 MiB at 30 ms, done 50: T = 50 ms. Any bucket_cap_mb <= 10 with
+# a first bucket <= 2 MiB sends one layer per bucket: done 12, 30, 40:
+# T = 40 ms = T_LB. Horovod's default (1 ms cycles, 128 MiB) already sends
+# each layer at its ready time: 40 ms. DeepSpeed's default 5e8 elements is
+# one 22 MiB bucket at 30 ms: 52 ms; per-layer buckets: 40 ms.
+printf 'forward_ms,backward_ms,param_bytes\n0,10,10485760\n0,10,10485760\n0,10,2097152\n' >"$tmp/three.csv"
+rec() { "$SLO" comm --model "$tmp/three.csv" --bandwidth 1000MiB/s --latency 0s --workers 2 \
+        --recommend "$1" --json; }
+if rec ddp >"$tmp/out" 2>"$tmp/err" &&
+   jq -e '.recommend | .default_iteration_s == 0.05 and (.iteration_s - 0.04 | fabs) < 1e-12
+          and .status == "optimal" and .knobs.bucket_cap_mb <= 10 and .knobs.first_bucket_mb <= 2
+          and .defaults.bucket_cap_mb == 25 and .defaults.first_bucket_bytes == 1048576' \
+          "$tmp/out" >/dev/null; then
+    ok "--recommend ddp: hand-worked 50 ms default -> 40 ms = T_LB (bucket <= 10 MiB, first <= 2 MiB)"
+else
+    notok "--recommend ddp: hand-worked"
+fi
+if rec horovod >"$tmp/out" 2>"$tmp/err" &&
+   jq -e '.recommend | (.default_iteration_s - 0.04 | fabs) < 1e-12 and .knobs == .defaults' \
+       "$tmp/out" >/dev/null; then
+    ok "--recommend horovod: hand-worked default already 40 ms = T_LB, kept"
+else
+    notok "--recommend horovod: hand-worked"
+fi
+if rec deepspeed >"$tmp/out" 2>"$tmp/err" &&
+   jq -e '.recommend | (.default_iteration_s - 0.052 | fabs) < 1e-12
+          and (.iteration_s - 0.04 | fabs) < 1e-12
+          and .knobs.reduce_bucket_size * 4 <= 2097152' "$tmp/out" >/dev/null; then
+    ok "--recommend deepspeed: hand-worked 52 ms default -> 40 ms (buckets <= 2 MiB)"
+else
+    notok "--recommend deepspeed: hand-worked"
+fi
+# resnet50: the default knobs' T is the ddp / horovod policy's T of the policy
+# table (one simulator), the optimal plan's is the optimal row's, and the
+# recommendation lies between the lower bound and the default
+"$SLO" comm --model resnet50 --bandwidth 3Gbit --json >"$tmp/pol.json" 2>/dev/null
+for fw in ddp horovod; do
+    "$SLO" comm --model resnet50 --bandwidth 3Gbit --recommend $fw --json >"$tmp/out" 2>"$tmp/err"
+    if jq -e --slurpfile p "$tmp/pol.json" --arg fw $fw '
+           ($p[0].policies[] | select(.name == $fw) | .iteration_s) as $d
+           | ($p[0].policies[] | select(.name == "optimal") | .iteration_s) as $o
+           | .recommend | (.default_iteration_s - $d | fabs) <= 1e-9 * $d
+             and (.optimal_iteration_s - $o | fabs) <= 1e-9 * $o
+             and .iteration_s <= .default_iteration_s and .iteration_s >= .lower_bound_s' \
+           "$tmp/out" >/dev/null; then
+        ok "--recommend $fw on resnet50: default = the $fw policy's T, T_LB <= knobs <= default"
+    else
+        notok "--recommend $fw on resnet50"
+    fi
+done
+expect "--recommend: an unknown framework" '^slo comm: --recommend: expected ddp, horovod or deepspeed, found "mxnet"' \
+    comm --model resnet50 --bandwidth 10Gbit --recommend mxnet
+expect "--recommend with --policy" '^slo comm: --recommend: expected no --policy with it' \
+    comm --model resnet50 --bandwidth 10Gbit --recommend ddp --policy fifo
 finish

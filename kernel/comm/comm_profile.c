@@ -469,6 +469,9 @@ int slo_comm_profile_parse(const char *text, const char *source, struct slo_comm
     if (!text || !link)
         return slo__fail(err, SLO_ERR_INVALID, c.source, "expected a profile text and a link, "
                          "found NULL");
+    /* nccl-tests all_reduce_perf output (comm_nccl.c) */
+    if (slo_comm_nccl_detect(text))
+        return slo_comm_nccl_parse(text, source, link, info, err);
     if ((rc = open_profile(&c, text, 0, &root)))
         return rc;
     rc = read_link(&c, root, link, info);

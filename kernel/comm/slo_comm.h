@@ -676,6 +676,74 @@ int slo_comm_solve(const struct slo_comm_problem *problem, const struct slo_comm
                    struct slo_comm_result *result, slo_error_t *err);
 
 /* ------------------------------------------------------------------ */
+/* Framework knobs closest to the best plan (comm_recommend.c)         */
+/* ------------------------------------------------------------------ */
+
+enum slo_comm_framework {
+    SLO_COMM_FRAMEWORK_DDP = 0,     /* PyTorch DistributedDataParallel */
+    SLO_COMM_FRAMEWORK_HOROVOD,     /* Horovod tensor fusion */
+    SLO_COMM_FRAMEWORK_DEEPSPEED,   /* DeepSpeed ZeRO stage 1/2, overlap_comm */
+    SLO_COMM_N_FRAMEWORKS
+};
+/* "ddp", "horovod", "deepspeed", or NULL; by name, or -1. */
+const char *slo_comm_framework_name(int framework);
+int slo_comm_framework_find(const char *name);
+
+/* The knobs, in each framework's own units. */
+struct slo_comm_knobs {
+    double ddp_bucket_cap_mb;          /* DDP(bucket_cap_mb=), MiB (2^20 bytes); 25 */
+    double ddp_first_bucket_mb;        /* torch.distributed._DEFAULT_FIRST_BUCKET_BYTES
+                                          / 2^20 (private, set before DDP()); 1 */
+    double hvd_fusion_threshold_bytes; /* HOROVOD_FUSION_THRESHOLD, bytes; 134217728 */
+    double hvd_cycle_time_ms;          /* HOROVOD_CYCLE_TIME, ms; 1 */
+    double ds_reduce_bucket_size;      /* zero_optimization.reduce_bucket_size, elements; 5e8 */
+    double ds_allgather_bucket_size;   /* zero_optimization.allgather_bucket_size, elements;
+                                          5e8 (not modelled: reported at its default) */
+};
+/* The frameworks' defaults (above; Horovod >= 0.21, PyTorch >= 1.8). */
+void slo_comm_knobs_default(struct slo_comm_knobs *knobs);
+
+struct slo_comm_recommendation {
+    enum slo_status status;   /* SLO_STATUS_OPTIMAL when the knobs meet the lower bound
+                                 (T <= T_LB (1 + 1e-12)); else FEASIBLE_UNPROVEN */
+    char reason[SLO_REASON_LENGTH]; /* "" when optimal, else the grid searched and T/T_LB */
+    int framework;                  /* enum slo_comm_framework */
+    struct slo_comm_knobs defaults; /* slo_comm_knobs_default */
+    struct slo_comm_knobs knobs;    /* recommended (the framework's fields; others default) */
+    double default_iteration_s;     /* simulated T with the defaults, s */
+    double iteration_s;             /* simulated T with the recommended knobs, s */
+    double optimal_iteration_s;     /* T of slo_comm_solve's optimal plan, s */
+    double lower_bound_s;           /* T_LB, s */
+    size_t n_evaluated;             /* knob settings simulated */
+};
+
+/*
+ * The framework's knobs that come closest to the best plan under the same
+ * simulator: each framework's bucketing is the simulator's policy for it
+ * (DDP: SLO_COMM_DDP with bucket_cap_mb and the first-bucket size;
+ * Horovod: SLO_COMM_HOROVOD with the fusion threshold and cycle time;
+ * DeepSpeed ZeRO 1/2 with overlap_comm: SLO_COMM_DDP with first bucket =
+ * bucket = reduce_bucket_size x elem_bytes, optimistic by at most one
+ * layer's backward per bucket, see comm_recommend.c), simulated
+ * (slo_comm_simulate) over a grid of the values people set (sizes 0.25 ..
+ * 1024 MiB up to the first one past the model's bytes, first bucket <=
+ * bucket; cycle 0.1 .. 20 ms; reduce_bucket_size 1e5 x 2^i elements); the
+ * least period wins, the default on ties. Sources: PyTorch
+ * docs/source/notes/ddp.rst (notes 2.7), Horovod tensor-fusion.rst
+ * (notes 2.6), DeepSpeed stage_1_and_2.py; doc/comm.md "--recommend".
+ * problem: model and link as for slo_comm_solve; elem_bytes: element size
+ * of the gradients (4 = fp32; DeepSpeed's bucket is in elements).
+ * *out: the knobs and the periods (recommended, default, optimal plan,
+ * lower bound, seconds).
+ * Errors: SLO_ERR_INVALID (NULL problem, model, link or out: source
+ * "problem"; a framework outside the enum: "framework"; elem_bytes 0:
+ * "elem_bytes"), those of slo_comm_solve and slo_comm_simulate;
+ * SLO_ERR_NOMEM. On failure *out is unchanged.
+ */
+int slo_comm_recommend(const struct slo_comm_problem *problem, int framework, size_t elem_bytes,
+                       struct slo_comm_recommendation *out, slo_error_t *err);
+
+/* ------------------------------------------------------------------ */
 /* Prophet's steps                                                     */
 /* ------------------------------------------------------------------ */
 
@@ -769,6 +837,45 @@ int slo_comm_profile_parse(const char *text, const char *source, struct slo_comm
  * cannot be read; source is the path). */
 int slo_comm_profile_load(const char *path, struct slo_comm_link *link,
                           struct slo_comm_profile_info *info, slo_error_t *err);
+
+/*
+ * Read the link of a ring allreduce from nccl-tests all_reduce_perf output
+ * (NVIDIA/nccl-tests; text as the tool prints it, format of release 2.19.6,
+ * doc/comm.md "nccl-tests profiles"): the "#  Rank N ..." device lines give
+ * p (the world size), the "# size count type redop root time algbw busbw
+ * #wrong ..." header names the columns (the first time/algbw/busbw are the
+ * out-of-place placement, used here), each row is one size in bytes and its
+ * time in us. The times t(s) are fitted by slo_comm_fit_alpha_beta and read
+ * under the ring model (slo_comm_ring_link_from_fit): link->latency_s =
+ * alpha / (2(p-1)), link->bandwidth_bytes_per_s = 2(p-1) / (p beta),
+ * link->workers = p, SLO_COMM_RING, max_in_flight 1 (one allreduce at a
+ * time, as measured). info (may be NULL): world_size, the fit (alpha_s,
+ * beta_s_per_byte, residuals), memcpy_bytes_per_s NAN (not measured),
+ * bandwidth_suspect 0. NCCL INFO/WARN lines between the rows are ignored.
+ * Errors: SLO_ERR_INVALID, err->source "SOURCE:LINE" (or SOURCE), text
+ * "column X: expected ..., found ...": no header or a header without one
+ * of size, count, type, time, algbw, busbw ("column busbw: expected the
+ * all_reduce_perf header (...), found it missing"), cputime instead of
+ * time (-C 1), another collective's output ("Collective test starting:"
+ * not all_reduce_perf), a row with fewer fields than the header, a field
+ * that is not a number (size a whole number of bytes, time > 0), a
+ * non-zero #wrong, two data types, an algbw other than size / time or a
+ * busbw other than algbw x 2(p-1)/p (beyond the print rounding), fewer
+ * than 2 ranks or 2 rows, a fit without a bandwidth term (beta = 0);
+ * those of slo_comm_fit_alpha_beta; SLO_ERR_NOMEM. On failure *link and
+ * *info are unchanged. slo_comm_profile_parse hands a text that
+ * slo_comm_nccl_detect recognizes to this reader, so `slo comm --profile`
+ * takes either format.
+ */
+int slo_comm_nccl_parse(const char *text, const char *source, struct slo_comm_link *link,
+                        struct slo_comm_profile_info *info, slo_error_t *err);
+/* 1 when text looks like nccl-tests output: a comment line "# nccl-tests
+ * ...", "# Collective test starting: ..." or a column header "# size ...";
+ * else 0 (NULL too). */
+int slo_comm_nccl_detect(const char *text);
+/* As slo_comm_nccl_parse, reading the file at path (SLO_ERR_IO). */
+int slo_comm_nccl_load(const char *path, struct slo_comm_link *link,
+                       struct slo_comm_profile_info *info, slo_error_t *err);
 
 /*
  * Validate a whole slo-mpiprof document (text: JSON, schema doc/mpiprof.md,

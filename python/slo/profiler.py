@@ -1,0 +1,126 @@
+"""slo.profiler - measure a model's per-layer forward times, gradient ready
+times and gradient bytes, and write the per-layer CSV `slo comm --model`
+reads (doc/comm.md, "Per-layer CSV"; columns topo_index, layer_type,
+layer_name, forward_ms, ready_ms, param_bytes).
+
+What is measured, per iteration (median over the timed iterations):
+  forward_ms  the wall time from the end of the previous layer call to the
+              end of this layer's call (forward hooks), summed over the
+              layer's calls; so the column sums to the whole forward pass
+              (module-free ops such as a residual add count to the next
+              layer);
+  ready_ms    ms from the start of loss.backward() to the moment the last
+              gradient of the layer is computed (tensor hooks on its
+              parameters); the planner models backward as running from the
+              last layer down, so a layer counts as ready once it and every
+              later layer is (r_j = max over m >= j), and a parameter-free
+              layer is ready with the layer after it (its backward time goes
+              to the next parameter layer below);
+  param_bytes the bytes of the layer's own gradients (numel x element size).
+Layers are slo.layers.forward_layers (first-call order).  The last
+layer's ready time is the backward of the loss and the last layer only.
+"""
+
+import csv
+import statistics
+import time
+
+import torch
+
+from .layers import forward_layers
+
+
+def profile(model, example_input, loss_fn=None, iterations=10, warmup=3):
+    """Profile model on example_input (a batch).  loss_fn(output) -> scalar
+    (default output.float().sum()).  Returns (layers, forward_ms[n],
+    ready_ms[n]) with the rules of the module docstring."""
+    layers = forward_layers(model, example_input)
+    n = len(layers)
+    index = {id(layer.module): j for j, layer in enumerate(layers)}
+    loss_fn = loss_fn or (lambda out: out.float().sum())
+    fw_runs, rd_runs = [], []
+    state = {}
+
+    def post(mod, _inp, _out):
+        t = time.perf_counter()
+        state["fw"][index[id(mod)]] += t - state["last"]
+        state["last"] = t
+
+    def grad_hook(j):
+        def h(_g):
+            t = time.perf_counter()
+            if t > state["rd"][j]:
+                state["rd"][j] = t
+        return h
+
+    handles = [layer.module.register_forward_hook(post) for layer in layers]
+    for j, layer in enumerate(layers):
+        for p in layer.params:
+            handles.append(p.register_hook(grad_hook(j)))
+    try:
+        for it in range(warmup + iterations):
+            model.zero_grad(set_to_none=True)
+            state["fw"] = [0.0] * n
+            state["rd"] = [float("-inf")] * n
+            state["last"] = time.perf_counter()
+            out = model(*example_input) if isinstance(example_input, tuple) else model(example_input)
+            loss = loss_fn(out)
+            t0 = time.perf_counter()
+            loss.backward()
+            if it >= warmup:
+                fw_runs.append([f * 1e3 for f in state["fw"]])
+                rd = [(t - t0) * 1e3 if t > float("-inf") else float("-inf") for t in state["rd"]]
+                # a layer is ready once it and every later layer is
+                acc = 0.0
+                for j in range(n - 1, -1, -1):
+                    acc = max(acc, rd[j])
+                    rd[j] = acc
+                rd_runs.append(rd)
+    finally:
+        for h in handles:
+            h.remove()
+    fwd = [statistics.median(r[j] for r in fw_runs) for j in range(n)]
+    rdy = [statistics.median(r[j] for r in rd_runs) for j in range(n)]
+    for j in range(n - 2, -1, -1):  # medians of monotone rows stay monotone; keep exact
+        rdy[j] = max(rdy[j], rdy[j + 1])
+    return layers, fwd, rdy
+
+
+def write_csv(path, layers, forward_ms, ready_ms):
+    """Write the per-layer CSV (doc/comm.md) to path."""
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(["topo_index", "layer_type", "layer_name", "forward_ms", "ready_ms", "param_bytes"])
+        for j, layer in enumerate(layers):
+            w.writerow([j, layer.type, layer.name, "%.6f" % forward_ms[j], "%.6f" % ready_ms[j],
+                        layer.grad_bytes])
+
+
+def main(argv=None):
+    import argparse
+    import torchvision
+    ap = argparse.ArgumentParser(prog="python3 -m slo.profiler",
+                                 description="Write the per-layer CSV of a torchvision model "
+                                             "for `slo comm --model`.")
+    ap.add_argument("--model", default="resnet18", help="a torchvision.models name (resnet18)")
+    ap.add_argument("--batch", type=int, default=8)
+    ap.add_argument("--size", type=int, default=32, help="input height = width, pixels")
+    ap.add_argument("--classes", type=int, default=10)
+    ap.add_argument("--iterations", type=int, default=10)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("-o", "--output", required=True)
+    a = ap.parse_args(argv)
+    torch.manual_seed(a.seed)
+    torch.set_num_threads(a.threads)
+    if not hasattr(torchvision.models, a.model):
+        ap.error("--model: expected a torchvision.models name such as resnet18, found \"%s\"" % a.model)
+    model = getattr(torchvision.models, a.model)(num_classes=a.classes)
+    x = torch.randn(a.batch, 3, a.size, a.size)
+    layers, fwd, rdy = profile(model, x, iterations=a.iterations)
+    write_csv(a.output, layers, fwd, rdy)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,64 @@
+#!/bin/sh
+# test_python_plan.sh - the Python package's plan rules are libsloprophet's
+# (python/slo/plan.py, mpi_runtime/prophet_plan.c): on `slo comm` plans of
+# every policy for a hand-written 5-layer model with a parameter-free layer
+# (0 bytes) and a layer of 10 bytes (2.5 fp32 elements: boundaries rounded),
+# and for ResNet-50's built-in table, the gradient-list and plan checksums
+# the Python code computes equal the C runtime's own (tests/python/
+# plan_checksum, which maps the plan exactly as slo_prophet_set_plan does),
+# and both refuse a plan for another model with the same reason.
+# Needs only the standard library (no torch); skipped without a Python.
+. "${SLO_SRCDIR:?make check sets SLO_SRCDIR}/tests/testlib.sh"
+PY=${SLO_PYTHON:-/usr/bin/python3}
+[ "$PY" = : ] && { echo "SKIP: no Python"; exit 77; }
+PYTHONPATH=$SLO_SRCDIR/python; export PYTHONPATH
+C=${SLO_BUILDDIR:?}/tests/python/plan_checksum
+
+pysum() {  # PLAN POLICY CSV -> "grads HEX plan HEX blocks N" by slo.plan
+    "$PY" - "$@" <<'PYEOF'
+import csv, sys
+import slo.plan as sp
+rows = list(csv.DictReader(open(sys.argv[3])))
+g = [int(r.get("param_bytes") or r.get("grad_bytes")) for r in rows if r.get("layer_type") != "Input"]
+p = sp.load_plan(sys.argv[1], sys.argv[2])
+try:
+    pieces = sp.check_plan(p, g, "the list")
+except sp.PlanError as e:
+    print("refused:", e)
+    sys.exit(0)
+print("grads %016x plan %016x blocks %d" % (sp.grads_checksum(g, 4), sp.schedule_checksum(p, pieces, g), p.n_blocks))
+PYEOF
+}
+
+printf 'forward_ms,backward_ms,param_bytes\n1,2,4096\n1,1,0\n2,3,10\n1,2,800000\n1,1,64\n' >"$tmp/five.csv"
+"$SLO" comm --model "$tmp/five.csv" --bandwidth 1Gbit --workers 4 --json >"$tmp/five.json"
+"$SLO" comm --model resnet50 --bandwidth 3Gbit --json >"$tmp/r50.json"
+# the 10-byte layer is 2.5 elements: the list registered is the plan's
+# layer spans rounded to elements (boundaries 4106 -> 4108, 804106 -> 804108,
+# end 804170 -> 804172: 4096, 0, 12, 800000, 64 bytes)
+printf 'forward_ms,backward_ms,param_bytes\n1,2,4096\n1,1,0\n2,3,12\n1,2,800000\n1,1,64\n' >"$tmp/five_e.csv"
+for case in "five.json five_e.csv" "r50.json r50"; do
+    set -- $case
+    csvf=$tmp/$2
+    [ "$2" = r50 ] && csvf=$SLO_SRCDIR/etc/slo/models/resnet50_layers.csv
+    for pol in fifo prio p3 bytescheduler horovod ddp prophet optimal; do
+        c=$("$C" "$tmp/$1" $pol "$csvf" 2>&1)
+        p=$(pysum "$tmp/$1" $pol "$csvf" 2>&1)
+        if [ -n "$c" ] && [ "$c" = "$p" ]; then
+            ok "$1 $pol: Python checksums = libsloprophet's ($c)"
+        else
+            echo "# C:      $c"; echo "# Python: $p"
+            notok "$1 $pol: checksums differ"
+        fi
+    done
+done
+# another model's plan: both refuse, for the layer count
+c=$("$C" "$tmp/r50.json" optimal "$tmp/five_e.csv" 2>&1)
+p=$(pysum "$tmp/r50.json" optimal "$tmp/five_e.csv" 2>&1)
+if echo "$c" | grep -q 'model.layers: expected 5' && echo "$p" | grep -q 'refused: .*model.layers: expected 5 .*found 176'; then
+    ok "a resnet50 plan on a 5-layer list: both refuse on model.layers"
+else
+    echo "# C:      $c"; echo "# Python: $p"
+    notok "a resnet50 plan on a 5-layer list"
+fi
+finish
