@@ -61,5 +61,7 @@ int slo_cmd_infer(int argc, char **argv);
 int slo_cmd_fit_infer(int argc, char **argv);
 /* `slo comm` (cli/cmd_comm.c, issue 4). */
 int slo_cmd_comm(int argc, char **argv);
+/* `slo convert perf-analyzer|nvidia-smi|ncu` (cli/cmd_convert.c, issue 19). */
+int slo_cmd_convert(int argc, char **argv);
 
 #endif

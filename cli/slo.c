@@ -19,6 +19,7 @@ static const struct command commands[] = {
     {"infer", slo_cmd_infer, "place inference workloads on shared GPUs (iGniter: MPS shares, batches)"},
     {"fit", slo_cmd_fit, "fit model coefficients from profiling data (slo fit train LOGS...)"},
     {"comm", slo_cmd_comm, "compare gradient communication schedulers (Prophet, optimal blocks)"},
+    {"convert", slo_cmd_convert, "turn perf_analyzer/nvidia-smi/ncu CSVs into inference profile keys"},
 };
 
 static void usage(FILE *f)
