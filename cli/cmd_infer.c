@@ -163,27 +163,41 @@ static const char *gpu_name(const char *gpu_model)
     return gpu_model[0] ? gpu_model : "GPU";
 }
 
+/* Print "  \"KEY\": VALUE,\n" with VALUE as JSON (stolen reference). */
+static int print_member(const char *key, json_t *v)
+{
+    char *t = v ? json_dumps(v, JSON_ENCODE_ANY | JSON_REAL_PRECISION(10)) : NULL;
+    json_decref(v);
+    if (!t)
+        return -1;
+    printf("  \"%s\": %s,\n", key, t);
+    free(t);
+    return 0;
+}
+
+/* The plan as one JSON object, streamed: the scalars, then each GPU object
+ * printed and freed as it is built, so memory does not grow with the plan's
+ * JSON text (issue 19, item 5). Same members and order as a json_dumps of
+ * the whole tree; nested objects indented by 2 per level. */
 static int print_plan_json(const struct slo_ig_profile *prof, const struct slo_ig_workload *w,
                            const struct slo_infer_result *res, const char *pricing)
 {
-    json_t *root = json_object(), *gpus = json_array();
-    char *text;
-
-    if (!root || !gpus)
+    printf("{\n");
+    if (print_member("status", json_string(slo_status_name(res->status))) ||
+        print_member("policy", json_string(slo_ig_policy_name(res->policy))) ||
+        print_member("pricing", json_string(pricing)) ||
+        print_member("cost_usd_per_h", json_real(res->cost_usd_per_h)) ||
+        print_member("n_gpus", json_integer((json_int_t)res->n_gpus)) ||
+        print_member("violations", json_integer((json_int_t)res->n_violations)) ||
+        print_member("mps_verified", json_boolean(res->mps_verified)) ||
+        (!res->mps_verified && print_member("mps_reason", json_string(res->mps_reason))))
         goto nomem;
-    json_object_set_new(root, "status", json_string(slo_status_name(res->status)));
-    json_object_set_new(root, "policy", json_string(slo_ig_policy_name(res->policy)));
-    json_object_set_new(root, "pricing", json_string(pricing));
-    json_object_set_new(root, "cost_usd_per_h", json_real(res->cost_usd_per_h));
-    json_object_set_new(root, "n_gpus", json_integer((json_int_t)res->n_gpus));
-    json_object_set_new(root, "violations", json_integer((json_int_t)res->n_violations));
-    json_object_set_new(root, "mps_verified", json_boolean(res->mps_verified));
-    if (!res->mps_verified)
-        json_object_set_new(root, "mps_reason", json_string(res->mps_reason));
+    printf("  \"gpus\": [");
     for (size_t j = 0; j < res->n_gpus; j++) {
         const struct slo_infer_gpu *g = &res->gpus[j];
         const struct slo_infer_gpu_type *ty = &res->types[g->type];
         json_t *go = json_object(), *wa = json_array();
+        char *text, *line, *nl;
         if (!go || !wa) {
             json_decref(go);
             json_decref(wa);
@@ -199,6 +213,7 @@ static int print_plan_json(const struct slo_ig_profile *prof, const struct slo_i
         json_object_set_new(go, "power_w", json_real(g->power_w));
         json_object_set_new(go, "power_cap_w", json_real(prof[g->type].power_cap_w));
         json_object_set_new(go, "clock_mhz", json_real(g->clock_mhz));
+        json_object_set_new(go, "workloads", wa);
         for (size_t i = 0; i < g->count; i++) {
             const struct slo_infer_placement *pl = &res->placements[g->first + i];
             const struct slo_ig_workload *wl = &w[pl->workload];
@@ -208,7 +223,6 @@ static int print_plan_json(const struct slo_ig_profile *prof, const struct slo_i
                 json_decref(o);
                 json_decref(sl);
                 json_decref(go);
-                json_decref(wa);
                 goto nomem;
             }
             snprintf(gres, sizeof gres, "mps:%d", pl->mps_gres_count);
@@ -232,22 +246,22 @@ static int print_plan_json(const struct slo_ig_profile *prof, const struct slo_i
                 json_decref(sl);
             json_array_append_new(wa, o);
         }
-        json_object_set_new(go, "workloads", wa);
-        json_array_append_new(gpus, go);
+        text = json_dumps(go, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+        json_decref(go);
+        if (!text)
+            goto nomem;
+        printf("%s\n", j ? "," : "");
+        for (line = text; line; line = nl) {
+            nl = strchr(line, '\n');
+            if (nl)
+                *nl++ = '\0';
+            printf("    %s%s", line, nl ? "\n" : "");
+        }
+        free(text);
     }
-    json_object_set_new(root, "gpus", gpus);
-    gpus = NULL;
-    text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-    json_decref(root);
-    if (!text)
-        goto nomem2;
-    printf("%s\n", text);
-    free(text);
+    printf("%s]\n}\n", res->n_gpus ? "\n  " : "");
     return SLO_EXIT_OK;
 nomem:
-    json_decref(gpus);
-    json_decref(root);
-nomem2:
     fprintf(stderr, "slo %s: out of memory\n", CMD);
     return SLO_EXIT_INTERNAL;
 }
