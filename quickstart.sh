@@ -20,6 +20,8 @@ packages=(build-essential autoconf automake libtool pkg-config libjansson-dev li
     openmpi-bin libopenmpi-dev libhwloc-dev jq)
 # the Python package's PyTorch tests (tests/test_python_ddp.sh)
 [ "$mode" = test ] && packages+=(python3-torch python3-torchvision)
+# tests/cli_infer_deploy.sh parses Triton fragments against model_config.proto.
+[ "$mode" = test ] && packages+=(protobuf-compiler python3-protobuf)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "infer_emit.h"
 #include "slo_infer.h"
 
 #define CMD "infer"
@@ -24,6 +25,7 @@ static void usage(FILE *f)
             "                 [--workloads FILE] [--policy igniter|ffd|gslice|gpulets]\n"
             "                 [--catalog NAME|FILE] [--pricing on-demand|spot]\n"
             "                 [--instance-type TYPE] [--model-variant NAME] [--json]\n"
+            "                 [--emit triton|slurm --output-dir DIR]\n"
             "       slo infer --predict [--profile NAME|FILE] --workload MODEL:share=S:batch=B"
             "[:rate=R][:slo=MS]... [--model-variant NAME] [--json]\n"
             "       slo infer --coefficients [--profile NAME|FILE]\n"
@@ -49,6 +51,12 @@ static void usage(FILE *f)
             "  --predict         predict the given placement on one GPU instead of planning\n"
             "  --coefficients    print the fitted coefficients of the profile (JSON)\n"
             "  --json            one JSON object on stdout (schema: doc/infer.md)\n"
+            "  --emit triton     also write DIR/<model>/config.pbtxt per workload (Triton\n"
+            "                    instance group, max batch, dynamic batching, SLO/2 delay)\n"
+            "  --emit slurm      also write DIR/slo-serve-gpuJ.sbatch per GPU: its tenants\n"
+            "                    co-located with --gres=mps:N (Count=100 per GPU) and\n"
+            "                    CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=N\n"
+            "  --output-dir DIR  where --emit writes (created if missing)\n"
             "Planning, --predict and --coefficients are exclusive modes; options other than\n"
             "--profile and --workload must not repeat with different values.\n"
             "Exit status: 0 success, 2 bad input or an SLO no GPU type can meet, 1 internal.\n",
@@ -155,24 +163,41 @@ static const char *gpu_name(const char *gpu_model)
     return gpu_model[0] ? gpu_model : "GPU";
 }
 
+/* Print "  \"KEY\": VALUE,\n" with VALUE as JSON (stolen reference). */
+static int print_member(const char *key, json_t *v)
+{
+    char *t = v ? json_dumps(v, JSON_ENCODE_ANY | JSON_REAL_PRECISION(10)) : NULL;
+    json_decref(v);
+    if (!t)
+        return -1;
+    printf("  \"%s\": %s,\n", key, t);
+    free(t);
+    return 0;
+}
+
+/* The plan as one JSON object, streamed: the scalars, then each GPU object
+ * printed and freed as it is built, so memory does not grow with the plan's
+ * JSON text (issue 19, item 5). Same members and order as a json_dumps of
+ * the whole tree; nested objects indented by 2 per level. */
 static int print_plan_json(const struct slo_ig_profile *prof, const struct slo_ig_workload *w,
                            const struct slo_infer_result *res, const char *pricing)
 {
-    json_t *root = json_object(), *gpus = json_array();
-    char *text;
-
-    if (!root || !gpus)
+    printf("{\n");
+    if (print_member("status", json_string(slo_status_name(res->status))) ||
+        print_member("policy", json_string(slo_ig_policy_name(res->policy))) ||
+        print_member("pricing", json_string(pricing)) ||
+        print_member("cost_usd_per_h", json_real(res->cost_usd_per_h)) ||
+        print_member("n_gpus", json_integer((json_int_t)res->n_gpus)) ||
+        print_member("violations", json_integer((json_int_t)res->n_violations)) ||
+        print_member("mps_verified", json_boolean(res->mps_verified)) ||
+        (!res->mps_verified && print_member("mps_reason", json_string(res->mps_reason))))
         goto nomem;
-    json_object_set_new(root, "status", json_string(slo_status_name(res->status)));
-    json_object_set_new(root, "policy", json_string(slo_ig_policy_name(res->policy)));
-    json_object_set_new(root, "pricing", json_string(pricing));
-    json_object_set_new(root, "cost_usd_per_h", json_real(res->cost_usd_per_h));
-    json_object_set_new(root, "n_gpus", json_integer((json_int_t)res->n_gpus));
-    json_object_set_new(root, "violations", json_integer((json_int_t)res->n_violations));
+    printf("  \"gpus\": [");
     for (size_t j = 0; j < res->n_gpus; j++) {
         const struct slo_infer_gpu *g = &res->gpus[j];
         const struct slo_infer_gpu_type *ty = &res->types[g->type];
         json_t *go = json_object(), *wa = json_array();
+        char *text, *line, *nl;
         if (!go || !wa) {
             json_decref(go);
             json_decref(wa);
@@ -188,6 +213,7 @@ static int print_plan_json(const struct slo_ig_profile *prof, const struct slo_i
         json_object_set_new(go, "power_w", json_real(g->power_w));
         json_object_set_new(go, "power_cap_w", json_real(prof[g->type].power_cap_w));
         json_object_set_new(go, "clock_mhz", json_real(g->clock_mhz));
+        json_object_set_new(go, "workloads", wa);
         for (size_t i = 0; i < g->count; i++) {
             const struct slo_infer_placement *pl = &res->placements[g->first + i];
             const struct slo_ig_workload *wl = &w[pl->workload];
@@ -197,7 +223,6 @@ static int print_plan_json(const struct slo_ig_profile *prof, const struct slo_i
                 json_decref(o);
                 json_decref(sl);
                 json_decref(go);
-                json_decref(wa);
                 goto nomem;
             }
             snprintf(gres, sizeof gres, "mps:%d", pl->mps_gres_count);
@@ -213,25 +238,30 @@ static int print_plan_json(const struct slo_ig_profile *prof, const struct slo_i
             json_object_set_new(sl, "gres", json_string(gres));
             json_object_set_new(sl, "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE",
                                 json_integer(pl->mps_active_thread_pct));
-            json_object_set_new(o, "slurm", sl);
+            json_object_set_new(sl, "latency_ms", json_real(pl->mps_latency_ms));
+            json_object_set_new(sl, "throughput_rps", json_real(pl->mps_throughput_rps));
+            if (res->mps_verified)
+                json_object_set_new(o, "slurm", sl);
+            else
+                json_decref(sl);
             json_array_append_new(wa, o);
         }
-        json_object_set_new(go, "workloads", wa);
-        json_array_append_new(gpus, go);
+        text = json_dumps(go, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+        json_decref(go);
+        if (!text)
+            goto nomem;
+        printf("%s\n", j ? "," : "");
+        for (line = text; line; line = nl) {
+            nl = strchr(line, '\n');
+            if (nl)
+                *nl++ = '\0';
+            printf("    %s%s", line, nl ? "\n" : "");
+        }
+        free(text);
     }
-    json_object_set_new(root, "gpus", gpus);
-    gpus = NULL;
-    text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-    json_decref(root);
-    if (!text)
-        goto nomem2;
-    printf("%s\n", text);
-    free(text);
+    printf("%s]\n}\n", res->n_gpus ? "\n  " : "");
     return SLO_EXIT_OK;
 nomem:
-    json_decref(gpus);
-    json_decref(root);
-nomem2:
     fprintf(stderr, "slo %s: out of memory\n", CMD);
     return SLO_EXIT_INTERNAL;
 }
@@ -266,15 +296,23 @@ static void print_plan_human(const struct slo_ig_profile *prof, const struct slo
         for (size_t i = 0; i < g->count; i++) {
             const struct slo_infer_placement *pl = &res->placements[g->first + i];
             const struct slo_ig_workload *wl = &w[pl->workload];
-            printf("  %-3zu %-10s %9.1f %7.1f %7.1f %5d %10.2f %8.2f %11.1f  %-4s "
-                   "--gres=mps:%d CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=%d\n",
+            char slurm[96] = "- (see below)";
+            if (res->mps_verified)
+                snprintf(slurm, sizeof slurm, "--gres=mps:%d CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=%d",
+                         pl->mps_gres_count, pl->mps_active_thread_pct);
+            printf("  %-3zu %-10s %9.1f %7.1f %7.1f %5d %10.2f %8.2f %11.1f  %-4s %s\n",
                    pl->workload + 1, wl->model, pl->rate_rps, wl->slo_ms, pl->share_pct,
                    pl->batch, pl->latency_ms, pl->slo_half_ms, pl->throughput_rps,
-                   pl->meets_slo ? "yes" : "NO", pl->mps_gres_count, pl->mps_active_thread_pct);
+                   pl->meets_slo ? "yes" : "NO", slurm);
         }
     }
     printf("\nLatency is predicted per batch (transfer + GPU time under co-location) and held to "
            "SLO/2; gres/mps assumes Count=100 per GPU (doc/infer.md).\n");
+    if (res->mps_verified)
+        printf("The shares rounded to whole gres/mps units were re-predicted and meet every "
+               "SLO.\n");
+    else
+        printf("WARNING: no Slurm shares: %s\n", res->mps_reason);
 }
 
 static int run_predict(const struct slo_ig_profile *p, const struct spec *specs, size_t n,
@@ -438,7 +476,7 @@ int slo_cmd_infer(int argc, char **argv)
 {
     enum {
         O_PROFILE = 256, O_WORKLOAD, O_WORKLOADS, O_POLICY, O_CATALOG, O_PRICING, O_INSTANCE,
-        O_PREDICT, O_COEF, O_JSON, O_VARIANT, O_HELP
+        O_PREDICT, O_COEF, O_JSON, O_VARIANT, O_EMIT, O_OUTDIR, O_HELP
     };
     static const struct option longopts[] = {
         {"profile", required_argument, NULL, O_PROFILE},
@@ -452,13 +490,16 @@ int slo_cmd_infer(int argc, char **argv)
         {"coefficients", no_argument, NULL, O_COEF},
         {"json", no_argument, NULL, O_JSON},
         {"model-variant", required_argument, NULL, O_VARIANT},
+        {"emit", required_argument, NULL, O_EMIT},
+        {"output-dir", required_argument, NULL, O_OUTDIR},
         {"help", no_argument, NULL, O_HELP},
         {NULL, 0, NULL, 0}};
     /* Options that only planning reads: with --predict or --coefficients
      * they would be ignored silently, so they are refused. */
-    static const int plan_only[] = {O_WORKLOADS, O_POLICY, O_CATALOG, O_PRICING, O_INSTANCE};
+    static const int plan_only[] = {O_WORKLOADS, O_POLICY, O_CATALOG, O_PRICING, O_INSTANCE,
+                                    O_EMIT, O_OUTDIR};
     const char *profile_args[MAX_PROFILES], *catalog = "aws-table3", *instance = NULL;
-    const char *workload_file = NULL, *variant = NULL;
+    const char *workload_file = NULL, *variant = NULL, *emit = NULL, *outdir = NULL;
     size_t n_profile_args = 0, n_specs = 0, n_w = 0, cap_w = 0;
     struct spec *specs = NULL;
     struct slo_ig_profile prof[MAX_PROFILES];
@@ -543,6 +584,15 @@ int slo_cmd_infer(int argc, char **argv)
             }
             variant = optarg;
             break;
+        case O_EMIT:
+            if (strcmp(optarg, "triton") && strcmp(optarg, "slurm")) {
+                status = cli_usage_error(CMD, "--emit: expected triton or slurm, found \"%s\"",
+                                         optarg);
+                goto out;
+            }
+            emit = optarg;
+            break;
+        case O_OUTDIR: outdir = optarg; break;
         case O_HELP:
             usage(stdout);
             status = SLO_EXIT_OK;
@@ -580,6 +630,12 @@ int slo_cmd_infer(int argc, char **argv)
                                           "profile's coefficients, nothing else)");
             goto out;
         }
+    }
+    if ((emit != NULL) != (outdir != NULL)) {
+        status = cli_usage_error(CMD, "%s: expected together with %s, found it alone",
+                                 emit ? "--emit" : "--output-dir",
+                                 emit ? "--output-dir DIR" : "--emit triton|slurm");
+        goto out;
     }
     if (n_profile_args == 0)
         profile_args[n_profile_args++] = slo_embedded_gpu_profile_names()[0];
@@ -691,6 +747,16 @@ int slo_cmd_infer(int argc, char **argv)
         }
         goto out;
     }
+    if (emit && !strcmp(emit, "slurm") && !res.mps_verified) {
+        /* before anything is printed or written: one message, exit 2 */
+        status = cli_usage_error(CMD, "--emit slurm: the plan's MPS shares do not round to "
+                                      "Slurm's gres/mps units: %s",
+                                 res.mps_reason);
+        goto out;
+    }
+    if (emit && (status = !strcmp(emit, "triton") ? infer_emit_triton(outdir, w, n_w, &res)
+                                                  : infer_emit_slurm(outdir, w, n_w, &res)))
+        goto out;
     if (as_json)
         status = print_plan_json(prof, w, &res,
                                  pricing == SLO_PRICING_SPOT ? "spot" : "on-demand");

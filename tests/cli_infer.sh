@@ -13,7 +13,7 @@ README="--workload alexnet:rate=500:slo=15 --workload resnet50:rate=400:slo=40 -
 succeeds "README example, human" \
     "^3 workloads on 1 GPU \\(policy igniter\\): 3.06 USD/h \\(on-demand, catalog aws-table3\\)" \
     "^GPU 1: V100 \\(p3.2xlarge, 3.06 USD/h\\)  share 77.5 %" \
-    "^  3 +vgg19 +200.0 +60.0 +37.5 +6 +28.73 +30.00 .* yes +--gres=mps:37 CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=38" \
+    "^  3 +vgg19 +200.0 +60.0 +37.5 +6 +28.73 +30.00 .* yes +--gres=mps:38 CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=38" \
     "^  2 +resnet50 +400.0 +40.0 +30.0 +8 +18.91 +20.00 .* yes +--gres=mps:30 CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=30" \
     "^  1 +alexnet +500.0 +15.0 +10.0 +4 +6.92 +7.50 .* yes +--gres=mps:10 CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=10" \
     -- infer $README
@@ -21,7 +21,7 @@ succeeds "README example, --json" \
     '"cost_usd_per_h": 3.06' '"n_gpus": 1' '"violations": 0' '"gpu_type": "V100"' \
     '"instance_type": "p3.2xlarge"' '"model": "vgg19"' '"share_pct": 37.5' '"batch": 6' \
     '"latency_ms": 28.73' '"throughput_rps": ' '"rate_rps": 200' '"slo_ms": 60' \
-    '"gres": "mps:37"' '"CUDA_MPS_ACTIVE_THREAD_PERCENTAGE": 38' \
+    '"gres": "mps:38"' '"CUDA_MPS_ACTIVE_THREAD_PERCENTAGE": 38' \
     -- infer $README --json
 succeeds "spot pricing" '1 GPU \(policy igniter\): 1.25 USD/h \(spot' -- infer $README --pricing spot
 printf '{"workloads": [{"model": "ssd", "rate_rps": 150, "slo_ms": 25}, {"model": "vgg19", "rate_rps": 200, "slo_ms": 40}]}\n' >"$tmp/exp4.json"

@@ -1398,7 +1398,8 @@ static void same_as_plan(const struct slo_infer_result *res, const struct slo_ig
  * 0-2 (README = config_gpu1.json, Experiments 4 and 5) give the authors'
  * plans (models, shares, batches per GPU) and the same placements as
  * slo_ig_plan; the README plan's Slurm mapping is the CLI's (37.5 % ->
- * gres mps:37, CUDA_MPS_ACTIVE_THREAD_PERCENTAGE 38), each placement meets
+ * gres mps:38 = CUDA_MPS_ACTIVE_THREAD_PERCENTAGE 38: 38 + 30 + 10 <= 100,
+ * slo_infer_mps_round), each placement meets
  * its SLO, and one GPU is the least any plan needs: optimal. Random requests
  * (as test_verifier_random) agree with slo_ig_plan too.
  */
@@ -1406,7 +1407,7 @@ static void test_solve_reference_cases(void **state)
 {
     struct fixture *fx = *state;
     json_t *cases = json_object_get(fx->gv, "algorithm_cases");
-    static const int gres[3] = {37, 30, 10}, mps[3] = {38, 30, 10};
+    static const int gres[3] = {38, 30, 10}, mps[3] = {38, 30, 10};
     uint64_t s = 7;
 
     for (size_t c = 0; c < 3; c++) {

@@ -63,7 +63,87 @@ struct ctx {
     size_t n_ded, cap_ded;
     size_t slot_cap;        /* max tenants per GPU: floor(100/u) + 1 */
     struct slot *work;      /* [slot_cap + 1] scratch */
+    /* Index of the GPUs by share in use (issue 19, item 5): a min tree over
+     * gpus[j].total_pct (+inf for an empty GPU or one at slot_cap), so the
+     * greedy and consolidate visit, in index order, only the GPUs with room
+     * for a share instead of all of them; the GPUs it skips are those
+     * try_gpu would refuse first, so plans are those of the full scan. */
+    double *tree;           /* [2 * tree_leaves]; leaves at tree_leaves + j */
+    size_t tree_leaves;     /* power of two >= cap_gpus */
+    int scan;               /* 1: visit every GPU (the test oracle, SLO__IG_SCAN) */
+    int exact;              /* u is a dyadic rational (2.5 = 5/2): every share and sum
+                               of shares is exact in double, so a GPU that takes an
+                               item at its r_low unraised cannot be beaten (later
+                               GPUs need strictly less) and the visit stops there */
 };
+
+/* The GPU index: leaf key of GPU j, update after a change to GPU j. */
+static double tree_key(const struct ctx *c, size_t j)
+{
+    const struct gpu *g = &c->gpus[j];
+    return (g->n == 0 || g->n >= c->slot_cap) ? INFINITY : g->total_pct;
+}
+
+static void tree_set(struct ctx *c, size_t j)
+{
+    size_t v;
+    if (!c->tree || j >= c->tree_leaves)
+        return;
+    v = c->tree_leaves + j;
+    c->tree[v] = tree_key(c, j);
+    for (v >>= 1; v >= 1; v >>= 1)
+        c->tree[v] = fmin(c->tree[2 * v], c->tree[2 * v + 1]);
+}
+
+/* (Re)build the index for cap_gpus GPUs. */
+static int tree_build(struct ctx *c)
+{
+    size_t leaves = 1;
+    double *t;
+    while (leaves < c->cap_gpus)
+        leaves *= 2;
+    t = malloc(2 * leaves * sizeof *t);
+    if (!t)
+        return SLO_ERR_NOMEM;
+    for (size_t v = 0; v < 2 * leaves; v++)
+        t[v] = INFINITY;
+    for (size_t j = 0; j < c->n_gpus; j++)
+        t[leaves + j] = tree_key(c, j);
+    for (size_t v = leaves - 1; v >= 1; v--)
+        t[v] = fmin(t[2 * v], t[2 * v + 1]);
+    free(c->tree);
+    c->tree = t;
+    c->tree_leaves = leaves;
+    return SLO_OK;
+}
+
+/* First GPU index >= j that may take share r (total + r <= 100, tenant
+ * count below the cap, not empty), or c->n_gpus when none: a superset of
+ * the GPUs try_gpu accepts (its own test still decides). Full scan: j. */
+static size_t next_gpu(const struct ctx *c, size_t j, double r)
+{
+    double thr = 100.0 + SHARE_EPS - r + 1e-7; /* looser than try_gpu's test */
+    size_t v, P = c->tree_leaves;
+    if (c->scan || !c->tree)
+        return j;
+    if (j >= c->n_gpus)
+        return c->n_gpus;
+    v = P + j;
+    if (c->tree[v] <= thr)
+        return j;
+    for (;;) { /* up to the first right sibling holding a GPU with room */
+        if (v == 1)
+            return c->n_gpus;
+        if (!(v & 1) && c->tree[v + 1] <= thr) {
+            v++;
+            break;
+        }
+        v >>= 1;
+    }
+    while (v < P) /* down to its leftmost such leaf */
+        v = c->tree[2 * v] <= thr ? 2 * v : 2 * v + 1;
+    return v - P < c->n_gpus ? v - P : c->n_gpus;
+}
 
 static void solo_terms(const struct slo_ig_profile *p, const struct slo_ig_model *m, int batch,
                        struct slot *s)
@@ -207,6 +287,8 @@ static struct gpu *new_gpu(struct ctx *c)
             return NULL;
         c->gpus = ng;
         c->cap_gpus = ncap;
+        if (tree_build(c))
+            return NULL;
     }
     struct gpu *g = &c->gpus[c->n_gpus];
     memset(g, 0, sizeof *g);
@@ -228,6 +310,7 @@ static void ctx_free(struct ctx *c)
     free(c->ded_model);
     free(c->ded_rate);
     free(c->work);
+    free(c->tree);
     memset(c, 0, sizeof *c);
 }
 
@@ -237,6 +320,7 @@ static int ctx_init(struct ctx *c, const struct slo_ig_profile *p, size_t type)
     c->p = p;
     c->type = type;
     c->slot_cap = (size_t)floor(100.0 / p->unit_pct + 1e-9) + 1;
+    c->exact = p->unit_pct * 1024.0 == floor(p->unit_pct * 1024.0) && p->unit_pct <= 100.0;
     c->work = malloc((c->slot_cap + 1) * sizeof *c->work);
     return c->work ? SLO_OK : SLO_ERR_NOMEM;
 }
@@ -471,6 +555,7 @@ static void commit_item(struct ctx *c, struct gpu *g, size_t x, int batch)
     memcpy(g->s, c->work, (g->n + 1) * sizeof *g->s);
     g->n++;
     g->total_pct = after;
+    tree_set(c, (size_t)(g - c->gpus));
 }
 
 static int place_on_new(struct ctx *c, size_t x, double share)
@@ -483,6 +568,7 @@ static int place_on_new(struct ctx *c, size_t x, double share)
     solo_terms(c->p, &c->p->models[c->items[x].model], c->items[x].batch, &g->s[0]);
     g->n = 1;
     g->total_pct = share;
+    tree_set(c, c->n_gpus - 1);
     return SLO_OK;
 }
 
@@ -503,7 +589,8 @@ static int greedy(struct ctx *c, int interference_aware)
         long best = -1;
         int best_batch = it->batch, batch = it->batch;
         double best_inter = 101.0, after;
-        for (size_t j = 0; j < c->n_gpus; j++) {
+        for (size_t j = next_gpu(c, 0, it->r_low_pct); j < c->n_gpus;
+             j = next_gpu(c, j + 1, it->r_low_pct)) {
             struct gpu *g = &c->gpus[j];
             if (interference_aware ? !try_item(c, g, x, &after, &batch)
                                    : !try_gpu(c, g, x, it->r_low_pct, 0, &after))
@@ -516,6 +603,8 @@ static int greedy(struct ctx *c, int interference_aware)
                 best_inter = after - g->total_pct;
                 best = (long)j;
                 best_batch = batch;
+                if (c->exact && !c->scan && best_inter <= it->r_low_pct)
+                    break; /* the least increase any GPU can have (raising only adds) */
             }
         }
         if (best < 0) {
@@ -529,6 +618,7 @@ static int greedy(struct ctx *c, int interference_aware)
             memcpy(g->s, c->work, (g->n + 1) * sizeof *g->s);
             g->n++;
             g->total_pct = after;
+            tree_set(c, (size_t)best);
         }
     }
     free(idx);
@@ -594,7 +684,8 @@ static int consolidate(struct ctx *c)
             long best = -1;
             int batch = 0, best_batch = 0;
             double best_inter = 101.0, after;
-            for (size_t k = 0; k < n; k++) {
+            for (size_t k = next_gpu(c, 0, c->items[x].r_low_pct); k < n;
+                 k = next_gpu(c, k + 1, c->items[x].r_low_pct)) {
                 struct gpu *g = &c->gpus[k];
                 if (k == order[o] || g->n == 0 || !try_item(c, g, x, &after, &batch))
                     continue;
@@ -602,6 +693,8 @@ static int consolidate(struct ctx *c)
                     best_inter = after - g->total_pct;
                     best = (long)k;
                     best_batch = batch;
+                    if (c->exact && !c->scan && best_inter <= c->items[x].r_low_pct)
+                        break; /* as in greedy: no GPU can increase less */
                 }
             }
             if (best < 0) {
@@ -626,6 +719,7 @@ static int consolidate(struct ctx *c)
         if (moved) {
             src->n = 0;
             src->total_pct = 0.0;
+            tree_set(c, order[o]);
         } else {
             for (size_t t = 0; t < m; t++)
                 if (swapped[t]) /* undo the batch switches too */
@@ -635,6 +729,7 @@ static int consolidate(struct ctx *c)
                 memcpy(g->s, &bslots[b * cap], bgpu[b].n * sizeof *g->s);
                 g->n = bgpu[b].n;
                 g->total_pct = bgpu[b].total_pct;
+                tree_set(c, bidx[b]);
             }
         }
     }
@@ -996,6 +1091,9 @@ static int plan_assignment(const struct slo_ig_profile *profiles, size_t n_types
     size_t *sel = malloc(n * sizeof *sel);
     int rv = SLO_OK;
 
+    int scan = (policy & SLO__IG_SCAN) != 0;
+
+    policy &= ~SLO__IG_SCAN;
     memset(out, 0, sizeof *out);
     out->policy = policy;
     if (!sel)
@@ -1008,7 +1106,7 @@ static int plan_assignment(const struct slo_ig_profile *profiles, size_t n_types
                 sel[k++] = i;
         if (k == 0)
             continue;
-        if ((rv = ctx_init(&c, &profiles[t], t)) == SLO_OK &&
+        if ((rv = ctx_init(&c, &profiles[t], t)) == SLO_OK && (c.scan = scan, 1) &&
             (rv = plan_type(&c, wl, sel, k, policy, bad)) == SLO_OK)
             rv = append_plan(out, &c, profiles[t].usd_per_gpu_h);
         ctx_free(&c);
@@ -1039,8 +1137,9 @@ int slo__ig_plan_detail(const struct slo_ig_profile *profiles, size_t n_types,
 {
     size_t *type_of = NULL, bad = 0;
     double *best_cost = NULL;
-    int rv, have = 0;
+    int rv, have = 0, scan = policy & SLO__IG_SCAN;
 
+    policy &= ~SLO__IG_SCAN;
     memset(plan, 0, sizeof *plan);
     *failed = SIZE_MAX;
     if (policy < SLO_IG_POLICY_IGNITER || policy > SLO_IG_POLICY_GPULETS)
@@ -1093,7 +1192,7 @@ int slo__ig_plan_detail(const struct slo_ig_profile *profiles, size_t n_types,
             goto out;
         }
     }
-    rv = plan_assignment(profiles, n_types, wl, n, type_of, policy, plan, &bad);
+    rv = plan_assignment(profiles, n_types, wl, n, type_of, policy | scan, plan, &bad);
     if (rv == SLO_ERR_NOMEM) {
         rv = slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
         goto out;
@@ -1109,7 +1208,7 @@ int slo__ig_plan_detail(const struct slo_ig_profile *profiles, size_t n_types,
         struct slo_ig_plan alt;
         for (size_t i = 0; i < n; i++)
             type_of[i] = t;
-        rv = plan_assignment(profiles, n_types, wl, n, type_of, policy, &alt, &bad);
+        rv = plan_assignment(profiles, n_types, wl, n, type_of, policy | scan, &alt, &bad);
         if (rv == SLO_ERR_NOMEM) {
             rv = slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
             goto out;

@@ -10,13 +10,17 @@
 
 #include "slo_infer.h"
 
+#define SLO__IG_SCAN 0x100 /* or'ed into slo__ig_plan_detail's policy */
+
 /*
  * slo_ig_plan, also saying which workload an SLO_ERR_INFEASIBLE names:
  * *failed is the index of the workload that no GPU type can serve (the one
  * err->text names), or SIZE_MAX when the call succeeded or failed for any
  * other reason (invalid input, memory, an igniter plan the model says
  * misses an SLO). Used by slo_infer_solve to tell a proven infeasibility
- * from an unproven one.
+ * from an unproven one. policy | SLO__IG_SCAN plans with the full scan of
+ * every open GPU instead of the GPU index (the test oracle of issue 19: the
+ * plans must be identical).
  */
 int slo__ig_plan_detail(const struct slo_ig_profile *profiles, size_t n_types,
                         const struct slo_ig_workload *workloads, size_t n, int policy,

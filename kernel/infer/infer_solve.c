@@ -86,13 +86,6 @@ void slo_infer_result_free(struct slo_infer_result *res)
     memset(res, 0, sizeof *res);
 }
 
-/* Slurm mapping (doc/infer.md): gres/mps with Count=100 per GPU. The gres
- * count is the share rounded down so co-located counts never exceed 100; the
- * MPS limit exported is the share rounded up so the workload keeps at least
- * its planned SMs (MPS limits are caps, they may sum above 100). */
-static int mps_gres_count(double share_pct) { return (int)floor(share_pct + 1e-9); }
-static int mps_active_thread_pct(double share_pct) { return (int)ceil(share_pct - 1e-9); }
-
 /* Largest number of tenants one GPU of p holds (each has at least one unit). */
 static size_t max_tenants(const struct slo_ig_profile *p)
 {
@@ -288,8 +281,6 @@ static int copy_plan(const struct slo_ig_plan *plan, const struct slo_ig_profile
             q->rate_rps = pl->rate_rps;
             q->batch = pl->batch;
             q->share_pct = pl->share_pct;
-            q->mps_gres_count = mps_gres_count(pl->share_pct);
-            q->mps_active_thread_pct = mps_active_thread_pct(pl->share_pct);
             q->latency_ms = pl->latency_ms;
             q->slo_half_ms = wl->slo_ms / 2.0;
             q->throughput_rps = pl->throughput_rps;
@@ -372,6 +363,18 @@ int slo_infer_solve(const struct slo_infer_problem *pb, const struct slo_infer_o
         goto fail;
     res->cost_lower_bound_usd_per_h =
         cost_lower_bound(priced, pb->n_types, pb->workloads, pb->n_workloads);
+    /* Slurm's integer gres/mps units: rounded once, here, and re-verified; a
+     * plan whose rounded shares fail keeps its status (the plan itself holds)
+     * with mps_verified = 0 and the reason (`slo infer --emit slurm` refuses it) */
+    {
+        slo_error_t me = {0};
+        int mrv = slo_infer_mps_round(priced, pb->n_types, pb->workloads, pb->n_workloads, res,
+                                      &me);
+        if (mrv == SLO_ERR_NOMEM) {
+            rv = slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+            goto fail;
+        }
+    }
     if (res->n_violations) {
         res->status = SLO_STATUS_INFEASIBLE_UNPROVEN;
         snprintf(res->reason, sizeof res->reason,

@@ -521,6 +521,10 @@ struct slo_infer_placement {
     double throughput_rps; /* predicted (notes 1.2.11) */
     double usd_per_gpu_h;  /* price of the GPU it runs on, per GPU-hour */
     int meets_slo;         /* slo_ig_meets_slo(latency, throughput, SLO, rate) */
+    /* Set by slo_infer_mps_round (slo_infer_solve calls it once): */
+    double mps_latency_ms;     /* latency re-predicted with every tenant of the GPU at
+                                  its rounded share mps_active_thread_pct (ms) */
+    double mps_throughput_rps; /* throughput re-predicted the same way (req/s) */
 };
 
 /* One GPU of the plan. */
@@ -549,6 +553,11 @@ struct slo_infer_result {
                                           (rule below); 0 when no plan */
     size_t n_violations;             /* placements with meets_slo = 0 or on a GPU over
                                         100 % (baselines only; igniter: 0) */
+    int mps_verified;                /* 1: slo_infer_mps_round rounded every share to
+                                        Slurm's integer gres/mps units and the rounded
+                                        plan meets every SLO; 0: mps_reason says why not
+                                        (the mps_* fields of the placements are then 0) */
+    char mps_reason[SLO_REASON_LENGTH]; /* "" when mps_verified */
 };
 
 void slo_infer_result_free(struct slo_infer_result *res);
@@ -599,6 +608,43 @@ void slo_infer_result_free(struct slo_infer_result *res);
  */
 int slo_infer_solve(const struct slo_infer_problem *problem, const struct slo_infer_options *opt,
                     struct slo_infer_result *result, slo_error_t *err);
+
+/* Slurm's gres/mps units per GPU the plans are written for (gres.conf
+ * "Name=mps Count=100" per GPU: one unit = 1 % of the GPU's SMs). */
+#define SLO_MPS_COUNT_PER_GPU 100
+
+/*
+ * Round the MPS shares of a plan to Slurm's integer gres/mps units (Count
+ * SLO_MPS_COUNT_PER_GPU per GPU) and re-verify the rounded plan; the one
+ * place where shares are rounded (slo_infer_solve calls it; `slo infer`
+ * prints and --emit writes what it sets). profiles[n_types] and
+ * workloads[n] are those the plan was made with (the variant applied,
+ * slo_ig_profile_set_variant). For every GPU of res:
+ *  - each tenant's count N = ceil(share_pct) (so it keeps at least its
+ *    planned SMs); while the GPU's counts sum above 100, one tenant rounded
+ *    up is lowered by one unit: of those, by smallest fractional share first
+ *    (the least lost; ties by placement order), the first whose lowering
+ *    keeps every tenant of the GPU within its SLO (re-predicted), else the
+ *    first (the check below then refuses it);
+ *  - mps_gres_count = mps_active_thread_pct = N (what Slurm exports for
+ *    --gres=mps:N with Count=100, so the gres and the environment agree);
+ *  - the GPU's tenants are re-predicted together at shares N (notes
+ *    1.2.1-1.2.11, slo_ig_predict) into mps_latency_ms, mps_throughput_rps,
+ *    and each must meet its SLO (slo_ig_meets_slo against SLO/2 and its rate).
+ * On success res->mps_verified = 1. Errors (res->mps_verified = 0, every
+ * placement's mps_* fields 0, res->mps_reason and err hold the text):
+ * SLO_ERR_INVALID "GPU J, workload K (MODEL): MPS share S % rounds to 0 of
+ * the 100 gres/mps units of a GPU (its T tenants' shares sum to X %)";
+ * SLO_ERR_INFEASIBLE "GPU J, workload K (MODEL): at the rounded MPS share N %
+ * (planned S %) the model predicts L ms against SLO/2 H ms" (or throughput
+ * against the rate); SLO_ERR_INVALID for a result without a plan or a
+ * placement naming a workload or type out of range; SLO_ERR_NOMEM.
+ * Source: Slurm gres/mps (gres.conf Count, CUDA_MPS_ACTIVE_THREAD_PERCENTAGE
+ * = N x 100 / Count), iGniter's model (notes 1.2) for the re-check.
+ */
+int slo_infer_mps_round(const struct slo_ig_profile *profiles, size_t n_types,
+                        const struct slo_ig_workload *workloads, size_t n,
+                        struct slo_infer_result *res, slo_error_t *err);
 
 /* ------------------------------------------------------------------ */
 /* Accuracy against measured co-locations                              */
