@@ -235,18 +235,19 @@ static int window_pass(const struct slo_train_setup *s, const struct slo_train_r
                        struct slo_train_plan *plan, slo_error_t *err)
 {
     struct slot *list;
-    int *counts, len = 0, n_prefix = 0, all[512];
+    int *counts, len = 0, n_prefix = 0, *all = calloc(s->n_types, sizeof *all);
 
-    for (size_t k = 0; k < s->n_types; k++) {
+    for (size_t k = 0; all && k < s->n_types; k++) {
         len += avail[k];
         n_prefix += prefix[k];
         all[k] = prefix[k] + avail[k];
     }
     list = malloc((len ? len : 1) * sizeof *list);
     counts = calloc(s->n_types, sizeof *counts);
-    if (!list || !counts) {
+    if (!list || !counts || !all) {
         free(list);
         free(counts);
+        free(all);
         return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
     }
     /* Step 3: one entry per purchasable instance, duplicates kept. */
@@ -260,6 +261,7 @@ static int window_pass(const struct slo_train_setup *s, const struct slo_train_r
     /* Step 4: bounds on the cluster size, as window sizes after the prefix. */
     int total = n_prefix + len;
     int nl = n_lower_bound(s, req, all, total), nu = n_upper_bound(&s->wl, total);
+    free(all);
     int w_min = n_prefix ? 0 : 1;
     int w_lo = nl - n_prefix > w_min ? nl - n_prefix : w_min;
     int w_hi = nu - n_prefix < len ? nu - n_prefix : len;
@@ -307,31 +309,35 @@ static int window_pass(const struct slo_train_setup *s, const struct slo_train_r
 static int windows(const struct slo_train_setup *s, const struct slo_train_request *req,
                    keep_fn keep, struct slo_train_plan *plan, slo_error_t *err)
 {
-    int prefix[512] = {0}, avail[512] = {0}, rv, any_onprem = 0;
+    int *prefix = calloc(s->n_types + 1, sizeof *prefix);
+    int *avail = calloc(s->n_types + 1, sizeof *avail);
+    int rv, any_onprem = 0;
 
-    if (s->n_types > 512)
-        return slo__fail(err, SLO_ERR_INVALID, NULL,
-                        "expected at most 512 instance types, found %zu", s->n_types);
+    if (!prefix || !avail) {
+        free(prefix);
+        free(avail);
+        return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+    }
     /* The paper's search: survivors E prefixed, every other instance listed. */
     for (size_t k = 0; k < s->n_types; k++) {
         prefix[k] = existing_of(req, k);
         avail[k] = max_of(s, req, k) - prefix[k];
         any_onprem |= s->types[k].site == SLO_SITE_ONPREM && avail[k] > 0;
     }
-    if ((rv = window_pass(s, req, prefix, avail, keep, plan, err)))
-        return rv;
+    rv = window_pass(s, req, prefix, avail, keep, plan, err);
     /* On-prem first: also every window with all on-prem nodes prefixed like
      * survivors, so they are used before any cloud instance is bought. */
-    if (any_onprem) {
+    if (!rv && any_onprem) {
         for (size_t k = 0; k < s->n_types; k++)
             if (s->types[k].site == SLO_SITE_ONPREM) {
                 prefix[k] += avail[k];
                 avail[k] = 0;
             }
-        if ((rv = window_pass(s, req, prefix, avail, keep, plan, err)))
-            return rv;
+        rv = window_pass(s, req, prefix, avail, keep, plan, err);
     }
-    return SLO_OK;
+    free(prefix);
+    free(avail);
+    return rv;
 }
 
 int slo_plan_window(const struct slo_train_setup *s, const struct slo_train_request *req,
@@ -343,6 +349,186 @@ int slo_plan_window(const struct slo_train_setup *s, const struct slo_train_requ
         (rv = windows(s, req, keep_if_cheaper, plan, err)))
         return rv;
     return plan->feasible ? SLO_OK : infeasible(req, err);
+}
+
+/* ------------------------------------------------------------------ */
+/* Pools of one performance                                            */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Pools of one performance (dominance between catalog entries). Two entries
+ * with the same batch b^i, compute time and PCIe term have the same
+ * iteration time at every cluster size n (Eqs. 6-8: contention depends on n
+ * only), hence the same iteration rate and speed in every cluster, so Eqs.
+ * 2-5 (T_exp, b_w, R) and the iterations j cannot tell their workers apart:
+ * a plan's time depends only on how many workers of each performance it
+ * holds. Its cost is its time times the sum of its prices, so among plans
+ * with the same count per performance the cheapest fills that
+ * performance's pools cheapest first. A pool is therefore dominated by every
+ * cheaper (or equally priced and earlier) pool of its performance: it is used
+ * only once they are full. This is exact, under every contention level, for
+ * either loss form and both conventions (cost rounding is monotone), so the
+ * search runs over performance classes with the class's price a convex
+ * piecewise-linear function of its count; a catalog of thousands of
+ * (type, zone) pools costs no more than its distinct types. Survivors stay
+ * in their own pools whatever they cost.
+ */
+struct pools {
+    struct slo_train_setup rs; /* one type per class (rs.types owned, wl shared) */
+    size_t C;
+    int *class_of;             /* [M] class of each entry */
+    size_t *order;             /* [M] entries by class, then price, then index */
+    size_t *start;             /* [C + 1] each class's entries in order[] */
+    int *lo, *cap;             /* [C] survivors, extra units available */
+    double **price;            /* [C][cap + 1] USD/h of the class's workers when
+                                  it holds lo + c (cheapest pools first) */
+    int *existing;             /* [C] = lo (the reduced request's survivors) */
+};
+
+static void pools_free(struct pools *p)
+{
+    if (p->price)
+        for (size_t c = 0; c < p->C; c++)
+            free(p->price[c]);
+    free(p->price);
+    free(p->rs.types);
+    free(p->class_of);
+    free(p->order);
+    free(p->start);
+    free(p->lo);
+    free(p->cap);
+    free(p->existing);
+    memset(p, 0, sizeof *p);
+}
+
+static const struct slo_train_setup *pool_cmp_setup;
+static const int *pool_cmp_class;
+static int pool_cmp(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    int cx = pool_cmp_class[x], cy = pool_cmp_class[y];
+    double px = pool_cmp_setup->types[x].usd_per_h, py = pool_cmp_setup->types[y].usd_per_h;
+    if (cx != cy)
+        return cx < cy ? -1 : 1;
+    if (px != py)
+        return px < py ? -1 : 1;
+    return (x > y) - (x < y);
+}
+
+static int same_performance(const struct slo_train_type *a, const struct slo_train_type *b)
+{
+    return a->batch == b->batch && a->t_comp_s == b->t_comp_s && a->t_pcie_s == b->t_pcie_s;
+}
+
+/* Fill pool counts x[M] from class counts xc[C] (each >= lo): survivors in
+ * their pools, the rest cheapest pool first. */
+static void pools_expand(const struct pools *p, const struct slo_train_setup *s,
+                         const struct slo_train_request *req, const int *xc, int *x)
+{
+    for (size_t k = 0; k < s->n_types; k++)
+        x[k] = existing_of(req, k);
+    for (size_t c = 0; c < p->C; c++) {
+        int left = xc[c] - p->lo[c];
+        for (size_t i = p->start[c]; i < p->start[c + 1] && left > 0; i++) {
+            size_t k = p->order[i];
+            int room = s->types[k].quota - x[k];
+            int take = room < left ? room : left;
+            x[k] += take;
+            left -= take;
+        }
+    }
+}
+
+static int pools_init(const struct slo_train_setup *s, const struct slo_train_request *req,
+                      struct pools *p, slo_error_t *err)
+{
+    size_t M = s->n_types;
+
+    memset(p, 0, sizeof *p);
+    p->class_of = calloc(M, sizeof *p->class_of);
+    p->order = calloc(M, sizeof *p->order);
+    p->start = calloc(M + 1, sizeof *p->start);
+    p->rs.types = calloc(M, sizeof *p->rs.types);
+    p->lo = calloc(M, sizeof *p->lo);
+    p->cap = calloc(M, sizeof *p->cap);
+    p->existing = calloc(M, sizeof *p->existing);
+    p->price = calloc(M, sizeof *p->price);
+    if (!p->class_of || !p->order || !p->start || !p->rs.types || !p->lo || !p->cap ||
+        !p->existing || !p->price)
+        goto nomem;
+    p->rs.wl = s->wl;
+    p->rs.pricing = s->pricing;
+    /* Classes in order of their first entry, so a catalog of distinct types
+     * is its own reduction (same order, same prices). A hash would make
+     * this O(M); a scan over the classes so far is O(M C), fine for the
+     * catalogs planned here (C <= 512). */
+    for (size_t k = 0; k < M; k++) {
+        size_t c;
+        for (c = 0; c < p->C; c++)
+            if (same_performance(&s->types[k], &p->rs.types[c]))
+                break;
+        if (c == p->C) {
+            p->rs.types[c] = s->types[k];
+            p->rs.types[c].quota = 0;
+            p->C++;
+        }
+        p->class_of[k] = (int)c;
+        p->rs.types[c].quota += s->types[k].quota;
+        p->lo[c] += existing_of(req, k);
+        p->cap[c] += s->types[k].quota - existing_of(req, k);
+    }
+    p->rs.n_types = p->C;
+    for (size_t k = 0; k < M; k++)
+        p->order[k] = k;
+    pool_cmp_setup = s;
+    pool_cmp_class = p->class_of;
+    qsort(p->order, M, sizeof *p->order, pool_cmp);
+    for (size_t i = 0, c = 0; c <= p->C; c++) {
+        while (i < M && (size_t)p->class_of[p->order[i]] < c)
+            i++;
+        p->start[c] = i;
+    }
+    for (size_t c = 0; c < p->C; c++) {
+        p->existing[c] = p->lo[c];
+        if (!(p->price[c] = calloc((size_t)p->cap[c] + 1, sizeof **p->price)))
+            goto nomem;
+        /* price[c][u]: sum over the class's pools of (survivors + filled) x
+         * price; for a class of one pool exactly the product
+         * slo_train_evaluate forms, so a catalog of distinct types plans
+         * bit for bit as before. */
+        size_t k0 = p->order[p->start[c]];
+        if (p->start[c + 1] - p->start[c] == 1) {
+            for (int u = 0; u <= p->cap[c]; u++)
+                p->price[c][u] = (existing_of(req, k0) + u) * s->types[k0].usd_per_h;
+        } else {
+            double sum = 0;
+            int u = 0;
+            for (size_t i = p->start[c]; i < p->start[c + 1]; i++)
+                sum += existing_of(req, p->order[i]) * s->types[p->order[i]].usd_per_h;
+            p->price[c][0] = sum;
+            for (size_t i = p->start[c]; i < p->start[c + 1]; i++) {
+                size_t k = p->order[i];
+                for (int r = existing_of(req, k); r < s->types[k].quota; r++) {
+                    sum += s->types[k].usd_per_h;
+                    p->price[c][++u] = sum;
+                }
+            }
+        }
+        /* The class's per-unit price in the reduced setup: its cheapest
+         * extra unit (a lower bound on every unit's, units cost more and
+         * more). */
+        if (p->start[c + 1] - p->start[c] > 1)
+            p->rs.types[c].usd_per_h = s->types[p->order[p->start[c]]].usd_per_h;
+        for (size_t i = p->start[c]; i < p->start[c + 1]; i++)
+            if (existing_of(req, p->order[i]) < s->types[p->order[i]].quota) {
+                p->rs.types[c].usd_per_h = s->types[p->order[i]].usd_per_h;
+                break;
+            }
+    }
+    return SLO_OK;
+nomem:
+    pools_free(p);
+    return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
 }
 
 /* ------------------------------------------------------------------ */
@@ -364,7 +550,10 @@ struct bb {
      * with j(Lnow) clamped at 0); see iterations_lo. */
     double k_fresh;        /* 1 / (L - g5) */
     double k_replan;       /* 1 / (L - g5) - 1 / (Lnow - g5), or 0 for a fresh start */
-    double *sp, *rt, *pr;  /* [M] per-worker speed, iteration rate, price at size n */
+    double *sp, *rt, *pr;  /* [M] per-worker speed, iteration rate, price at size n
+                              (pr: the class's cheapest extra unit, a lower bound on
+                              every unit's) */
+    double *const *price;  /* [M][cap + 1] the class's USD/h at lo + c workers */
     int *lo, *cap;         /* [M] mandatory (existing) count and extra capacity */
     size_t *order;         /* [M] DFS order of the types */
     int *x;                /* [M] current counts */
@@ -554,7 +743,7 @@ static void node_bounds(struct bb *b, size_t d, int m, double *t_lo, double *c_l
         int c = b->lo[k] + (i < d ? b->x[k] : 0);
         V += c * b->sp[k];
         Rt += c * b->rt[k];
-        P += c * b->pr[k];
+        P += b->price[k][c - b->lo[k]];
         if (!c && !(m > 0 && i >= d && b->cap[k]))
             continue;
         if (b->sp[k] > smax)
@@ -604,11 +793,21 @@ static void consider_leaf(struct bb *b)
 {
     struct slo_train_eval ev;
     int counts[512]; /* run_bb guarantees M <= 512 */
-    for (size_t k = 0; k < b->M; k++)
+    double price = 0;
+    for (size_t k = 0; k < b->M; k++) {
         counts[k] = b->lo[k] + b->x[k];
+        if (counts[k])
+            price += b->price[k][b->x[k]];
+    }
     b->nodes++;
     if (slo_train_evaluate(b->s, counts, b->req, &ev, NULL) != SLO_OK || !(ev.time_s > 0))
         return;
+    /* The class's pools, cheapest first (struct pools): as slo_train_evaluate
+     * prices them. */
+    ev.usd_per_h = price;
+    ev.cost_usd = b->s->wl.compat == SLO_COMPAT_SPOTDNN_CODE
+                      ? slo__round_even(price * ev.time_s / 3600, 6)
+                      : price * ev.time_s / 3600;
     if (b->check_slo && (ev.time_s > b->req->deadline_s || !within_budget(b->req, &ev)))
         return;
     double v = b->obj == MIN_COST ? ev.cost_usd : ev.time_s;
@@ -724,36 +923,51 @@ static int run_bb(const struct slo_train_setup *s, const struct slo_train_reques
                   enum objective obj, int check_slo, const struct slo_train_plan *seed,
                   struct slo_train_plan *plan, slo_error_t *err)
 {
-    struct bb b = {.s = s, .req = req, .obj = obj, .check_slo = check_slo, .M = s->n_types,
+    struct pools pl;
+    struct slo_train_request rq;
+    struct bb b = {.obj = obj, .check_slo = check_slo,
                    .node_limit = req->node_limit > 0 ? req->node_limit : 2000000};
-    const struct slo_loss_model *lm = &s->wl.loss;
+    const struct slo_train_setup *fs = s;     /* the catalog's entries */
+    const struct slo_train_request *freq = req;
     int rv = SLO_OK, n_min = 0, n_max = 0;
 
-    if (b.M > 512)
-        return slo__fail(err, SLO_ERR_INVALID, NULL,
-                        "expected at most 512 instance types for the exact search, found %zu",
-                        b.M);
+    /* The search runs over performance classes (struct pools). */
+    if ((rv = pools_init(s, req, &pl, err)))
+        return rv;
+    rq = *req;
+    rq.existing = pl.existing;
+    b.s = &pl.rs;
+    b.req = &rq;
+    b.M = pl.C;
+    b.price = pl.price;
+    s = &pl.rs;
+    req = &rq;
+    const struct slo_loss_model *lm = &s->wl.loss;
+    if (b.M > 512) {
+        rv = slo__fail(err, SLO_ERR_INVALID, NULL,
+                       "expected at most 512 instance performances (types of distinct batch "
+                       "and iteration time) for the exact search, found %zu",
+                       b.M);
+        goto out;
+    }
     b.sp = calloc(b.M, sizeof *b.sp);
     b.rt = calloc(b.M, sizeof *b.rt);
     b.pr = calloc(b.M, sizeof *b.pr);
     b.key = calloc(b.M, sizeof *b.key);
-    b.lo = calloc(b.M, sizeof *b.lo);
-    b.cap = calloc(b.M, sizeof *b.cap);
     b.x = calloc(b.M, sizeof *b.x);
     b.best_x = calloc(b.M, sizeof *b.best_x);
     b.order = calloc(b.M, sizeof *b.order);
     b.idx = calloc(b.M, sizeof *b.idx);
-    if (!b.sp || !b.rt || !b.pr || !b.key || !b.lo || !b.cap || !b.x || !b.best_x || !b.order ||
-        !b.idx) {
+    if (!b.sp || !b.rt || !b.pr || !b.key || !b.x || !b.best_x || !b.order || !b.idx) {
         rv = slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
         goto out;
     }
+    b.lo = pl.lo;
+    b.cap = pl.cap;
     b.k_fresh = 1 / (req->target_loss - lm->gamma5);
     if (req->loss_now > 0)
         b.k_replan = b.k_fresh - 1 / (req->loss_now - lm->gamma5);
     for (size_t k = 0; k < b.M; k++) {
-        b.lo[k] = existing_of(req, k);
-        b.cap[k] = max_of(s, req, k) - b.lo[k];
         b.pr[k] = s->types[k].usd_per_h;
         n_min += b.lo[k];
         n_max += b.lo[k] + b.cap[k];
@@ -763,10 +977,13 @@ static int run_bb(const struct slo_train_setup *s, const struct slo_train_reques
     if (req->max_workers > 0 && n_max > req->max_workers)
         n_max = req->max_workers;
     if (seed && (obj == MIN_COST ? seed->feasible : seed->eval.n_workers > 0)) {
+        /* The seed's counts per class: filled cheapest first they cost no
+         * more than the seed. */
         b.have_best = 1;
         b.best = obj == MIN_COST ? seed->eval.cost_usd : seed->eval.time_s;
         b.best_ev = seed->eval;
-        memcpy(b.best_x, seed->counts, b.M * sizeof *b.best_x);
+        for (size_t k = 0; k < fs->n_types; k++)
+            b.best_x[pl.class_of[k]] += seed->counts[k];
     }
     for (int n = n_min > 0 ? n_min : 1; n <= n_max; n++) {
         b.n = n;
@@ -784,21 +1001,86 @@ static int run_bb(const struct slo_train_setup *s, const struct slo_train_reques
     plan->evaluations = b.nodes;
     plan->proven = !b.stopped;
     if (b.have_best) {
-        memcpy(plan->counts, b.best_x, b.M * sizeof *b.best_x);
-        plan->eval = b.best_ev;
-        plan->feasible = b.best_ev.time_s <= req->deadline_s && within_budget(req, &b.best_ev);
+        /* Back to the catalog's entries, evaluated there. */
+        pools_expand(&pl, fs, freq, b.best_x, plan->counts);
+        if (slo_train_evaluate(fs, plan->counts, freq, &plan->eval, NULL) != SLO_OK)
+            plan->eval = b.best_ev; /* not reached: the class plan evaluated */
+        plan->feasible = plan->eval.time_s <= freq->deadline_s &&
+                         within_budget(freq, &plan->eval);
     }
 out:
     free(b.sp);
     free(b.rt);
     free(b.pr);
     free(b.key);
-    free(b.lo);
-    free(b.cap);
     free(b.x);
     free(b.best_x);
     free(b.order);
     free(b.idx);
+    pools_free(&pl);
+    return rv;
+}
+
+/*
+ * The first incumbent of an exact search: the sliding window's plan
+ * (objective MIN_COST), or the fastest single-type and window clusters
+ * (MIN_TIME). When several catalog entries share one performance (pools of
+ * a type, struct pools) they are found on the classes and filled cheapest
+ * pool first, then evaluated on the entries: any real plan is a valid
+ * incumbent, and the window over thousands of pools would cost more than the
+ * proof. Returns SLO_OK (seed->feasible / seed->eval.n_workers say whether
+ * there is one) or SLO_ERR_NOMEM.
+ */
+static int first_incumbent(const struct slo_train_setup *s, const struct slo_train_request *req,
+                           enum objective obj, struct slo_train_plan *seed, slo_error_t *err)
+{
+    struct pools pl;
+    struct slo_train_request rq = *req;
+    const struct slo_train_setup *rs = s;
+    int rv, *x = NULL;
+
+    if ((rv = pools_init(s, req, &pl, err)))
+        return rv;
+    if (pl.C < s->n_types) {
+        rs = &pl.rs;
+        rq.existing = pl.existing;
+    }
+    struct slo_train_plan cand = {0};
+    if (obj == MIN_COST) {
+        rv = slo_plan_window(rs, &rq, &cand, NULL);
+        rv = rv == SLO_ERR_NOMEM ? slo__fail(err, rv, NULL, "out of memory") : SLO_OK;
+    } else if (!(rv = plan_init(rs, &cand, err))) {
+        if (!(x = calloc(rs->n_types, sizeof *x)))
+            rv = slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+        for (size_t k = 0; x && k < rs->n_types; k++)
+            for (int c = existing_of(&rq, k) ? 0 : 1;
+                 c <= max_of(rs, &rq, k) - existing_of(&rq, k); c++) {
+                for (size_t i = 0; i < rs->n_types; i++)
+                    x[i] = existing_of(&rq, i);
+                x[k] += c;
+                keep_if_faster(rs, x, &rq, &cand);
+            }
+        free(x);
+        if (!rv)
+            rv = windows(rs, &rq, keep_if_faster, &cand, err);
+    }
+    if (!rv && (rv = plan_init(s, seed, err)) == SLO_OK) {
+        seed->evaluations = cand.evaluations;
+        if (cand.counts && cand.eval.n_workers > 0 && (obj == MIN_TIME || cand.feasible)) {
+            if (rs == s)
+                memcpy(seed->counts, cand.counts, s->n_types * sizeof *seed->counts);
+            else
+                pools_expand(&pl, s, req, cand.counts, seed->counts);
+            if (slo_train_evaluate(s, seed->counts, req, &seed->eval, NULL) == SLO_OK) {
+                seed->feasible = seed->eval.time_s <= req->deadline_s &&
+                                 within_budget(req, &seed->eval);
+            } else {
+                memset(&seed->eval, 0, sizeof seed->eval);
+            }
+        }
+    }
+    slo_train_plan_free(&cand);
+    pools_free(&pl);
     return rv;
 }
 
@@ -811,8 +1093,8 @@ int slo_plan_exact(const struct slo_train_setup *s, const struct slo_train_reque
     if ((rv = check_request(s, req, err)))
         return rv;
     /* The sliding window's plan, when there is one, is the first incumbent. */
-    if (slo_plan_window(s, req, &seed, NULL) == SLO_ERR_NOMEM)
-        return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+    if ((rv = first_incumbent(s, req, MIN_COST, &seed, err)))
+        return rv;
     if ((rv = plan_init(s, plan, err))) {
         slo_train_plan_free(&seed);
         return rv;
@@ -841,28 +1123,14 @@ int slo_plan_fastest(const struct slo_train_setup *s, const struct slo_train_req
                      struct slo_train_plan *plan, slo_error_t *err)
 {
     struct slo_train_plan seed;
-    int *x, rv;
+    int rv;
 
     if ((rv = check_request(s, req, err)) && rv != SLO_ERR_INFEASIBLE)
         return rv;
     /* Seed: the fastest single-type clusters and sliding windows. */
-    if ((rv = plan_init(s, &seed, err)))
+    if ((rv = first_incumbent(s, req, MIN_TIME, &seed, err)))
         return rv;
-    if (!(x = calloc(s->n_types, sizeof *x))) {
-        slo_train_plan_free(&seed);
-        return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
-    }
-    for (size_t k = 0; k < s->n_types; k++)
-        for (int c = existing_of(req, k) ? 0 : 1; c <= max_of(s, req, k) - existing_of(req, k);
-             c++) {
-            for (size_t i = 0; i < s->n_types; i++)
-                x[i] = existing_of(req, i);
-            x[k] += c;
-            keep_if_faster(s, x, req, &seed);
-        }
-    free(x);
-    if ((rv = windows(s, req, keep_if_faster, &seed, err)) || (rv = plan_init(s, plan, err)) ||
-        (rv = run_bb(s, req, MIN_TIME, 0, &seed, plan, err))) {
+    if ((rv = plan_init(s, plan, err)) || (rv = run_bb(s, req, MIN_TIME, 0, &seed, plan, err))) {
         slo_train_plan_free(&seed);
         return rv;
     }
