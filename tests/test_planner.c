@@ -176,8 +176,9 @@ static void make_case(struct random_case *rc)
 static double fastest_by_enumeration(const struct slo_train_setup *s,
                                      const struct slo_train_request *req, double *cheapest)
 {
-    int x[6], hi[6], lo[6];
+    int x[16], hi[16], lo[16];
     double best = INFINITY;
+    assert_true(s->n_types <= 16);
     if (cheapest)
         *cheapest = INFINITY;
     for (size_t k = 0; k < s->n_types; k++) {
@@ -424,6 +425,99 @@ static void test_random_max_workers(void **state)
     assert_true(cases >= 300);
     assert_true(feasible >= 100);
     assert_true(bound_binds >= 80);
+}
+
+
+/*
+ * Pools (issue 20): one instance type sold in several pools (zones), each
+ * with its own price and quota, are catalog entries of identical
+ * performance; the exact search merges them into one class filled cheapest
+ * pool first. Seeded random catalogs of 2-5 types in 1-3 pools each (equal
+ * prices too, survivors in any pool): the exact search equals brute force
+ * over the entries, and the fastest plan the enumeration's minimum time.
+ */
+static void test_random_pools_equal_brute_force(void **state)
+{
+    int cases = 0, feasible = 0, multi = 0;
+    (void)state;
+    rng_state = 0x9001500151ULL;
+    for (int iter = 0; iter < 400; iter++) {
+        struct random_case rc;
+        struct slo_instance_type types[16];
+        struct slo_workload_instance inst[16];
+        int existing[16] = {0};
+        size_t M = 0;
+        make_case(&rc);
+        for (size_t k = 0; k < rc.cat.n_types && M < 8; k++) {
+            int pools = irand(1, 3);
+            for (int z = 0; z < pools && M < 8; z++, M++) {
+                types[M] = rc.types[k];
+                snprintf(types[M].name, sizeof types[M].name, "type%zu@z%d", k, z);
+                types[M].quota = irand(0, 2);
+                if (z > 0 && urand() < 0.8) /* a tie with the first pool otherwise */
+                    types[M].spot_usd_per_h *= uni(0.6, 1.4);
+                inst[M] = rc.inst[k];
+                snprintf(inst[M].type, sizeof inst[M].type, "%s", types[M].name);
+                multi += z == 1;
+            }
+        }
+        types[0].quota = types[0].quota ? types[0].quota : 1;
+        struct slo_catalog cat = {.n_types = M, .types = types};
+        struct slo_workload wl = rc.wl;
+        wl.instances = inst;
+        wl.n_instances = M;
+        struct slo_train_setup s;
+        assert_int_equal(slo_train_setup_init(&s, &cat, &wl, SLO_PRICING_SPOT, NULL), SLO_OK);
+        struct slo_train_request req = {.target_loss = wl.loss.gamma5 + uni(0.05, 2)};
+        if (urand() < 0.3) {
+            for (size_t k = 0; k < M; k++)
+                existing[k] = urand() < 0.3 ? irand(0, s.types[k].quota) : 0;
+            req.existing = existing;
+            req.loss_now = req.target_loss + uni(0.05, 1);
+            req.overhead_s = uni(0, 60);
+        }
+        int probe[16] = {0}, n = 0;
+        for (size_t k = 0; k < M; k++)
+            n += probe[k] = irand(existing[k], s.types[k].quota);
+        if (!n)
+            probe[0] = 1;
+        struct slo_train_eval pe;
+        req.deadline_s = 1e12;
+        if (slo_train_evaluate(&s, probe, &req, &pe, NULL) != SLO_OK) {
+            slo_train_setup_free(&s);
+            continue;
+        }
+        req.deadline_s = pe.time_s * uni(0.5, 1.5);
+        if (urand() < 0.2)
+            req.budget_usd = pe.cost_usd * uni(0.5, 1.5);
+        cases++;
+        struct slo_train_plan brute, exact, fast;
+        int rb = slo__plan_brute_force(&s, &req, &brute, NULL);
+        int re = slo_plan_exact(&s, &req, &exact, NULL);
+        assert_int_equal(re, rb);
+        if (rb == SLO_OK) {
+            feasible++;
+            assert_true(exact.proven);
+            assert_float_equal(exact.eval.cost_usd, brute.eval.cost_usd,
+                               1e-9 * (1 + brute.eval.cost_usd));
+            assert_true(exact.eval.time_s <= req.deadline_s);
+            for (size_t k = 0; k < M; k++)
+                assert_true(exact.counts[k] >= existing[k] && exact.counts[k] <= s.types[k].quota);
+        }
+        if (slo_plan_fastest(&s, &req, &fast, NULL) == SLO_OK)
+            assert_float_equal(fast.eval.time_s, fastest_by_enumeration(&s, &req, NULL),
+                               1e-9 * fast.eval.time_s);
+        slo_train_plan_free(&brute);
+        slo_train_plan_free(&exact);
+        slo_train_plan_free(&fast);
+        slo_train_setup_free(&s);
+    }
+    printf("# %d random pool catalogs (%d types in two or more pools), %d feasible: exact "
+           "equals brute force\n",
+           cases, multi, feasible);
+    assert_true(cases >= 250);
+    assert_true(feasible >= 80);
+    assert_true(multi >= 200);
 }
 
 /* ---------------------------------------------------------------- re-planning */
@@ -683,6 +777,7 @@ int main(void)
         cmocka_unit_test(test_reference_brute),
         cmocka_unit_test(test_random_exact_equals_brute_force),
         cmocka_unit_test(test_random_max_workers),
+        cmocka_unit_test(test_random_pools_equal_brute_force),
         cmocka_unit_test(test_replan_fig9),
         cmocka_unit_test(test_budget),
         cmocka_unit_test(test_onprem_first),
