@@ -520,6 +520,171 @@ static void test_random_pools_equal_brute_force(void **state)
     assert_true(multi >= 200);
 }
 
+
+/* ---------------------------------------------------------------- frontier */
+
+/* The frontier's step at deadline T: the cost of the last point no slower
+ * than T, or INFINITY (no plan). */
+static double frontier_cost_at(const struct slo_train_frontier *f, double T)
+{
+    double c = INFINITY;
+    for (size_t i = 0; i < f->n && f->points[i].eval.time_s <= T; i++)
+        c = f->points[i].eval.cost_usd;
+    return c;
+}
+
+/* Per-point oracle: the cheapest cost at deadline T by plan_fn (brute force
+ * or the exact search), INFINITY when it proves none. */
+static double point_cost(planner_fn plan_fn, const struct slo_train_setup *s,
+                         const struct slo_train_request *base, double T)
+{
+    struct slo_train_request req = *base;
+    struct slo_train_plan p;
+    req.deadline_s = T;
+    int rv = plan_fn(s, &req, &p, NULL);
+    double c = rv == SLO_OK ? p.eval.cost_usd : INFINITY;
+    if (rv == SLO_OK)
+        assert_true(p.proven);
+    else
+        assert_int_equal(rv, SLO_ERR_INFEASIBLE);
+    slo_train_plan_free(&p);
+    return c;
+}
+
+/* Check f against plan_fn at every point's time, between every two points,
+ * just below the first and at the range's ends. Returns the deadlines checked. */
+static int check_frontier(const struct slo_train_frontier *f, planner_fn plan_fn,
+                          const struct slo_train_setup *s, const struct slo_train_request *req)
+{
+    int checked = 0;
+    double T[4];
+    assert_true(f->proven);
+    for (size_t i = 0; i < f->n; i++) {
+        const struct slo_train_plan *p = &f->points[i];
+        /* times ascending, costs strictly descending, every point a plan */
+        if (i) {
+            assert_true(p->eval.time_s > f->points[i - 1].eval.time_s);
+            assert_true(p->eval.cost_usd < f->points[i - 1].eval.cost_usd);
+        }
+        struct slo_train_eval ev;
+        assert_int_equal(slo_train_evaluate(s, p->counts, req, &ev, NULL), SLO_OK);
+        assert_float_equal(ev.cost_usd, p->eval.cost_usd, 1e-12 * (1 + ev.cost_usd));
+        double next = i + 1 < f->n ? f->points[i + 1].eval.time_s : f->to_s;
+        int nt = 0;
+        if (p->eval.time_s >= f->from_s)
+            T[nt++] = p->eval.time_s;
+        T[nt++] = (p->eval.time_s > f->from_s ? p->eval.time_s : f->from_s) / 2 + next / 2;
+        if (i == 0 && p->eval.time_s > f->from_s)
+            T[nt++] = p->eval.time_s - (p->eval.time_s - f->from_s) * 1e-3 - 1e-6;
+        for (int j = 0; j < nt; j++) {
+            double want = frontier_cost_at(f, T[j]), got = point_cost(plan_fn, s, req, T[j]);
+            if (!(isinf(want) && isinf(got)) && !(fabs(want - got) <= 1e-9 * (1 + got))) {
+                fprintf(stderr, "deadline %.9g s: frontier %.9g USD, per point %.9g USD\n",
+                        T[j], want, got);
+                fail();
+            }
+            checked++;
+        }
+    }
+    double got = point_cost(plan_fn, s, req, f->to_s), want = frontier_cost_at(f, f->to_s);
+    assert_true((isinf(want) && isinf(got)) || fabs(want - got) <= 1e-9 * (1 + got));
+    return checked + 1;
+}
+
+/* resnet110 on the authors' catalog (25 instances) and on Table III's
+ * prices (its five profiled types): the frontier over 600-6000 s equals the
+ * exact search at every breakpoint, between them and below the first, and
+ * (25 instances) brute force too. */
+static void test_frontier_resnet110(void **state)
+{
+    struct fixture *f = *state;
+    struct slo_train_request req = {.target_loss = 0.8, .deadline_s = 6000};
+    struct slo_train_frontier fr;
+    assert_int_equal(slo_plan_frontier(&f->s, &req, 600, &fr, NULL), SLO_OK);
+    assert_true(fr.n >= 3);
+    int n = check_frontier(&fr, slo__plan_brute_force, &f->s, &req);
+    n += check_frontier(&fr, slo_plan_exact, &f->s, &req);
+    /* The reference plan for (0.8, 2400 s): 2.985872 USD
+     * (repo_provisioner_reference_outputs.csv) is the step at 2400 s. */
+    assert_float_equal(frontier_cost_at(&fr, 2400), 2.985872, 1e-9);
+    printf("# frontier resnet110 (0.8, 600-6000 s), repo catalog: %zu points, %ld nodes, %d "
+           "deadlines checked against brute force and the exact search\n",
+           fr.n, fr.nodes, n);
+    slo_train_frontier_free(&fr);
+
+    struct slo_catalog t3;
+    struct slo_train_setup s3;
+    slo_error_t err = {0};
+    assert_int_equal(slo_catalog_parse(slo_embedded_catalog("aws-table3"), "aws-table3", &t3,
+                                       &err), SLO_OK);
+    assert_int_equal(slo_train_setup_init(&s3, &t3, &f->wl, SLO_PRICING_SPOT, &err), SLO_OK);
+    assert_int_equal(slo_plan_frontier(&s3, &req, 600, &fr, NULL), SLO_OK);
+    n = check_frontier(&fr, slo_plan_exact, &s3, &req);
+    printf("# frontier resnet110 (0.8, 600-6000 s), aws-table3: %zu points, %ld nodes, %d "
+           "deadlines checked against the exact search\n",
+           fr.n, fr.nodes, n);
+    slo_train_frontier_free(&fr);
+
+    /* Bad range: T1 >= T2. */
+    assert_int_equal(slo_plan_frontier(&s3, &req, 6000, &fr, &err), SLO_ERR_INVALID);
+    assert_string_equal(err.source, "--from");
+    assert_non_null(strstr(err.text, "expected a range T1 < T2"));
+    assert_int_equal(fr.n, 0);
+    slo_train_setup_free(&s3);
+    slo_catalog_free(&t3);
+}
+
+/* Seeded random catalogs (pools, survivors, budgets, both conventions): the
+ * frontier equals brute force at every breakpoint and between them. */
+static void test_frontier_random(void **state)
+{
+    int cases = 0, points = 0, checked = 0;
+    (void)state;
+    rng_state = 0xf207713257ULL;
+    for (int iter = 0; iter < 150; iter++) {
+        struct random_case rc;
+        struct slo_train_setup s;
+        int existing[6] = {0};
+        make_case(&rc);
+        assert_int_equal(slo_train_setup_init(&s, &rc.cat, &rc.wl, SLO_PRICING_SPOT, NULL),
+                         SLO_OK);
+        struct slo_train_request req = {.target_loss = rc.wl.loss.gamma5 + uni(0.05, 2)};
+        if (urand() < 0.3) {
+            for (size_t k = 0; k < s.n_types; k++)
+                existing[k] = urand() < 0.3 ? irand(0, s.types[k].quota < 2 ? s.types[k].quota : 2) : 0;
+            req.existing = existing;
+            req.loss_now = req.target_loss + uni(0.05, 1);
+            req.overhead_s = uni(0, 60);
+        }
+        int probe[6] = {0}, n = 0;
+        for (size_t k = 0; k < s.n_types; k++)
+            n += probe[k] = irand(existing[k], s.types[k].quota);
+        if (!n)
+            probe[0] = 1;
+        struct slo_train_eval pe;
+        req.deadline_s = 1e12;
+        if (slo_train_evaluate(&s, probe, &req, &pe, NULL) != SLO_OK) {
+            slo_train_setup_free(&s);
+            continue;
+        }
+        req.deadline_s = pe.time_s * uni(1, 3);
+        if (urand() < 0.2)
+            req.budget_usd = pe.cost_usd * uni(0.5, 1.5);
+        double from = pe.time_s * uni(0, 0.8);
+        struct slo_train_frontier fr;
+        assert_int_equal(slo_plan_frontier(&s, &req, from, &fr, NULL), SLO_OK);
+        cases++;
+        points += (int)fr.n;
+        checked += check_frontier(&fr, slo__plan_brute_force, &s, &req);
+        slo_train_frontier_free(&fr);
+        slo_train_setup_free(&s);
+    }
+    printf("# %d random frontiers, %d points, %d deadlines checked against brute force\n", cases,
+           points, checked);
+    assert_true(cases >= 100);
+    assert_true(points >= 150);
+}
+
 /* ---------------------------------------------------------------- re-planning */
 
 /*
@@ -775,9 +940,11 @@ int main(void)
         cmocka_unit_test(test_reference_window),
         cmocka_unit_test(test_reference_exact),
         cmocka_unit_test(test_reference_brute),
+        cmocka_unit_test(test_frontier_resnet110),
         cmocka_unit_test(test_random_exact_equals_brute_force),
         cmocka_unit_test(test_random_max_workers),
         cmocka_unit_test(test_random_pools_equal_brute_force),
+        cmocka_unit_test(test_frontier_random),
         cmocka_unit_test(test_replan_fig9),
         cmocka_unit_test(test_budget),
         cmocka_unit_test(test_onprem_first),

@@ -535,7 +535,17 @@ nomem:
 /* Exact search: branch and bound per cluster size n                   */
 /* ------------------------------------------------------------------ */
 
-enum objective { MIN_COST, MIN_TIME };
+/* MIN_COST: the cheapest plan; MIN_TIME: the fastest; FRONTIER: every plan
+ * no other plan beats on both time and cost (the cost-deadline frontier). */
+enum objective { MIN_COST, MIN_TIME, FRONTIER };
+
+/* One point of the frontier being built: a plan (class counts) and its
+ * evaluation. */
+struct front_pt {
+    double t, c;
+    int *x;
+    struct slo_train_eval ev;
+};
 
 struct bb {
     const struct slo_train_setup *s;
@@ -563,6 +573,10 @@ struct bb {
     double best;           /* objective value of the incumbent */
     int *best_x;
     struct slo_train_eval best_ev;
+    struct front_pt *fp;   /* FRONTIER: [nfp] by time ascending, cost strictly
+                              descending */
+    size_t nfp, fp_cap;
+    int nomem;             /* an allocation for the frontier failed */
     long nodes;
     long node_limit;
     int stopped;           /* node_limit reached: the best plan is not proven */
@@ -789,6 +803,67 @@ static void node_bounds(struct bb *b, size_t d, int m, double *t_lo, double *c_l
             (s->wl.compat == SLO_COMPAT_SPOTDNN_CODE ? 1e-6 + 0.01 * P_lo / 3600 : 0);
 }
 
+/* Number of frontier points with time <= t. */
+static size_t front_upto(const struct bb *b, double t)
+{
+    size_t lo = 0, hi = b->nfp;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (b->fp[mid].t <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* 1 when some point is at least as fast as t and at least as cheap as c:
+ * then every plan of time >= t and cost >= c changes no deadline's cheapest
+ * cost (the point's costs fall as its times grow, so the last point no
+ * slower than t is the cheapest of those). */
+static int front_dominated(const struct bb *b, double t, double c)
+{
+    size_t i = front_upto(b, t);
+    return i > 0 && b->fp[i - 1].c <= c;
+}
+
+/* Add (ev, counts) unless dominated; drop the points it dominates. */
+static void front_insert(struct bb *b, const struct slo_train_eval *ev, const int *counts)
+{
+    double t = ev->time_s, c = ev->cost_usd;
+    if (front_dominated(b, t, c))
+        return;
+    size_t at = 0;
+    while (at < b->nfp && b->fp[at].t < t)
+        at++;
+    size_t end = at;
+    while (end < b->nfp && b->fp[end].c >= c)
+        free(b->fp[end++].x);
+    if (end > at) {
+        memmove(&b->fp[at], &b->fp[end], (b->nfp - end) * sizeof *b->fp);
+        b->nfp -= end - at;
+    }
+    if (b->nfp == b->fp_cap) {
+        size_t cap = b->fp_cap ? 2 * b->fp_cap : 16;
+        struct front_pt *n = realloc(b->fp, cap * sizeof *n);
+        if (!n) {
+            b->nomem = 1;
+            return;
+        }
+        b->fp = n;
+        b->fp_cap = cap;
+    }
+    int *x = malloc(b->M * sizeof *x);
+    if (!x) {
+        b->nomem = 1;
+        return;
+    }
+    memcpy(x, counts, b->M * sizeof *x);
+    memmove(&b->fp[at + 1], &b->fp[at], (b->nfp - at) * sizeof *b->fp);
+    b->fp[at] = (struct front_pt){t, c, x, *ev};
+    b->nfp++;
+}
+
 static void consider_leaf(struct bb *b)
 {
     struct slo_train_eval ev;
@@ -810,6 +885,10 @@ static void consider_leaf(struct bb *b)
                       : price * ev.time_s / 3600;
     if (b->check_slo && (ev.time_s > b->req->deadline_s || !within_budget(b->req, &ev)))
         return;
+    if (b->obj == FRONTIER) {
+        front_insert(b, &ev, counts);
+        return;
+    }
     double v = b->obj == MIN_COST ? ev.cost_usd : ev.time_s;
     if (!b->have_best || v < b->best) {
         b->have_best = 1;
@@ -851,6 +930,8 @@ static void dfs(struct bb *b, size_t d, int m)
         if (bound >= b->best)
             return;
     }
+    if (b->obj == FRONTIER && front_dominated(b, t_lo, c_lo))
+        return;
     size_t k = b->order[d];
     int rest = 0;
     for (size_t i = d + 1; i < b->M; i++)
@@ -873,8 +954,8 @@ static void bb_order(struct bb *b)
         size_t v = b->order[i], j = i;
         for (; j > 0; j--) {
             size_t u = b->order[j - 1];
-            double ku = b->obj == MIN_COST ? b->pr[u] / b->rt[u] : -b->rt[u];
-            double kv = b->obj == MIN_COST ? b->pr[v] / b->rt[v] : -b->rt[v];
+            double ku = b->obj != MIN_TIME ? b->pr[u] / b->rt[u] : -b->rt[u];
+            double kv = b->obj != MIN_TIME ? b->pr[v] / b->rt[v] : -b->rt[v];
             if (ku <= kv)
                 break;
             b->order[j] = u;
@@ -921,7 +1002,7 @@ static int beyond_saturation(const struct bb *b, int n)
 
 static int run_bb(const struct slo_train_setup *s, const struct slo_train_request *req,
                   enum objective obj, int check_slo, const struct slo_train_plan *seed,
-                  struct slo_train_plan *plan, slo_error_t *err)
+                  struct slo_train_plan *plan, struct slo_train_frontier *fr, slo_error_t *err)
 {
     struct pools pl;
     struct slo_train_request rq;
@@ -998,6 +1079,27 @@ static int run_bb(const struct slo_train_setup *s, const struct slo_train_reques
         memset(b.x, 0, b.M * sizeof *b.x);
         dfs(&b, 0, n - n_min);
     }
+    if (fr) {
+        /* The frontier's points, back on the catalog's entries. */
+        fr->nodes = b.nodes;
+        fr->proven = !b.stopped;
+        if (b.nomem || (b.nfp && !(fr->points = calloc(b.nfp, sizeof *fr->points)))) {
+            rv = slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+            goto out;
+        }
+        for (size_t i = 0; i < b.nfp; i++) {
+            struct slo_train_plan *pt = &fr->points[i];
+            if ((rv = plan_init(fs, pt, err)))
+                goto out;
+            fr->n++;
+            pools_expand(&pl, fs, freq, b.fp[i].x, pt->counts);
+            if (slo_train_evaluate(fs, pt->counts, freq, &pt->eval, NULL) != SLO_OK)
+                pt->eval = b.fp[i].ev; /* not reached: the class plan evaluated */
+            pt->feasible = 1;
+            pt->proven = fr->proven;
+        }
+        goto out;
+    }
     plan->evaluations = b.nodes;
     plan->proven = !b.stopped;
     if (b.have_best) {
@@ -1017,6 +1119,9 @@ out:
     free(b.best_x);
     free(b.order);
     free(b.idx);
+    for (size_t i = 0; i < b.nfp; i++)
+        free(b.fp[i].x);
+    free(b.fp);
     pools_free(&pl);
     return rv;
 }
@@ -1099,7 +1204,7 @@ int slo_plan_exact(const struct slo_train_setup *s, const struct slo_train_reque
         slo_train_plan_free(&seed);
         return rv;
     }
-    rv = run_bb(s, req, MIN_COST, 1, &seed, plan, err);
+    rv = run_bb(s, req, MIN_COST, 1, &seed, plan, NULL, err);
     long seed_evals = seed.evaluations;
     slo_train_plan_free(&seed);
     plan->evaluations += seed_evals;
@@ -1130,7 +1235,7 @@ int slo_plan_fastest(const struct slo_train_setup *s, const struct slo_train_req
     /* Seed: the fastest single-type clusters and sliding windows. */
     if ((rv = first_incumbent(s, req, MIN_TIME, &seed, err)))
         return rv;
-    if ((rv = plan_init(s, plan, err)) || (rv = run_bb(s, req, MIN_TIME, 0, &seed, plan, err))) {
+    if ((rv = plan_init(s, plan, err)) || (rv = run_bb(s, req, MIN_TIME, 0, &seed, plan, NULL, err))) {
         slo_train_plan_free(&seed);
         return rv;
     }
@@ -1151,6 +1256,51 @@ int slo_plan_fastest(const struct slo_train_setup *s, const struct slo_train_req
                         "model (%s)",
                         req->target_loss, why.text[0] ? why.text : "no reason given");
     }
+    return SLO_OK;
+}
+
+void slo_train_frontier_free(struct slo_train_frontier *f)
+{
+    if (!f)
+        return;
+    for (size_t i = 0; i < f->n; i++)
+        slo_train_plan_free(&f->points[i]);
+    free(f->points);
+    memset(f, 0, sizeof *f);
+}
+
+int slo_plan_frontier(const struct slo_train_setup *s, const struct slo_train_request *req,
+                      double from_s, struct slo_train_frontier *f, slo_error_t *err)
+{
+    struct slo_train_plan unused = {0};
+    int rv;
+
+    memset(f, 0, sizeof *f);
+    if (!(from_s >= 0) || !isfinite(from_s))
+        return slo__fail(err, SLO_ERR_INVALID, "--from",
+                         "expected a deadline >= 0 s, found %g s", from_s);
+    if (isfinite(req->deadline_s) && !(from_s < req->deadline_s))
+        return slo__fail(err, SLO_ERR_INVALID, "--from",
+                         "expected a range T1 < T2, found --from %g s >= --to %g s", from_s,
+                         req->deadline_s);
+    if ((rv = check_request(s, req, err)))
+        return rv;
+    rv = run_bb(s, req, FRONTIER, 1, NULL, &unused, f, err);
+    if (rv) {
+        slo_train_frontier_free(f);
+        return rv;
+    }
+    /* Before from_s only the cheapest plan that meets from_s matters: the
+     * last point no slower than it. */
+    size_t first = 0;
+    while (first + 1 < f->n && f->points[first + 1].eval.time_s <= from_s)
+        first++;
+    for (size_t i = 0; i < first; i++)
+        slo_train_plan_free(&f->points[i]);
+    memmove(f->points, f->points + first, (f->n - first) * sizeof *f->points);
+    f->n -= first;
+    f->from_s = from_s;
+    f->to_s = req->deadline_s;
     return SLO_OK;
 }
 
