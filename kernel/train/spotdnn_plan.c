@@ -742,6 +742,146 @@ static double iterations_lo(const struct bb *b, double q, double F_lo)
     return j > 1 ? j : 1;
 }
 
+/*
+ * A lower bound on the run time j T_exp of every completion of a node that
+ * couples the iterations and the iteration rate (the bounds above take the
+ * fewest iterations and the highest rate from different workers).
+ *
+ * Argument. Let Y = sum x_k r_k (iteration rate, 1 / T_exp, Eq. 2) and
+ * V = sum x_k s_k (speed); b_w = V / Y (Eq. 4). For a cluster that reaches
+ * the target, j >= u0 + u1 b_w for each linear piece (u0, u1) of the
+ * iterations (Eq. 3 with the sqrt factor at its lower bound F_lo and the
+ * code's rounding taken off; re-planning has two pieces and j is at least
+ * the smaller). So the run time is at least g(Y, V) = (u0 Y + u1 V) / Y^2.
+ * With W = -sign(u1) V, g = (u0 Y - |u1| W) / Y^2 falls as W grows, so over
+ * the relaxation (counts real, 0 <= x <= cap, sum x = m) the minimum lies on
+ * the upper boundary of the set of (Y, W) it reaches: a convex polygon (the
+ * image of a polytope) whose vertices are greedy solutions (the m units of
+ * largest w_k + lambda r_k, for a direction lambda). That boundary is found
+ * by recursive bisection between two of its vertices P, Q: the vertex Z of
+ * direction lambda = -(W_Q - W_P) / (Y_Q - Y_P) bounds the whole polygon by
+ * the line W <= W_Z + lambda (Y_Z - Y) (Z maximizes W + lambda Y), which on
+ * [Y_P, Y_Q] is a valid upper bound of W whether or not the recursion goes
+ * deeper (it is the edge PQ itself when Z is on it). On each such piece
+ * W <= a + c Y, g >= ((u0 - |u1| c) Y - |u1| a) / Y^2, whose minimum over
+ * the interval is at an end or at the stationary point Y = 2 |u1| a / (u0 -
+ * |u1| c). The least of the pieces' minima is the bound. (Every integer
+ * completion is in the relaxation, so this bounds them all; tested against
+ * brute force with the rest of the search.)
+ */
+struct hv {
+    double Y, W;
+};
+
+/* The greedy vertex of direction lambda (dir = -1: least Y, +1: most Y,
+ * each with the most W; 0: largest w + lambda r), plus the fixed part. */
+static struct hv hull_vertex(struct bb *b, size_t d, int m, double Y0, double W0, double sigma,
+                             double lambda, int dir)
+{
+    size_t nrem = 0;
+    for (size_t i = d; i < b->M; i++) {
+        size_t k = b->order[i];
+        if (!b->cap[k])
+            continue;
+        b->idx[nrem++] = k;
+        b->key[k] = dir ? dir * b->rt[k] : sigma * b->sp[k] + lambda * b->rt[k];
+    }
+    /* insertion sort, largest key first (then largest w): nrem is small */
+    for (size_t i = 1; i < nrem; i++) {
+        size_t v = b->idx[i], j = i;
+        while (j > 0) {
+            size_t u = b->idx[j - 1];
+            if (b->key[u] > b->key[v] ||
+                (b->key[u] == b->key[v] && sigma * b->sp[u] >= sigma * b->sp[v]))
+                break;
+            b->idx[j] = u;
+            j--;
+        }
+        b->idx[j] = v;
+    }
+    struct hv h = {Y0, W0};
+    int left = m;
+    for (size_t i = 0; i < nrem && left > 0; i++) {
+        size_t k = b->idx[i];
+        int take = b->cap[k] < left ? b->cap[k] : left;
+        h.Y += take * b->rt[k];
+        h.W += take * sigma * b->sp[k];
+        left -= take;
+    }
+    return h;
+}
+
+/* Minimum over Y in [y1, y2] (y1 > 0) of ((u0 - |u1| c) Y - |u1| a) / Y^2
+ * for each piece (u0[i], u1 = au1[i]), the least over the pieces. */
+static double piece_min(const double *u0, const double *au1, int np, double a, double c,
+                        double y1, double y2)
+{
+    double best = INFINITY;
+    for (int i = 0; i < np; i++) {
+        double p = u0[i] - au1[i] * c, q = au1[i] * a;
+        double ys[3] = {y1, y2, p != 0 ? 2 * q / p : -1};
+        for (int e = 0; e < 3; e++) {
+            double y = ys[e];
+            if (!(y >= y1 && y <= y2))
+                continue;
+            double g = (p * y - q) / (y * y);
+            if (g < best)
+                best = g;
+        }
+    }
+    return best;
+}
+
+struct hull_ctx {
+    struct bb *b;
+    size_t d;
+    int m;
+    double Y0, W0, sigma, W_top;
+    const double *u0, *au1;
+    int np;
+};
+
+static double hull_rec(const struct hull_ctx *h, struct hv P, struct hv Q, int depth)
+{
+    double dy = Q.Y - P.Y;
+    if (!(dy > 1e-12 * Q.Y)) /* no width: W is at most the polygon's top */
+        return piece_min(h->u0, h->au1, h->np, h->W_top, 0, P.Y, Q.Y > P.Y ? Q.Y : P.Y);
+    double lambda = -(Q.W - P.W) / dy;
+    struct hv Z = hull_vertex(h->b, h->d, h->m, h->Y0, h->W0, h->sigma, lambda, 0);
+    double cz = Z.W + lambda * Z.Y, cp = P.W + lambda * P.Y;
+    if (depth == 0 || cz <= cp + 1e-12 * (fabs(cp) + 1) || !(Z.Y > P.Y && Z.Y < Q.Y))
+        return piece_min(h->u0, h->au1, h->np, cz, -lambda, P.Y, Q.Y);
+    double l = hull_rec(h, P, Z, depth - 1), r = hull_rec(h, Z, Q, depth - 1);
+    return l < r ? l : r;
+}
+
+/* The bound above for the node at depth d with m units to place: the fixed
+ * part's rate Y0 and speed V0, the sqrt factor's lower bound F_lo. Returns
+ * a lower bound on j T_exp (s) before the code's rounding of the time. */
+static double coupled_time_lo(struct bb *b, size_t d, int m, double Y0, double V0, double F_lo)
+{
+    const struct slo_loss_model *lm = &b->s->wl.loss;
+    double u0[2], au1[2], shift = 0;
+    int np = 0;
+
+    if (b->s->wl.compat == SLO_COMPAT_SPOTDNN_CODE) /* as iterations_lo */
+        shift = 0.5 + fabs(lm->gamma2) * 0.05 * F_lo * b->k_fresh;
+    u0[np] = F_lo * b->k_fresh * lm->gamma3 - lm->gamma1 - shift;
+    au1[np++] = fabs(F_lo * b->k_fresh * lm->gamma2);
+    if (b->k_replan > 0) {
+        u0[np] = F_lo * b->k_replan * lm->gamma3 - shift;
+        au1[np++] = fabs(F_lo * b->k_replan * lm->gamma2);
+    }
+    double sigma = lm->gamma2 > 0 ? -1 : 1;
+    struct hull_ctx h = {b, d, m, Y0, sigma * V0, sigma, 0, u0, au1, np};
+    struct hv L = hull_vertex(b, d, m, Y0, sigma * V0, sigma, 0, -1);
+    struct hv R = hull_vertex(b, d, m, Y0, sigma * V0, sigma, 0, 1);
+    h.W_top = hull_vertex(b, d, m, Y0, sigma * V0, sigma, 0, 0).W;
+    if (!(L.Y > 0))
+        return 0;
+    return hull_rec(&h, L, R, 4);
+}
+
 /* Lower bounds on time and cost of every completion of the node at depth d. */
 static void node_bounds(struct bb *b, size_t d, int m, double *t_lo, double *c_lo)
 {
@@ -791,6 +931,11 @@ static void node_bounds(struct bb *b, size_t d, int m, double *t_lo, double *c_l
     double j_lo = num_lo > 0 ? iterations_lo(b, num_lo * F_lo, F_lo) : 1;
     double slack = s->wl.compat == SLO_COMPAT_SPOTDNN_CODE ? 1 - 0.05 / bmin - 1e-9 : 1 - 1e-12;
     double t_run = j_lo / R_hi * slack;
+    if (!b->check_slo || !(t_run + b->req->overhead_s - 0.01 > b->req->deadline_s)) {
+        double t_c = coupled_time_lo(b, d, m, Rt, V, F_lo) * slack;
+        if (t_c > t_run)
+            t_run = t_c;
+    }
     *t_lo = t_run + b->req->overhead_s - (s->wl.compat == SLO_COMPAT_SPOTDNN_CODE ? 0.01 : 0);
     double c1 = j_lo * slack * min_price_per_rate(b, d, m, P, Rt) / 3600;
     double c2 = t_run * P_lo / 3600;
