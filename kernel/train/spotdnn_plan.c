@@ -185,8 +185,11 @@ static int slot_cmp(const void *a, const void *b)
     return x->type - y->type;                  /* stable: catalog order */
 }
 
-/* The sliding window evaluates at most this many clusters per pass. */
+/* The sliding window evaluates at most this many clusters per pass; as the
+ * exact search's seed, at most SLO_SEED_WINDOW_EVALS (a seed only has to be
+ * a plan: the search proves the rest). */
 #define SLO_WINDOW_MAX_EVALS 2000000.0
+#define SLO_SEED_WINDOW_EVALS 2000.0
 
 /* Eq. 15: largest n with P < 1 (clipped by the no-contention size). */
 static int n_upper_bound(const struct slo_workload *wl, int total)
@@ -231,7 +234,7 @@ static int n_lower_bound(const struct slo_train_setup *s, const struct slo_train
  * which candidate plan holds (keep_if_cheaper: the cheapest feasible one).
  */
 static int window_pass(const struct slo_train_setup *s, const struct slo_train_request *req,
-                       const int *prefix, const int *avail, keep_fn keep,
+                       const int *prefix, const int *avail, keep_fn keep, double max_evals,
                        struct slo_train_plan *plan, slo_error_t *err)
 {
     struct slot *list;
@@ -280,8 +283,8 @@ static int window_pass(const struct slo_train_setup *s, const struct slo_train_r
     }
     /* A heuristic must stay fast: at most SLO_WINDOW_MAX_EVALS windows, the
      * smallest sizes first. */
-    if (w_hi >= w_lo && (double)(w_hi - w_lo + 1) * (len + 1) > SLO_WINDOW_MAX_EVALS)
-        w_hi = w_lo + (int)(SLO_WINDOW_MAX_EVALS / (len + 1));
+    if (w_hi >= w_lo && (double)(w_hi - w_lo + 1) * (len + 1) > max_evals)
+        w_hi = w_lo + (int)(max_evals / (len + 1));
     if (!plan->n_upper || n_prefix + w_lo < plan->n_lower)
         plan->n_lower = n_prefix + w_lo;
     if (n_prefix + w_hi > plan->n_upper)
@@ -307,7 +310,7 @@ static int window_pass(const struct slo_train_setup *s, const struct slo_train_r
 
 /* Algorithm 1's candidates (with the on-prem-first pass), judged by keep. */
 static int windows(const struct slo_train_setup *s, const struct slo_train_request *req,
-                   keep_fn keep, struct slo_train_plan *plan, slo_error_t *err)
+                   keep_fn keep, double max_evals, struct slo_train_plan *plan, slo_error_t *err)
 {
     int *prefix = calloc(s->n_types + 1, sizeof *prefix);
     int *avail = calloc(s->n_types + 1, sizeof *avail);
@@ -324,7 +327,7 @@ static int windows(const struct slo_train_setup *s, const struct slo_train_reque
         avail[k] = max_of(s, req, k) - prefix[k];
         any_onprem |= s->types[k].site == SLO_SITE_ONPREM && avail[k] > 0;
     }
-    rv = window_pass(s, req, prefix, avail, keep, plan, err);
+    rv = window_pass(s, req, prefix, avail, keep, max_evals, plan, err);
     /* On-prem first: also every window with all on-prem nodes prefixed like
      * survivors, so they are used before any cloud instance is bought. */
     if (!rv && any_onprem) {
@@ -333,7 +336,7 @@ static int windows(const struct slo_train_setup *s, const struct slo_train_reque
                 prefix[k] += avail[k];
                 avail[k] = 0;
             }
-        rv = window_pass(s, req, prefix, avail, keep, plan, err);
+        rv = window_pass(s, req, prefix, avail, keep, max_evals, plan, err);
     }
     free(prefix);
     free(avail);
@@ -346,7 +349,7 @@ int slo_plan_window(const struct slo_train_setup *s, const struct slo_train_requ
     int rv;
 
     if ((rv = check_request(s, req, err)) || (rv = plan_init(s, plan, err)) ||
-        (rv = windows(s, req, keep_if_cheaper, plan, err)))
+        (rv = windows(s, req, keep_if_cheaper, SLO_WINDOW_MAX_EVALS, plan, err)))
         return rv;
     return plan->feasible ? SLO_OK : infeasible(req, err);
 }
@@ -566,6 +569,8 @@ struct bb {
     double *const *price;  /* [M][cap + 1] the class's USD/h at lo + c workers */
     int *lo, *cap;         /* [M] mandatory (existing) count and extra capacity */
     size_t *order;         /* [M] DFS order of the types */
+    size_t *pos;           /* [M] each type's place in order[] */
+    size_t *ord_sp, *ord_rt, *ord_pr; /* [M] types by sp, rt, pr ascending (per n) */
     int *x;                /* [M] current counts */
     double *key;           /* [M] scratch for the ratio bound */
     size_t *idx;           /* [M] scratch */
@@ -582,32 +587,66 @@ struct bb {
     int stopped;           /* node_limit reached: the best plan is not proven */
 };
 
+/* Sort idx[n] by key[idx[i]] ascending (ties: smaller index first):
+ * heapsort, allocation-free and reentrant. */
+static int before(const double *key, size_t a, size_t c)
+{
+    return key[a] < key[c] || (key[a] == key[c] && a < c);
+}
+static void sort_by_key(size_t *idx, size_t n, const double *key)
+{
+    for (size_t end = n; end > 1;) {
+        if (end == n) { /* build the heap once (largest on top) */
+            for (size_t i = n / 2; i-- > 0;) {
+                size_t r = i;
+                for (;;) {
+                    size_t c = 2 * r + 1;
+                    if (c >= n)
+                        break;
+                    if (c + 1 < n && before(key, idx[c], idx[c + 1]))
+                        c++;
+                    if (!before(key, idx[r], idx[c]))
+                        break;
+                    size_t t = idx[r];
+                    idx[r] = idx[c];
+                    idx[c] = t;
+                    r = c;
+                }
+            }
+        }
+        end--;
+        size_t t = idx[0];
+        idx[0] = idx[end];
+        idx[end] = t;
+        for (size_t r = 0;;) {
+            size_t c = 2 * r + 1;
+            if (c >= end)
+                break;
+            if (c + 1 < end && before(key, idx[c], idx[c + 1]))
+                c++;
+            if (!before(key, idx[r], idx[c]))
+                break;
+            t = idx[r];
+            idx[r] = idx[c];
+            idx[c] = t;
+            r = c;
+        }
+    }
+}
+
 /* min or max of sum x_k a_k over the undecided types (order[d..]) with
- * exactly m units, 0 <= x_k <= cap_k: greedy by a. */
-static double greedy_sum(const struct bb *b, size_t d, int m, const double *a, int want_max)
+ * exactly m units, 0 <= x_k <= cap_k: greedy by a, walking asc[] (the
+ * classes sorted by a, ascending, once per cluster size) from the cheap end
+ * (min) or the dear end (max). */
+static double greedy_sum(const struct bb *b, size_t d, int m, const size_t *asc, const double *a,
+                         int want_max)
 {
     double sum = 0;
-    /* Selection by repeated scans: M is small (tens) and this stays allocation-free. */
-    char used[512];
     int left = m;
-    size_t nrem = b->M - d;
-    if (nrem > sizeof used)
-        nrem = sizeof used; /* guarded by the caller: M <= 512 */
-    memset(used, 0, nrem);
-    while (left > 0) {
-        size_t best_i = (size_t)-1;
-        for (size_t i = 0; i < nrem; i++) {
-            size_t k = b->order[d + i];
-            if (used[i] || b->cap[k] == 0)
-                continue;
-            if (best_i == (size_t)-1 ||
-                (want_max ? a[k] > a[b->order[d + best_i]] : a[k] < a[b->order[d + best_i]]))
-                best_i = i;
-        }
-        if (best_i == (size_t)-1)
-            break;
-        used[best_i] = 1;
-        size_t k = b->order[d + best_i];
+    for (size_t i = 0; i < b->M && left > 0; i++) {
+        size_t k = asc[want_max ? b->M - 1 - i : i];
+        if (b->pos[k] < d || b->cap[k] == 0)
+            continue;
         int take = b->cap[k] < left ? b->cap[k] : left;
         sum += take * a[k];
         left -= take;
@@ -631,7 +670,7 @@ static double min_price_per_rate(struct bb *b, size_t d, int m, double P0, doubl
 
     if (m == 0)
         return P0 / R0;
-    lambda = (P0 + greedy_sum(b, d, m, b->pr, 0)) / (R0 + greedy_sum(b, d, m, b->rt, 1));
+    lambda = (P0 + greedy_sum(b, d, m, b->ord_pr, b->pr, 0)) / (R0 + greedy_sum(b, d, m, b->ord_rt, b->rt, 1));
     for (int it = 0; it < 64; it++) {
         for (size_t i = 0; i < nrem; i++) {
             size_t k = b->order[d + i];
@@ -692,7 +731,7 @@ static double mixture_piece(const struct bb *b, size_t d, int m, double P, doubl
         if (!(u_f > 0))
             return 0;
         w_lo = Rt / (Rt + r_rem_hi);
-        w_hi = m > 0 ? Rt / (Rt + greedy_sum(b, d, m, b->rt, 0)) : 1;
+        w_hi = m > 0 ? Rt / (Rt + greedy_sum(b, d, m, b->ord_rt, b->rt, 0)) : 1;
     }
     if (m == 0)
         return a_f * u_f;
@@ -778,31 +817,35 @@ struct hv {
 static struct hv hull_vertex(struct bb *b, size_t d, int m, double Y0, double W0, double sigma,
                              double lambda, int dir)
 {
-    size_t nrem = 0;
-    for (size_t i = d; i < b->M; i++) {
-        size_t k = b->order[i];
-        if (!b->cap[k])
-            continue;
-        b->idx[nrem++] = k;
-        b->key[k] = dir ? dir * b->rt[k] : sigma * b->sp[k] + lambda * b->rt[k];
-    }
-    /* insertion sort, largest key first (then largest w): nrem is small */
-    for (size_t i = 1; i < nrem; i++) {
-        size_t v = b->idx[i], j = i;
-        while (j > 0) {
-            size_t u = b->idx[j - 1];
-            if (b->key[u] > b->key[v] ||
-                (b->key[u] == b->key[v] && sigma * b->sp[u] >= sigma * b->sp[v]))
-                break;
-            b->idx[j] = u;
-            j--;
-        }
-        b->idx[j] = v;
-    }
+    const size_t *asc;
+    size_t n = 0;
     struct hv h = {Y0, W0};
-    int left = m;
-    for (size_t i = 0; i < nrem && left > 0; i++) {
-        size_t k = b->idx[i];
+    int left = m, down;
+
+    if (dir) {            /* by rate: the per-n order */
+        asc = b->ord_rt;
+        n = b->M;
+        down = dir > 0;
+    } else if (lambda == 0) { /* by w = sigma x speed */
+        asc = b->ord_sp;
+        n = b->M;
+        down = sigma > 0;
+    } else {              /* by w + lambda r: sort the undecided */
+        for (size_t i = d; i < b->M; i++) {
+            size_t k = b->order[i];
+            if (!b->cap[k])
+                continue;
+            b->idx[n++] = k;
+            b->key[k] = sigma * b->sp[k] + lambda * b->rt[k];
+        }
+        sort_by_key(b->idx, n, b->key);
+        asc = b->idx;
+        down = 1;
+    }
+    for (size_t i = 0; i < n && left > 0; i++) {
+        size_t k = asc[down ? n - 1 - i : i];
+        if (b->pos[k] < d || !b->cap[k])
+            continue;
         int take = b->cap[k] < left ? b->cap[k] : left;
         h.Y += take * b->rt[k];
         h.W += take * sigma * b->sp[k];
@@ -831,6 +874,11 @@ static double piece_min(const double *u0, const double *au1, int np, double a, d
     }
     return best;
 }
+
+/* Bisection depth of the boundary: at most 2^depth pieces, 2^(depth+1) + 2
+ * greedy vertices (2 measured best on the benchmark's grids: deeper is
+ * tighter but costs more per node than it saves in nodes). */
+#define SLO_HULL_DEPTH 2
 
 struct hull_ctx {
     struct bb *b;
@@ -879,7 +927,7 @@ static double coupled_time_lo(struct bb *b, size_t d, int m, double Y0, double V
     h.W_top = hull_vertex(b, d, m, Y0, sigma * V0, sigma, 0, 0).W;
     if (!(L.Y > 0))
         return 0;
-    return hull_rec(&h, L, R, 4);
+    return hull_rec(&h, L, R, SLO_HULL_DEPTH);
 }
 
 /* Lower bounds on time and cost of every completion of the node at depth d. */
@@ -907,9 +955,9 @@ static void node_bounds(struct bb *b, size_t d, int m, double *t_lo, double *c_l
         if (s->types[k].batch > bmax)
             bmax = s->types[k].batch;
     }
-    double V_lo = V + greedy_sum(b, d, m, b->sp, 0);
-    double R_hi = Rt + greedy_sum(b, d, m, b->rt, 1);
-    double P_lo = P + greedy_sum(b, d, m, b->pr, 0);
+    double V_lo = V + greedy_sum(b, d, m, b->ord_sp, b->sp, 0);
+    double R_hi = Rt + greedy_sum(b, d, m, b->ord_rt, b->rt, 1);
+    double P_lo = P + greedy_sum(b, d, m, b->ord_pr, b->pr, 0);
 
     /* Numerator of Eq. 3 is linear in b_w, so its minimum is at an end. */
     double num1 = lm->gamma2 * bmin + lm->gamma3, num2 = lm->gamma2 * bmax + lm->gamma3;
@@ -937,6 +985,10 @@ static void node_bounds(struct bb *b, size_t d, int m, double *t_lo, double *c_l
             t_run = t_c;
     }
     *t_lo = t_run + b->req->overhead_s - (s->wl.compat == SLO_COMPAT_SPOTDNN_CODE ? 0.01 : 0);
+    if (b->check_slo && *t_lo > b->req->deadline_s) {
+        *c_lo = INFINITY; /* pruned on time: the cost bounds are not needed */
+        return;
+    }
     double c1 = j_lo * slack * min_price_per_rate(b, d, m, P, Rt) / 3600;
     double c2 = t_run * P_lo / 3600;
     double c3 = mixture_bound(b, d, m, P, Rt, V, R_hi - Rt, F_lo) * slack / 3600;
@@ -1184,7 +1236,12 @@ static int run_bb(const struct slo_train_setup *s, const struct slo_train_reques
     b.best_x = calloc(b.M, sizeof *b.best_x);
     b.order = calloc(b.M, sizeof *b.order);
     b.idx = calloc(b.M, sizeof *b.idx);
-    if (!b.sp || !b.rt || !b.pr || !b.key || !b.x || !b.best_x || !b.order || !b.idx) {
+    b.pos = calloc(b.M, sizeof *b.pos);
+    b.ord_sp = calloc(b.M, sizeof *b.ord_sp);
+    b.ord_rt = calloc(b.M, sizeof *b.ord_rt);
+    b.ord_pr = calloc(b.M, sizeof *b.ord_pr);
+    if (!b.sp || !b.rt || !b.pr || !b.key || !b.x || !b.best_x || !b.order || !b.idx || !b.pos ||
+        !b.ord_sp || !b.ord_rt || !b.ord_pr) {
         rv = slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
         goto out;
     }
@@ -1221,6 +1278,13 @@ static int run_bb(const struct slo_train_setup *s, const struct slo_train_reques
             b.sp[k] = s->types[k].batch / T;
         }
         bb_order(&b);
+        for (size_t i = 0; i < b.M; i++) {
+            b.pos[b.order[i]] = i;
+            b.ord_sp[i] = b.ord_rt[i] = b.ord_pr[i] = i;
+        }
+        sort_by_key(b.ord_sp, b.M, b.sp);
+        sort_by_key(b.ord_rt, b.M, b.rt);
+        sort_by_key(b.ord_pr, b.M, b.pr);
         memset(b.x, 0, b.M * sizeof *b.x);
         dfs(&b, 0, n - n_min);
     }
@@ -1264,6 +1328,10 @@ out:
     free(b.best_x);
     free(b.order);
     free(b.idx);
+    free(b.pos);
+    free(b.ord_sp);
+    free(b.ord_rt);
+    free(b.ord_pr);
     for (size_t i = 0; i < b.nfp; i++)
         free(b.fp[i].x);
     free(b.fp);
@@ -1272,9 +1340,10 @@ out:
 }
 
 /*
- * The first incumbent of an exact search: the sliding window's plan
- * (objective MIN_COST), or the fastest single-type and window clusters
- * (MIN_TIME). When several catalog entries share one performance (pools of
+ * The first incumbent of an exact search: the cheapest (MIN_COST) or
+ * fastest (MIN_TIME) of the single-type clusters and the sliding window's
+ * clusters (its smallest sizes, at most SLO_SEED_WINDOW_EVALS windows per
+ * pass). When several catalog entries share one performance (pools of
  * a type, struct pools) they are found on the classes and filled cheapest
  * pool first, then evaluated on the entries: any real plan is a valid
  * incumbent, and the window over thousands of pools would cost more than the
@@ -1296,10 +1365,7 @@ static int first_incumbent(const struct slo_train_setup *s, const struct slo_tra
         rq.existing = pl.existing;
     }
     struct slo_train_plan cand = {0};
-    if (obj == MIN_COST) {
-        rv = slo_plan_window(rs, &rq, &cand, NULL);
-        rv = rv == SLO_ERR_NOMEM ? slo__fail(err, rv, NULL, "out of memory") : SLO_OK;
-    } else if (!(rv = plan_init(rs, &cand, err))) {
+    if (!(rv = plan_init(rs, &cand, err))) {
         if (!(x = calloc(rs->n_types, sizeof *x)))
             rv = slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
         for (size_t k = 0; x && k < rs->n_types; k++)
@@ -1308,11 +1374,12 @@ static int first_incumbent(const struct slo_train_setup *s, const struct slo_tra
                 for (size_t i = 0; i < rs->n_types; i++)
                     x[i] = existing_of(&rq, i);
                 x[k] += c;
-                keep_if_faster(rs, x, &rq, &cand);
+                (obj == MIN_COST ? keep_if_cheaper : keep_if_faster)(rs, x, &rq, &cand);
             }
         free(x);
         if (!rv)
-            rv = windows(rs, &rq, keep_if_faster, &cand, err);
+            rv = windows(rs, &rq, obj == MIN_COST ? keep_if_cheaper : keep_if_faster,
+                         SLO_SEED_WINDOW_EVALS, &cand, err);
     }
     if (!rv && (rv = plan_init(s, seed, err)) == SLO_OK) {
         seed->evaluations = cand.evaluations;
