@@ -1401,17 +1401,32 @@ static int first_incumbent(const struct slo_train_setup *s, const struct slo_tra
     return rv;
 }
 
-int slo_plan_exact(const struct slo_train_setup *s, const struct slo_train_request *req,
-                   struct slo_train_plan *plan, slo_error_t *err)
+int slo__plan_exact_seeded(const struct slo_train_setup *s, const struct slo_train_request *req,
+                           const int *hint, struct slo_train_plan *plan, slo_error_t *err)
 {
     struct slo_train_plan seed;
     int rv;
 
     if ((rv = check_request(s, req, err)))
         return rv;
-    /* The sliding window's plan, when there is one, is the first incumbent. */
+    /* The single-type and window clusters' cheapest plan is the first
+     * incumbent, or the hint when that is a cheaper plan here. */
     if ((rv = first_incumbent(s, req, MIN_COST, &seed, err)))
         return rv;
+    if (hint) {
+        struct slo_train_eval ev;
+        int ok = 1;
+        for (size_t k = 0; k < s->n_types; k++)
+            ok &= hint[k] >= existing_of(req, k) && hint[k] <= s->types[k].quota;
+        if (ok && within_workers(s, req, hint) &&
+            slo_train_evaluate(s, hint, req, &ev, NULL) == SLO_OK && ev.time_s > 0 &&
+            ev.time_s <= req->deadline_s && within_budget(req, &ev) &&
+            (!seed.feasible || ev.cost_usd < seed.eval.cost_usd)) {
+            seed.feasible = 1;
+            seed.eval = ev;
+            memcpy(seed.counts, hint, s->n_types * sizeof *hint);
+        }
+    }
     if ((rv = plan_init(s, plan, err))) {
         slo_train_plan_free(&seed);
         return rv;
@@ -1434,6 +1449,12 @@ int slo_plan_exact(const struct slo_train_setup *s, const struct slo_train_reque
                         req->target_loss, req->deadline_s, budget, plan->evaluations);
     }
     return plan->feasible ? SLO_OK : infeasible(req, err);
+}
+
+int slo_plan_exact(const struct slo_train_setup *s, const struct slo_train_request *req,
+                   struct slo_train_plan *plan, slo_error_t *err)
+{
+    return slo__plan_exact_seeded(s, req, NULL, plan, err);
 }
 
 int slo_plan_fastest(const struct slo_train_setup *s, const struct slo_train_request *req,
