@@ -164,6 +164,30 @@ static double urand(void)
 }
 
 
+
+/* The cost-deadline frontier (slo_plan_frontier) of loss `loss` over
+ * deadlines from..to s: its points, nodes and wall time (one call). */
+static void run_frontier(const char *title, const struct slo_train_setup *s, double loss,
+                         double from, double to)
+{
+    struct slo_train_request req = {.target_loss = loss, .deadline_s = to};
+    struct slo_train_frontier f;
+    double t0 = now_s();
+    int rv = slo_plan_frontier(s, &req, from, &f, NULL);
+    double t = now_s() - t0;
+    if (rv != SLO_OK) {
+        printf("%s: frontier failed (%d)\n", title, rv);
+        return;
+    }
+    printf("%-44s frontier loss %.1f, %4.0f-%4.0f s: %3zu points, %8ld nodes, %9.3f ms%s\n",
+           title, loss, from, to, f.n, f.nodes, t * 1e3, f.proven ? "" : " (NOT proven)");
+    if (f.n)
+        printf("    first %.2f s at %.6f USD, last %.2f s at %.6f USD\n", f.points[0].eval.time_s,
+               f.points[0].eval.cost_usd, f.points[f.n - 1].eval.time_s,
+               f.points[f.n - 1].eval.cost_usd);
+    slo_train_frontier_free(&f);
+}
+
 static int brute_fn(const struct slo_train_setup *s, const struct slo_train_request *req,
                     struct slo_train_plan *plan, slo_error_t *err)
 {
@@ -332,6 +356,16 @@ int main(void)
     /* The authors' catalog: quota 25 (paper: spotDNN 0.2 s, Srifty+ 1.3 s). */
     if (slo_train_setup_init(&s, &base, &wl, SLO_PRICING_SPOT, &err))
         return 1;
+    printf("\n# cost-deadline frontiers (resnet110; one call each)\n\n");
+    run_frontier("resnet110, repo catalog (25 instances)", &s, 0.8, 600, 6000);
+    {
+        struct slo_train_setup s3;
+        if (slo_train_setup_init(&s3, &t3, &wl, SLO_PRICING_SPOT, &err))
+            return 1;
+        run_frontier("resnet110, aws-table3 (5 profiled types)", &s3, 0.8, 600, 6000);
+        slo_train_setup_free(&s3);
+    }
+    printf("\n");
     if (!only)
         run_case("repo catalog, 25 instances", &s, 0.8, 2400, 1);
     if (!only)
@@ -419,6 +453,8 @@ int main(void)
                 return 1;
             }
             run_grid(g[i].title, &s, g[i].types == 5 ? 2 : 0);
+            if (g[i].pools > 1)
+                run_frontier("resnet110 profiles, 3000 pools", &s, 0.8, 600, 6000);
             slo_train_setup_free(&s);
             synth_free(&sy);
         }
