@@ -634,6 +634,37 @@ static void sort_by_key(size_t *idx, size_t n, const double *key)
     }
 }
 
+/* Min-heap of idx[n] by key (ties: smaller index first), popped in order:
+ * the classes of the smallest keys without sorting them all. */
+static void heap_down(size_t *idx, size_t n, const double *key, size_t r)
+{
+    for (;;) {
+        size_t c = 2 * r + 1;
+        if (c >= n)
+            return;
+        if (c + 1 < n && before(key, idx[c + 1], idx[c]))
+            c++;
+        if (!before(key, idx[c], idx[r]))
+            return;
+        size_t t = idx[r];
+        idx[r] = idx[c];
+        idx[c] = t;
+        r = c;
+    }
+}
+static void heap_make(size_t *idx, size_t n, const double *key)
+{
+    for (size_t i = n / 2; i-- > 0;)
+        heap_down(idx, n, key, i);
+}
+static size_t heap_pop(size_t *idx, size_t *n, const double *key)
+{
+    size_t top = idx[0];
+    idx[0] = idx[--*n];
+    heap_down(idx, *n, key, 0);
+    return top;
+}
+
 /* min or max of sum x_k a_k over the undecided types (order[d..]) with
  * exactly m units, 0 <= x_k <= cap_k: greedy by a, walking asc[] (the
  * classes sorted by a, ascending, once per cluster size) from the cheap end
@@ -654,12 +685,6 @@ static double greedy_sum(const struct bb *b, size_t d, int m, const size_t *asc,
     return sum;
 }
 
-static int cmp_key(const void *pa, const void *pb, const double *key)
-{
-    size_t a = *(const size_t *)pa, c = *(const size_t *)pb;
-    return key[a] < key[c] ? -1 : key[a] > key[c] ? 1 : (a > c) - (a < c);
-}
-
 /* Exact minimum of (P0 + sum x p) / (R0 + sum x r) over completions with m
  * units (Dinkelbach's method; the inner problem is solved exactly by
  * taking the m smallest p - lambda r). */
@@ -671,25 +696,18 @@ static double min_price_per_rate(struct bb *b, size_t d, int m, double P0, doubl
     if (m == 0)
         return P0 / R0;
     lambda = (P0 + greedy_sum(b, d, m, b->ord_pr, b->pr, 0)) / (R0 + greedy_sum(b, d, m, b->ord_rt, b->rt, 1));
-    for (int it = 0; it < 64; it++) {
+    for (int it = 0;; it++) {
         for (size_t i = 0; i < nrem; i++) {
             size_t k = b->order[d + i];
             b->idx[i] = k;
             b->key[k] = b->pr[k] - lambda * b->rt[k];
         }
-        /* insertion sort by key: nrem is small */
-        for (size_t i = 1; i < nrem; i++) {
-            size_t v = b->idx[i], j = i;
-            while (j > 0 && cmp_key(&b->idx[j - 1], &v, b->key) > 0) {
-                b->idx[j] = b->idx[j - 1];
-                j--;
-            }
-            b->idx[j] = v;
-        }
+        size_t nh = nrem; /* key ascending, ties by index */
+        heap_make(b->idx, nh, b->key);
         double P = P0, R = R0;
         int left = m;
-        for (size_t i = 0; i < nrem && left > 0; i++) {
-            size_t k = b->idx[i];
+        while (nh > 0 && left > 0) {
+            size_t k = heap_pop(b->idx, &nh, b->key);
             int take = b->cap[k] < left ? b->cap[k] : left;
             P += take * b->pr[k];
             R += take * b->rt[k];
@@ -698,6 +716,11 @@ static double min_price_per_rate(struct bb *b, size_t d, int m, double P0, doubl
         double g = P - lambda * R;
         if (g >= -1e-12 * (P > 1 ? P : 1))
             break;
+        if (it == 11) {
+            /* Not converged: every completion has P - lambda R >= g (< 0),
+             * so P / R >= lambda + g / R >= lambda + g / R_lo. */
+            return lambda + g / (R0 + greedy_sum(b, d, m, b->ord_rt, b->rt, 0));
+        }
         lambda = P / R;
     }
     return lambda;
@@ -836,11 +859,18 @@ static struct hv hull_vertex(struct bb *b, size_t d, int m, double Y0, double W0
             if (!b->cap[k])
                 continue;
             b->idx[n++] = k;
-            b->key[k] = sigma * b->sp[k] + lambda * b->rt[k];
+            b->key[k] = -(sigma * b->sp[k] + lambda * b->rt[k]);
         }
-        sort_by_key(b->idx, n, b->key);
-        asc = b->idx;
-        down = 1;
+        /* largest w + lambda r first: pop a min-heap of its negation */
+        heap_make(b->idx, n, b->key);
+        while (n > 0 && left > 0) {
+            size_t k = heap_pop(b->idx, &n, b->key);
+            int take = b->cap[k] < left ? b->cap[k] : left;
+            h.Y += take * b->rt[k];
+            h.W += take * sigma * b->sp[k];
+            left -= take;
+        }
+        return h;
     }
     for (size_t i = 0; i < n && left > 0; i++) {
         size_t k = asc[down ? n - 1 - i : i];
@@ -1145,20 +1175,12 @@ static void dfs(struct bb *b, size_t d, int m)
 /* Order the DFS: best price per iteration first (cost), fastest first (time). */
 static void bb_order(struct bb *b)
 {
-    for (size_t i = 0; i < b->M; i++)
+    /* key ascending, ties in type order (heapsort: M may be hundreds) */
+    for (size_t i = 0; i < b->M; i++) {
         b->order[i] = i;
-    for (size_t i = 1; i < b->M; i++) {
-        size_t v = b->order[i], j = i;
-        for (; j > 0; j--) {
-            size_t u = b->order[j - 1];
-            double ku = b->obj != MIN_TIME ? b->pr[u] / b->rt[u] : -b->rt[u];
-            double kv = b->obj != MIN_TIME ? b->pr[v] / b->rt[v] : -b->rt[v];
-            if (ku <= kv)
-                break;
-            b->order[j] = u;
-        }
-        b->order[j] = v;
+        b->key[i] = b->obj != MIN_TIME ? b->pr[i] / b->rt[i] : -b->rt[i];
     }
+    sort_by_key(b->order, b->M, b->key);
 }
 
 /*
