@@ -189,7 +189,7 @@ static int slot_cmp(const void *a, const void *b)
  * exact search's seed, at most SLO_SEED_WINDOW_EVALS (a seed only has to be
  * a plan: the search proves the rest). */
 #define SLO_WINDOW_MAX_EVALS 2000000.0
-#define SLO_SEED_WINDOW_EVALS 2000.0
+#define SLO_SEED_WINDOW_EVALS 500.0
 
 /* Eq. 15: largest n with P < 1 (clipped by the no-contention size). */
 static int n_upper_bound(const struct slo_workload *wl, int total)
@@ -1219,6 +1219,56 @@ static int beyond_saturation(const struct bb *b, int n)
     return b->obj == MIN_TIME && b->have_best && t_lo >= b->best;
 }
 
+/*
+ * A cut over the cluster sizes for the cheapest plan of a fresh start
+ * without survivors: every cluster of n or more workers costs at least
+ * c(n) = j_lo(n) x min_k (p_k / r_k(n)) / 3600, the iterations' lower bound
+ * (Eq. 3 at the batch that needs the fewest, the sqrt factor sqrt(n) or
+ * sqrt(g4 n) as R >= 0) times the least price per unit of iteration rate
+ * (cost = j P / Y and P / Y is a rate-weighted mean of p_k / r_k). Both
+ * factors grow with n: the sqrt factor does, and r_k(n) falls as B_wk falls
+ * (Eq. 8: P grows, B_ps / n shrinks). The code's rounding takes at most
+ * 0.05 / b_min of the time (b_w to 0.1), 0.005 s of it (time to 0.01 s, at
+ * most p_max USD/h) and 5e-7 USD, subtracted as constants so c stays
+ * monotone. So once c(n) reaches the incumbent no size from n on can beat
+ * it.
+ */
+static int cost_beyond(const struct bb *b, int n, double p_max)
+{
+    const struct slo_train_setup *s = b->s;
+    const struct slo_loss_model *lm = &s->wl.loss;
+    const int code = s->wl.compat == SLO_COMPAT_SPOTDNN_CODE;
+    double bmin = DBL_MAX, bmax = 0, ppr = INFINITY;
+
+    if (b->k_replan > 0)
+        return 0;
+    for (size_t k = 0; k < b->M; k++) {
+        if (b->lo[k])
+            return 0; /* survivors keep their own pools' prices */
+        if (!b->cap[k])
+            continue;
+        if (s->types[k].batch < bmin)
+            bmin = s->types[k].batch;
+        if (s->types[k].batch > bmax)
+            bmax = s->types[k].batch;
+        if (b->pr[k] / b->rt[k] < ppr)
+            ppr = b->pr[k] / b->rt[k];
+    }
+    double num1 = lm->gamma2 * bmin + lm->gamma3, num2 = lm->gamma2 * bmax + lm->gamma3;
+    double num_lo = num1 < num2 ? num1 : num2;
+    /* j_lo must grow with the sqrt factor F: F K (num_lo - 0.05 |g2|) (code) */
+    if (!(num_lo - (code ? 0.05 * fabs(lm->gamma2) : 0) > 0) || !isfinite(ppr))
+        return 0;
+    double F = lm->form == SLO_LOSS_SPOTDNN_2022 ? sqrt((double)n) : sqrt(lm->gamma4 * n);
+    double j = iterations_lo(b, num_lo * F, F);
+    double c = j * ppr / 3600;
+    if (code)
+        c = c * (1 - 0.05 / bmin - 1e-9) - 0.005 * p_max / 3600 - 1e-6;
+    else
+        c *= 1 - 1e-12;
+    return c >= b->best;
+}
+
 static int run_bb(const struct slo_train_setup *s, const struct slo_train_request *req,
                   enum objective obj, int check_slo, const struct slo_train_plan *seed,
                   struct slo_train_plan *plan, struct slo_train_frontier *fr, slo_error_t *err)
@@ -1281,6 +1331,9 @@ static int run_bb(const struct slo_train_setup *s, const struct slo_train_reques
      * (check_request keeps the survivors n_min within it). */
     if (req->max_workers > 0 && n_max > req->max_workers)
         n_max = req->max_workers;
+    double p_max = 0; /* USD/h of every worker of the catalog */
+    for (size_t k = 0; k < b.M; k++)
+        p_max += b.price[k][b.cap[k]];
     if (seed && (obj == MIN_COST ? seed->feasible : seed->eval.n_workers > 0)) {
         /* The seed's counts per class: filled cheapest first they cost no
          * more than the seed. */
@@ -1299,6 +1352,8 @@ static int run_bb(const struct slo_train_setup *s, const struct slo_train_reques
             b.rt[k] = 1 / T;
             b.sp[k] = s->types[k].batch / T;
         }
+        if (obj == MIN_COST && b.have_best && cost_beyond(&b, n, p_max))
+            break;
         bb_order(&b);
         for (size_t i = 0; i < b.M; i++) {
             b.pos[b.order[i]] = i;
