@@ -257,6 +257,10 @@ static void test_random_exact_equals_brute_force(void **state)
         int rb = slo__plan_brute_force(&s, &req, &brute, NULL);
         int re = slo_plan_exact(&s, &req, &exact, NULL);
         int rw = slo_plan_window(&s, &req, &window, NULL);
+        if (!exact.proven)
+            fprintf(stderr, "case %d: exact returned %d unproven after %ld nodes\n", iter, re,
+                    exact.evaluations);
+        assert_int_equal(exact.proven, 1); /* every answer proven, infeasible too */
         if (re != rb)
             fprintf(stderr, "case %d: exact returned %d (%s), brute force %d\n", iter, re,
                     slo_code_name(re), rb);
@@ -290,9 +294,11 @@ static void test_random_exact_equals_brute_force(void **state)
             assert_int_equal(rb, SLO_ERR_INFEASIBLE);
             assert_int_equal(rw, SLO_ERR_INFEASIBLE); /* nothing exists to find */
         }
-        if (slo_plan_fastest(&s, &req, &fast, NULL) == SLO_OK)
+        if (slo_plan_fastest(&s, &req, &fast, NULL) == SLO_OK) {
+            assert_int_equal(fast.proven, 1);
             assert_float_equal(fast.eval.time_s, fastest_by_enumeration(&s, &req, NULL),
                                1e-9 * fast.eval.time_s);
+        }
         slo_train_plan_free(&brute);
         slo_train_plan_free(&exact);
         slo_train_plan_free(&window);
@@ -520,6 +526,92 @@ static void test_random_pools_equal_brute_force(void **state)
     assert_true(multi >= 200);
 }
 
+
+
+/*
+ * The 10 x 10 SLO grid of issue 20 (loss 0.6-1.2, deadline 600-6000 s):
+ * every answer of the exact search proven (optimal or infeasible) on the
+ * authors' 25-instance catalog (and equal to brute force there), on a seeded
+ * 500-instance catalog (25 variations of the authors' five types, quota 20)
+ * and, on the grid's diagonal, on 3000 pools (30 such types in 100 zones,
+ * quota 1-4, zone prices x U(0.8, 1.25)): the node limit is never reached.
+ */
+static void grid_proven(const struct slo_train_setup *s, int brute, int diagonal_only,
+                        int *feasible, int *infeasible)
+{
+    for (int a = 0; a < 10; a++)
+        for (int b = 0; b < 10; b++) {
+            if (diagonal_only && a != b)
+                continue;
+            struct slo_train_request req = {.target_loss = 0.6 + a * (0.6 / 9),
+                                            .deadline_s = 600 + b * 600};
+            struct slo_train_plan e, bf;
+            int re = slo_plan_exact(s, &req, &e, NULL);
+            assert_true(re == SLO_OK || re == SLO_ERR_INFEASIBLE);
+            assert_int_equal(e.proven, 1);
+            *feasible += re == SLO_OK;
+            *infeasible += re != SLO_OK;
+            if (brute) {
+                int rb = slo__plan_brute_force(s, &req, &bf, NULL);
+                assert_int_equal(re, rb);
+                if (rb == SLO_OK)
+                    assert_float_equal(e.eval.cost_usd, bf.eval.cost_usd, 1e-9);
+                slo_train_plan_free(&bf);
+            }
+            slo_train_plan_free(&e);
+        }
+}
+
+static void test_grid_proven(void **state)
+{
+    struct fixture *f = *state;
+    int fe = 0, inf = 0;
+    grid_proven(&f->s, 1, 0, &fe, &inf);
+    printf("# SLO grid, repo catalog (25 instances): %d optimal, %d proven infeasible, equal to "
+           "brute force\n", fe, inf);
+    assert_true(fe > 0 && inf > 0);
+
+    for (int pools = 1; pools <= 100; pools += 99) {
+        int n_types = pools == 1 ? 25 : 30;
+        size_t n = (size_t)n_types * pools;
+        struct slo_instance_type *types = calloc(n, sizeof *types);
+        struct slo_workload_instance *inst = calloc(n, sizeof *inst);
+        assert_non_null(types);
+        assert_non_null(inst);
+        rng_state = 0x6e1d2026ULL + pools;
+        for (int k = 0; k < n_types; k++) {
+            struct slo_instance_type t = f->cat.types[k % 5];
+            struct slo_workload_instance wi = f->wl.instances[k % 5];
+            t.spot_usd_per_h *= uni(0.7, 1.3);
+            wi.speed *= uni(0.7, 1.3);
+            for (int z = 0; z < pools; z++) {
+                size_t i = (size_t)k * pools + z;
+                types[i] = t;
+                snprintf(types[i].name, sizeof types[i].name, "%.30s-v%d-z%d",
+                         f->cat.types[k % 5].name, k / 5, z);
+                types[i].quota = pools == 1 ? 20 : irand(1, 4);
+                if (pools > 1)
+                    types[i].spot_usd_per_h *= uni(0.8, 1.25);
+                inst[i] = wi;
+                snprintf(inst[i].type, sizeof inst[i].type, "%s", types[i].name);
+            }
+        }
+        struct slo_catalog cat = {.n_types = n, .types = types};
+        struct slo_workload wl = f->wl;
+        wl.instances = inst;
+        wl.n_instances = n;
+        struct slo_train_setup s;
+        assert_int_equal(slo_train_setup_init(&s, &cat, &wl, SLO_PRICING_SPOT, NULL), SLO_OK);
+        fe = inf = 0;
+        grid_proven(&s, 0, pools > 1, &fe, &inf);
+        printf("# SLO grid, %zu catalog entries%s: %d optimal, %d proven infeasible\n", n,
+               pools > 1 ? " (3000 pools, diagonal)" : " (500 instances)", fe, inf);
+        assert_true(fe > 0);
+        slo_train_setup_free(&s);
+        free(types);
+        free(inst);
+    }
+}
 
 /* ---------------------------------------------------------------- frontier */
 
@@ -941,6 +1033,7 @@ int main(void)
         cmocka_unit_test(test_reference_exact),
         cmocka_unit_test(test_reference_brute),
         cmocka_unit_test(test_frontier_resnet110),
+        cmocka_unit_test(test_grid_proven),
         cmocka_unit_test(test_random_exact_equals_brute_force),
         cmocka_unit_test(test_random_max_workers),
         cmocka_unit_test(test_random_pools_equal_brute_force),

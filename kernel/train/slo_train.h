@@ -252,13 +252,20 @@ int slo_plan_window(const struct slo_train_setup *s, const struct slo_train_requ
  * Exact search: the proven cheapest plan under the same model, over every
  * count vector existing <= n_k <= max(quota_k, existing_k) with sum n_k <=
  * req->max_workers (when > 0). Branch and bound
- * per total worker count n, with bounds from the range of the
- * weighted-average batch, a convergence-coefficient floor and the exact
- * minimum price-per-iteration ratio (Dinkelbach). Ties keep the first plan
- * found; a plan that costs nothing ends the search. When the search visits
- * req->node_limit nodes it stops and returns its best plan with
- * plan->proven = 0 (with none, SLO_ERR_INFEASIBLE says that no plan was
- * found, not that none exists). Returns as slo_plan_window.
+ * per total worker count n over performance classes (catalog entries of the
+ * same batch and iteration time, e.g. one type's pools in several zones,
+ * filled cheapest first: exact), with bounds from the range of the
+ * weighted-average batch, a convergence-coefficient floor, the exact
+ * minimum price-per-iteration ratio (Dinkelbach), a time bound that couples
+ * the iterations and the iteration rate of one relaxed completion, and a
+ * cost bound monotone in n (doc/model.md). Ties keep the first plan found; a
+ * plan that costs nothing ends the search. Both answers are proven:
+ * SLO_OK with plan->proven = 1 is the cheapest plan, SLO_ERR_INFEASIBLE with
+ * plan->proven = 1 is a proof that none meets the request. The node limit is
+ * a safety net: when the search visits req->node_limit nodes it stops and
+ * returns its best plan with plan->proven = 0 (with none, SLO_ERR_INFEASIBLE
+ * says that no plan was found, not that none exists). *plan is always
+ * initialized (free it). Returns as slo_plan_window.
  */
 int slo_plan_exact(const struct slo_train_setup *s, const struct slo_train_request *req,
                    struct slo_train_plan *plan, slo_error_t *err);

@@ -1484,8 +1484,12 @@ int slo__plan_exact_seeded(const struct slo_train_setup *s, const struct slo_tra
     struct slo_train_plan seed;
     int rv;
 
-    if ((rv = check_request(s, req, err)))
+    memset(plan, 0, sizeof *plan);
+    if ((rv = check_request(s, req, err))) {
+        /* the request itself leaves no time: proven, with no plan */
+        plan->proven = rv == SLO_ERR_INFEASIBLE;
         return rv;
+    }
     /* The single-type and window clusters' cheapest plan is the first
      * incumbent, or the hint when that is a cheaper plan here. */
     if ((rv = first_incumbent(s, req, MIN_COST, &seed, err)))
