@@ -6,6 +6,17 @@
  *    (embedded catalog aws-table3), quota 10 each, ResNet-110;
  *  - a 500-instance catalog: 25 types x quota 20, seeded variations of the
  *    authors' five types (price and speed x U(0.7, 1.3)).
+ *  - the 10 x 10 SLO grids of issue 20 (loss 0.6-1.2, deadline 600-6000 s)
+ *    at 70 and 500 instances, 5, 20 and 100 types x quota 5, and 3000 pools
+ *    (30 types x 100 zones, each zone its own price and quota 1-4, built
+ *    through the API): per point the median of 3 calls of the exact search
+ *    and of the window, median and worst over the grid, how many answers
+ *    are proven, the ratio exact / window in the same run, and brute force
+ *    at every point of the 5-type grid (SLO_BENCH_BRUTE=1: also the 70-
+ *    instance grid's diagonal, about 15 s a point);
+ *  - the cost-deadline frontier (slo_plan_frontier) of resnet110 on both
+ *    shipped catalogs and on the 3000 pools, with its time.
+ * SLO_BENCH_GRID=PREFIX runs only the grid whose title starts with PREFIX.
  * Table III's g4dn.12xlarge and g3.4xlarge have no profiled speed anywhere;
  * for timing only they get one derived by GPU count from the same GPU's
  * profiled type (g4dn.12xlarge = 4 x g4dn.4xlarge's T4, g3.4xlarge = half of
