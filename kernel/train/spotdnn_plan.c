@@ -404,19 +404,7 @@ static void pools_free(struct pools *p)
     memset(p, 0, sizeof *p);
 }
 
-static const struct slo_train_setup *pool_cmp_setup;
-static const int *pool_cmp_class;
-static int pool_cmp(const void *a, const void *b)
-{
-    size_t x = *(const size_t *)a, y = *(const size_t *)b;
-    int cx = pool_cmp_class[x], cy = pool_cmp_class[y];
-    double px = pool_cmp_setup->types[x].usd_per_h, py = pool_cmp_setup->types[y].usd_per_h;
-    if (cx != cy)
-        return cx < cy ? -1 : 1;
-    if (px != py)
-        return px < py ? -1 : 1;
-    return (x > y) - (x < y);
-}
+static void sort_by_key(size_t *idx, size_t n, const double *key);
 
 static int same_performance(const struct slo_train_type *a, const struct slo_train_type *b)
 {
@@ -481,16 +469,29 @@ static int pools_init(const struct slo_train_setup *s, const struct slo_train_re
         p->cap[c] += s->types[k].quota - existing_of(req, k);
     }
     p->rs.n_types = p->C;
-    for (size_t k = 0; k < M; k++)
-        p->order[k] = k;
-    pool_cmp_setup = s;
-    pool_cmp_class = p->class_of;
-    qsort(p->order, M, sizeof *p->order, pool_cmp);
-    for (size_t i = 0, c = 0; c <= p->C; c++) {
-        while (i < M && (size_t)p->class_of[p->order[i]] < c)
-            i++;
-        p->start[c] = i;
+    /* Entries by class (counting sort), then by price within the class
+     * (ties in catalog order): reentrant, no qsort context. */
+    double *price_key = malloc(M * sizeof *price_key);
+    size_t *fill = calloc(p->C + 1, sizeof *fill);
+    if (!price_key || !fill) {
+        free(price_key);
+        free(fill);
+        goto nomem;
     }
+    for (size_t k = 0; k < M; k++) {
+        price_key[k] = s->types[k].usd_per_h;
+        p->start[p->class_of[k] + 1]++;
+    }
+    for (size_t c = 0; c < p->C; c++)
+        p->start[c + 1] += p->start[c];
+    for (size_t k = 0; k < M; k++) {
+        size_t c = (size_t)p->class_of[k];
+        p->order[p->start[c] + fill[c]++] = k;
+    }
+    for (size_t c = 0; c < p->C; c++)
+        sort_by_key(p->order + p->start[c], p->start[c + 1] - p->start[c], price_key);
+    free(price_key);
+    free(fill);
     for (size_t c = 0; c < p->C; c++) {
         p->existing[c] = p->lo[c];
         if (!(p->price[c] = calloc((size_t)p->cap[c] + 1, sizeof **p->price)))
