@@ -22,6 +22,8 @@ packages=(build-essential autoconf automake libtool pkg-config libjansson-dev li
 [ "$mode" = test ] && packages+=(python3-torch python3-torchvision)
 # tests/cli_infer_deploy.sh parses Triton fragments against model_config.proto.
 [ "$mode" = test ] && packages+=(protobuf-compiler python3-protobuf)
+# `slo train --frontier --plot` draws with gnuplot (its test skips without it).
+packages+=(gnuplot-nox)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -10,7 +10,9 @@
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 
@@ -20,6 +22,9 @@ struct train_opts {
     const char *workload, *catalog, *existing, *profile;
     double loss, time_s, budget, elapsed_s, loss_now, overhead_s;
     int have_loss, have_time, have_overhead, json, window, exact, max_nodes;
+    int frontier, have_from, have_to;
+    double from_s, to_s;
+    const char *plot;
     long node_limit;
     enum slo_pricing pricing;
     struct cli_seen seen;
@@ -61,6 +66,12 @@ static void usage(FILE *f)
             "  --loss-now L          loss reached so far\n"
             "  --restart-overhead T  added to every candidate's time (default 30s when\n"
             "                        re-planning, else 0)\n"
+            "Cost-deadline frontier:\n"
+            "  --frontier            every deadline at which the cheapest plan changes, with\n"
+            "                        that plan (exact, in one search; no --slo-time)\n"
+            "  --from T1, --to T2    deadlines of the frontier (default 0 and unbounded: up\n"
+            "                        to the cheapest plan of any duration); T1 < T2\n"
+            "  --plot FILE           also draw it with gnuplot, FILE.svg or FILE.png\n"
             "Output:\n"
             "  --json                one JSON object (schema: doc/cli.md)\n"
             "  --help\n"
@@ -118,7 +129,7 @@ static int parse_opts(int argc, char **argv, struct train_opts *o)
 {
     enum { O_LOSS = 256, O_TIME, O_WORKLOAD, O_CATALOG, O_PRICING, O_BUDGET, O_EXACT,
            O_WINDOW, O_EXISTING, O_ELAPSED, O_LOSS_NOW, O_OVERHEAD, O_JSON, O_PROFILE,
-           O_MAX_NODES, O_NODE_LIMIT, O_HELP };
+           O_MAX_NODES, O_NODE_LIMIT, O_FRONTIER, O_FROM, O_TO, O_PLOT, O_HELP };
     static const struct option longopts[] = {
         {"slo-loss", required_argument, NULL, O_LOSS},
         {"slo-time", required_argument, NULL, O_TIME},
@@ -136,6 +147,10 @@ static int parse_opts(int argc, char **argv, struct train_opts *o)
         {"profile", required_argument, NULL, O_PROFILE},
         {"max-nodes", required_argument, NULL, O_MAX_NODES},
         {"node-limit", required_argument, NULL, O_NODE_LIMIT},
+        {"frontier", no_argument, NULL, O_FRONTIER},
+        {"from", required_argument, NULL, O_FROM},
+        {"to", required_argument, NULL, O_TO},
+        {"plot", required_argument, NULL, O_PLOT},
         {"help", no_argument, NULL, O_HELP},
         {NULL, 0, NULL, 0}};
     long count;
@@ -204,6 +219,18 @@ static int parse_opts(int argc, char **argv, struct train_opts *o)
                 return -1;
             o->node_limit = count;
             break;
+        case O_FRONTIER: o->frontier = 1; break;
+        case O_FROM:
+            if (parse_time_opt("--from", optarg, &o->from_s, 1))
+                return -1;
+            o->have_from = 1;
+            break;
+        case O_TO:
+            if (parse_time_opt("--to", optarg, &o->to_s, 0))
+                return -1;
+            o->have_to = 1;
+            break;
+        case O_PLOT: o->plot = optarg; break;
         case O_HELP: usage(stdout); return 1;
         case ':':
             cli_usage_error(CMD, "%s: expected a value, found none", argv[optind - 1]);
@@ -222,6 +249,42 @@ static int parse_opts(int argc, char **argv, struct train_opts *o)
         cli_usage_error(CMD, "--workload: expected NAME or FILE (embedded: resnet110), found it "
                              "missing");
         return -1;
+    }
+    if (!o->frontier && (o->have_from || o->have_to || o->plot)) {
+        cli_usage_error(CMD, "%s: expected with --frontier, found it without",
+                        o->have_from ? "--from" : o->have_to ? "--to" : "--plot");
+        return -1;
+    }
+    if (o->frontier) {
+        const char *bad = o->have_time ? "--slo-time (the frontier takes --from/--to)"
+                          : o->window ? "--window (the frontier is exact)"
+                          : o->existing ? "--existing (the frontier plans a fresh start)"
+                          : o->elapsed_s > 0 ? "--elapsed (the frontier plans a fresh start)"
+                          : o->loss_now > 0 ? "--loss-now (the frontier plans a fresh start)"
+                          : NULL;
+        size_t pl = o->plot ? strlen(o->plot) : 0;
+        if (!o->have_loss) {
+            cli_usage_error(CMD, "--slo-loss: expected a value, found it missing");
+            return -1;
+        }
+        if (bad) {
+            cli_usage_error(CMD, "--frontier: expected no %s, found it", bad);
+            return -1;
+        }
+        if (!o->have_to)
+            o->to_s = 1e300;
+        if (!(o->from_s < o->to_s)) {
+            cli_usage_error(CMD, "--from: expected T1 < T2, found --from %.6g s >= --to %.6g s",
+                            o->from_s, o->to_s);
+            return -1;
+        }
+        if (o->plot && !(pl > 4 && (strcmp(o->plot + pl - 4, ".svg") == 0 ||
+                                    strcmp(o->plot + pl - 4, ".png") == 0))) {
+            cli_usage_error(CMD, "--plot: expected FILE.svg or FILE.png, found \"%s\"", o->plot);
+            return -1;
+        }
+        o->exact = 1;
+        return 0;
     }
     if (!o->have_loss || !o->have_time) {
         cli_usage_error(CMD, "%s: expected a value, found it missing",
@@ -481,6 +544,141 @@ static void print_human(const struct train_opts *o, const struct slo_cluster *ke
                    wl->instances[i].type, cat->name);
 }
 
+/* Draw the frontier with gnuplot (a step plot of cost over deadline) into
+ * o->plot; 0 on success, else a message on stderr and 1. */
+static int plot_frontier(const struct train_opts *o, const struct slo_workload *wl,
+                         const struct slo_catalog *cat, const struct slo_train_frontier *f)
+{
+    size_t len = strlen(o->plot);
+    int png = strcmp(o->plot + len - 4, ".png") == 0;
+    double last = f->n ? f->points[f->n - 1].eval.time_s : 0;
+    double right = o->have_to ? o->to_s : last * 1.1 + 1;
+    FILE *g = popen("gnuplot", "w");
+    if (!g) {
+        fprintf(stderr, "slo " CMD ": --plot: cannot run gnuplot (%s)\n", strerror(errno));
+        return 1;
+    }
+    fprintf(g, "set terminal %s size 800,500\n", png ? "pngcairo" : "svg");
+    fprintf(g, "set output '");
+    for (const char *c = o->plot; *c; c++) /* gnuplot single quotes: '' is a quote */
+        fprintf(g, *c == '\'' ? "''" : "%c", *c);
+    fprintf(g, "'\n");
+    fprintf(g, "set title 'cheapest plan, %s to loss %g (%s, %s prices)' noenhanced\n", wl->name,
+            o->loss, cat->name, o->pricing == SLO_PRICING_SPOT ? "spot" : "on-demand");
+    fprintf(g, "set xlabel 'deadline (s)'\nset ylabel 'cost (USD)'\nset grid\nset key off\n");
+    fprintf(g, "set xrange [%.6g:%.6g]\n", o->from_s, right);
+    fprintf(g, "plot '-' using 1:2 with steps lw 2, '-' using 1:2 with points pt 7\n");
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < f->n; i++) {
+            double t = f->points[i].eval.time_s;
+            fprintf(g, "%.17g %.17g\n", t > o->from_s ? t : o->from_s, f->points[i].eval.cost_usd);
+        }
+        if (pass == 0 && f->n)
+            fprintf(g, "%.17g %.17g\n", right, f->points[f->n - 1].eval.cost_usd);
+        fprintf(g, "e\n");
+    }
+    int st = pclose(g);
+    if (st != 0) {
+        fprintf(stderr, "slo " CMD ": --plot %s: gnuplot failed (status %d; is gnuplot "
+                        "installed? Debian: gnuplot-nox)\n",
+                o->plot, st);
+        remove(o->plot);
+        return 1;
+    }
+    return 0;
+}
+
+/* `slo train --frontier`: the cost-deadline frontier, a table or JSON. */
+static int run_frontier(const struct train_opts *o, const struct slo_catalog *cat,
+                        const struct slo_workload *wl)
+{
+    struct slo_train_setup s;
+    struct slo_train_frontier f = {0};
+    slo_error_t err = {0};
+    char buf[512], t[32];
+    int status;
+
+    if (slo_train_setup_init(&s, cat, wl, o->pricing, &err))
+        return cli_report(CMD, &err);
+    struct slo_train_request req = {.target_loss = o->loss, .deadline_s = o->to_s,
+                                    .budget_usd = o->budget, .node_limit = o->node_limit,
+                                    .max_workers = o->max_nodes};
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (slo_plan_frontier(&s, &req, o->from_s, &f, &err)) {
+        slo_train_setup_free(&s);
+        return cli_report(CMD, &err);
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6;
+    if (o->json) {
+        json_t *root = json_object(), *slo = json_object(), *pts = json_array();
+        json_object_set_new(root, "workload", json_string(wl->name));
+        json_object_set_new(root, "catalog", json_string(cat->name));
+        json_object_set_new(root, "pricing",
+                            json_string(o->pricing == SLO_PRICING_SPOT ? "spot" : "on-demand"));
+        json_object_set_new(slo, "loss", json_real(o->loss));
+        json_object_set_new(slo, "from_s", json_real(o->from_s));
+        json_object_set_new(slo, "to_s", o->have_to ? json_real(o->to_s) : json_null());
+        json_object_set_new(slo, "budget_usd", o->budget > 0 ? json_real(o->budget) : json_null());
+        json_object_set_new(root, "slo", slo);
+        json_object_set_new(root, "status",
+                            json_string(!f.proven ? (f.n ? "feasible_unproven"
+                                                         : "infeasible_unproven")
+                                        : f.n ? "optimal" : "infeasible"));
+        json_object_set_new(root, "proven", json_boolean(f.proven));
+        json_object_set_new(root, "nodes", json_integer(f.nodes));
+        json_object_set_new(root, "no_plan_below_s",
+                            f.n ? json_real(f.points[0].eval.time_s) : json_null());
+        for (size_t i = 0; i < f.n; i++) {
+            json_t *pt = plan_object(&s, &f.points[i], 0);
+            double from = f.points[i].eval.time_s;
+            json_object_set_new(pt, "from_deadline_s", json_real(from > o->from_s ? from : o->from_s));
+            json_array_append_new(pts, pt);
+        }
+        json_object_set_new(root, "points", pts);
+        dump_json(root);
+    } else {
+        printf("workload %s, catalog %s, %s prices\n", wl->name, cat->name,
+               o->pricing == SLO_PRICING_SPOT ? "spot" : "on-demand");
+        printf("cost-deadline frontier: loss %.10g, deadlines %.6g s to ", o->loss, o->from_s);
+        if (o->have_to)
+            printf("%.6g s", o->to_s);
+        else
+            printf("any");
+        if (o->budget > 0)
+            printf(", at most %.6g USD", o->budget);
+        printf("\n%s: %zu plan%s, %ld nodes, %.1f ms\n",
+               f.proven ? "exact search, every point proven"
+                        : "exact search stopped at its node limit: not proven",
+               f.n, f.n == 1 ? "" : "s", f.nodes, ms);
+        if (f.n) {
+            printf("\n  %-16s %10s %11s %7s  %s\n", "deadline from", "time (s)", "cost (USD)",
+                   "workers", "plan");
+            for (size_t i = 0; i < f.n; i++) {
+                const struct slo_train_eval *e = &f.points[i].eval;
+                slo_train_counts_format(&s, f.points[i].counts, '=', buf, sizeof buf);
+                slo_format_duration(e->time_s > o->from_s ? e->time_s : o->from_s, t, sizeof t);
+                printf("  %-16s %10.2f %11.6f %7d  %s\n", t, e->time_s, e->cost_usd,
+                       e->n_workers, buf);
+            }
+            if (f.points[0].eval.time_s > o->from_s)
+                printf("no plan meets a deadline below %.2f s\n", f.points[0].eval.time_s);
+        }
+    }
+    if (!f.n)
+        fprintf(stderr, "slo " CMD ": no plan %s loss %.10g within %.6g s\n",
+                f.proven ? "meets" : "found that meets", o->loss, o->to_s);
+    status = f.n ? SLO_EXIT_OK : SLO_EXIT_USAGE;
+    if (fflush(stdout) != 0)
+        status = SLO_EXIT_INTERNAL;
+    if (status == SLO_EXIT_OK && o->plot && plot_frontier(o, wl, cat, &f))
+        status = SLO_EXIT_INTERNAL;
+    slo_train_frontier_free(&f);
+    slo_train_setup_free(&s);
+    return status;
+}
+
 int slo_cmd_train(int argc, char **argv)
 {
     struct train_opts o = {.pricing = SLO_PRICING_SPOT};
@@ -516,6 +714,10 @@ int slo_cmd_train(int argc, char **argv)
         fprintf(stderr, "slo " CMD ": note: B_ps %.1f MB/s from --profile %s (rank 0's least "
                         "cross-node bandwidth), instead of the workload's %.1f MB/s\n",
                 b_ps, o.profile, was);
+    }
+    if (o.frontier) {
+        status = run_frontier(&o, &cat, &wl);
+        goto out;
     }
     if (o.existing && slo_cluster_parse(o.existing, &existing, &err)) {
         snprintf(err.source, sizeof err.source, "--existing");

@@ -222,4 +222,54 @@ if [ "$(rc)" = 2 ] && grep -q "existing: expected at most max_workers = 2 surviv
     ok "survivors above --max-nodes refused"
 else notok "survivors above --max-nodes"; fi
 
+# Cost-deadline frontier (issue 20): the table holds the reference plan for
+# (0.8, 2400 s) as the step in force at 2400 s, and at several deadlines the
+# JSON frontier's step is what `slo train --slo-time T` plans, point by point.
+run train --workload resnet110 --slo-loss 0.8 --frontier --from 600s --to 6000s
+if [ "$(rc)" = 0 ] && grep -q "every point proven" "$tmp/out" &&
+   grep -q " 2351.08 *2.985872 *6  p3.2xlarge=2,g3.8xlarge=4$" "$tmp/out" &&
+   grep -q "no plan meets a deadline below 1932.35 s" "$tmp/out"; then
+    ok "frontier table holds the reference plan (0.8, 2400 s)"
+else notok "frontier table"; fi
+run train --workload resnet110 --slo-loss 0.8 --frontier --from 600s --to 6000s --json
+cp "$tmp/out" "$tmp/front.json"
+if [ "$(rc)" = 0 ] && [ "$(jq -r .status "$tmp/front.json")" = optimal ] &&
+   [ "$(jq '.points | length' "$tmp/front.json")" -ge 10 ] &&
+   [ "$(jq '[.points[].time_s] == ([.points[].time_s] | sort)' "$tmp/front.json")" = true ]; then
+    ok "frontier --json: proven, times ascending"
+else notok "frontier --json"; fi
+for T in 1932.35 2000 2351.08 2400 2700 3000 4000 6000; do
+    want=$(jq -r --argjson T "$T" '[.points[] | select(.time_s <= $T)] | last | .cost_usd' "$tmp/front.json")
+    run train --workload resnet110 --slo-loss 0.8 --slo-time "${T}s" --json
+    got=$(jq -r .cost_usd "$tmp/out")
+    if [ "$(rc)" = 0 ] && [ "$got" = "$want" ]; then ok "frontier step at $T s = slo train --slo-time ${T}s ($got USD)"
+    else notok "frontier step at $T s: frontier $want, per point $got"; fi
+done
+run train --workload resnet110 --slo-loss 0.8 --slo-time 1932s
+if [ "$(rc)" = 2 ]; then ok "below the frontier's first point (1932 s): no plan"
+else notok "below the frontier's first point"; fi
+# Bad input: T1 >= T2, a range without --frontier, --slo-time with it.
+run train --workload resnet110 --slo-loss 0.8 --frontier --from 1h --to 10m
+if [ "$(rc)" = 2 ] && grep -q "from: expected T1 < T2, found --from 3600 s >= --to 600 s" "$tmp/err" &&
+   [ ! -s "$tmp/out" ]; then ok "frontier range T1 >= T2 refused"
+else notok "frontier range T1 >= T2"; fi
+run train --workload resnet110 --slo-loss 0.8 --slo-time 40m --to 1h
+if [ "$(rc)" = 2 ] && grep -q "to: expected with --frontier" "$tmp/err"; then ok "--to without --frontier refused"
+else notok "--to without --frontier"; fi
+run train --workload resnet110 --slo-loss 0.8 --frontier --slo-time 40m
+if [ "$(rc)" = 2 ] && grep -q "frontier: expected no --slo-time" "$tmp/err"; then ok "--frontier with --slo-time refused"
+else notok "--frontier with --slo-time"; fi
+run train --workload resnet110 --slo-loss 0.8 --frontier --plot "$tmp/f.pdf"
+if [ "$(rc)" = 2 ] && grep -q "plot: expected FILE.svg or FILE.png" "$tmp/err"; then ok "--plot FILE.pdf refused"
+else notok "--plot FILE.pdf"; fi
+# The picture, drawn by gnuplot (skipped without it).
+if command -v gnuplot >/dev/null 2>&1; then
+    run train --workload resnet110 --slo-loss 0.8 --frontier --catalog aws-table3 --plot "$tmp/f.svg"
+    if [ "$(rc)" = 0 ] && grep -q "<svg" "$tmp/f.svg" && grep -q "deadline (s)" "$tmp/f.svg"; then
+        ok "--plot FILE.svg drawn by gnuplot"
+    else notok "--plot FILE.svg"; fi
+else
+    echo "ok - --plot: gnuplot not installed # SKIP"
+fi
+
 finish

@@ -176,8 +176,9 @@ static void make_case(struct random_case *rc)
 static double fastest_by_enumeration(const struct slo_train_setup *s,
                                      const struct slo_train_request *req, double *cheapest)
 {
-    int x[6], hi[6], lo[6];
+    int x[16], hi[16], lo[16];
     double best = INFINITY;
+    assert_true(s->n_types <= 16);
     if (cheapest)
         *cheapest = INFINITY;
     for (size_t k = 0; k < s->n_types; k++) {
@@ -256,6 +257,10 @@ static void test_random_exact_equals_brute_force(void **state)
         int rb = slo__plan_brute_force(&s, &req, &brute, NULL);
         int re = slo_plan_exact(&s, &req, &exact, NULL);
         int rw = slo_plan_window(&s, &req, &window, NULL);
+        if (!exact.proven)
+            fprintf(stderr, "case %d: exact returned %d unproven after %ld nodes\n", iter, re,
+                    exact.evaluations);
+        assert_int_equal(exact.proven, 1); /* every answer proven, infeasible too */
         if (re != rb)
             fprintf(stderr, "case %d: exact returned %d (%s), brute force %d\n", iter, re,
                     slo_code_name(re), rb);
@@ -289,9 +294,11 @@ static void test_random_exact_equals_brute_force(void **state)
             assert_int_equal(rb, SLO_ERR_INFEASIBLE);
             assert_int_equal(rw, SLO_ERR_INFEASIBLE); /* nothing exists to find */
         }
-        if (slo_plan_fastest(&s, &req, &fast, NULL) == SLO_OK)
+        if (slo_plan_fastest(&s, &req, &fast, NULL) == SLO_OK) {
+            assert_int_equal(fast.proven, 1);
             assert_float_equal(fast.eval.time_s, fastest_by_enumeration(&s, &req, NULL),
                                1e-9 * fast.eval.time_s);
+        }
         slo_train_plan_free(&brute);
         slo_train_plan_free(&exact);
         slo_train_plan_free(&window);
@@ -424,6 +431,350 @@ static void test_random_max_workers(void **state)
     assert_true(cases >= 300);
     assert_true(feasible >= 100);
     assert_true(bound_binds >= 80);
+}
+
+
+/*
+ * Pools (issue 20): one instance type sold in several pools (zones), each
+ * with its own price and quota, are catalog entries of identical
+ * performance; the exact search merges them into one class filled cheapest
+ * pool first. Seeded random catalogs of 2-5 types in 1-3 pools each (equal
+ * prices too, survivors in any pool): the exact search equals brute force
+ * over the entries, and the fastest plan the enumeration's minimum time.
+ */
+static void test_random_pools_equal_brute_force(void **state)
+{
+    int cases = 0, feasible = 0, multi = 0;
+    (void)state;
+    rng_state = 0x9001500151ULL;
+    for (int iter = 0; iter < 400; iter++) {
+        struct random_case rc;
+        struct slo_instance_type types[16];
+        struct slo_workload_instance inst[16];
+        int existing[16] = {0};
+        size_t M = 0;
+        make_case(&rc);
+        for (size_t k = 0; k < rc.cat.n_types && M < 8; k++) {
+            int pools = irand(1, 3);
+            for (int z = 0; z < pools && M < 8; z++, M++) {
+                types[M] = rc.types[k];
+                snprintf(types[M].name, sizeof types[M].name, "type%zu@z%d", k, z);
+                types[M].quota = irand(0, 2);
+                if (z > 0 && urand() < 0.8) /* a tie with the first pool otherwise */
+                    types[M].spot_usd_per_h *= uni(0.6, 1.4);
+                inst[M] = rc.inst[k];
+                snprintf(inst[M].type, sizeof inst[M].type, "%s", types[M].name);
+                multi += z == 1;
+            }
+        }
+        types[0].quota = types[0].quota ? types[0].quota : 1;
+        struct slo_catalog cat = {.n_types = M, .types = types};
+        struct slo_workload wl = rc.wl;
+        wl.instances = inst;
+        wl.n_instances = M;
+        struct slo_train_setup s;
+        assert_int_equal(slo_train_setup_init(&s, &cat, &wl, SLO_PRICING_SPOT, NULL), SLO_OK);
+        struct slo_train_request req = {.target_loss = wl.loss.gamma5 + uni(0.05, 2)};
+        if (urand() < 0.3) {
+            for (size_t k = 0; k < M; k++)
+                existing[k] = urand() < 0.3 ? irand(0, s.types[k].quota) : 0;
+            req.existing = existing;
+            req.loss_now = req.target_loss + uni(0.05, 1);
+            req.overhead_s = uni(0, 60);
+        }
+        int probe[16] = {0}, n = 0;
+        for (size_t k = 0; k < M; k++)
+            n += probe[k] = irand(existing[k], s.types[k].quota);
+        if (!n)
+            probe[0] = 1;
+        struct slo_train_eval pe;
+        req.deadline_s = 1e12;
+        if (slo_train_evaluate(&s, probe, &req, &pe, NULL) != SLO_OK) {
+            slo_train_setup_free(&s);
+            continue;
+        }
+        req.deadline_s = pe.time_s * uni(0.5, 1.5);
+        if (urand() < 0.2)
+            req.budget_usd = pe.cost_usd * uni(0.5, 1.5);
+        cases++;
+        struct slo_train_plan brute, exact, fast;
+        int rb = slo__plan_brute_force(&s, &req, &brute, NULL);
+        int re = slo_plan_exact(&s, &req, &exact, NULL);
+        assert_int_equal(re, rb);
+        if (rb == SLO_OK) {
+            feasible++;
+            assert_true(exact.proven);
+            assert_float_equal(exact.eval.cost_usd, brute.eval.cost_usd,
+                               1e-9 * (1 + brute.eval.cost_usd));
+            assert_true(exact.eval.time_s <= req.deadline_s);
+            for (size_t k = 0; k < M; k++)
+                assert_true(exact.counts[k] >= existing[k] && exact.counts[k] <= s.types[k].quota);
+        }
+        if (slo_plan_fastest(&s, &req, &fast, NULL) == SLO_OK)
+            assert_float_equal(fast.eval.time_s, fastest_by_enumeration(&s, &req, NULL),
+                               1e-9 * fast.eval.time_s);
+        slo_train_plan_free(&brute);
+        slo_train_plan_free(&exact);
+        slo_train_plan_free(&fast);
+        slo_train_setup_free(&s);
+    }
+    printf("# %d random pool catalogs (%d types in two or more pools), %d feasible: exact "
+           "equals brute force\n",
+           cases, multi, feasible);
+    assert_true(cases >= 250);
+    assert_true(feasible >= 80);
+    assert_true(multi >= 200);
+}
+
+
+
+/*
+ * The 10 x 10 SLO grid of issue 20 (loss 0.6-1.2, deadline 600-6000 s):
+ * every answer of the exact search proven (optimal or infeasible) on the
+ * authors' 25-instance catalog (and equal to brute force there), on a seeded
+ * 500-instance catalog (25 variations of the authors' five types, quota 20)
+ * and, on the grid's diagonal, on 3000 pools (30 such types in 100 zones,
+ * quota 1-4, zone prices x U(0.8, 1.25)): the node limit is never reached.
+ */
+static void grid_proven(const struct slo_train_setup *s, int brute, int diagonal_only,
+                        int *feasible, int *infeasible)
+{
+    for (int a = 0; a < 10; a++)
+        for (int b = 0; b < 10; b++) {
+            if (diagonal_only && a != b)
+                continue;
+            struct slo_train_request req = {.target_loss = 0.6 + a * (0.6 / 9),
+                                            .deadline_s = 600 + b * 600};
+            struct slo_train_plan e, bf;
+            int re = slo_plan_exact(s, &req, &e, NULL);
+            assert_true(re == SLO_OK || re == SLO_ERR_INFEASIBLE);
+            assert_int_equal(e.proven, 1);
+            *feasible += re == SLO_OK;
+            *infeasible += re != SLO_OK;
+            if (brute) {
+                int rb = slo__plan_brute_force(s, &req, &bf, NULL);
+                assert_int_equal(re, rb);
+                if (rb == SLO_OK)
+                    assert_float_equal(e.eval.cost_usd, bf.eval.cost_usd, 1e-9);
+                slo_train_plan_free(&bf);
+            }
+            slo_train_plan_free(&e);
+        }
+}
+
+static void test_grid_proven(void **state)
+{
+    struct fixture *f = *state;
+    int fe = 0, inf = 0;
+    grid_proven(&f->s, 1, 0, &fe, &inf);
+    printf("# SLO grid, repo catalog (25 instances): %d optimal, %d proven infeasible, equal to "
+           "brute force\n", fe, inf);
+    assert_true(fe > 0 && inf > 0);
+
+    for (int pools = 1; pools <= 100; pools += 99) {
+        int n_types = pools == 1 ? 25 : 30;
+        size_t n = (size_t)n_types * pools;
+        struct slo_instance_type *types = calloc(n, sizeof *types);
+        struct slo_workload_instance *inst = calloc(n, sizeof *inst);
+        assert_non_null(types);
+        assert_non_null(inst);
+        rng_state = 0x6e1d2026ULL + pools;
+        for (int k = 0; k < n_types; k++) {
+            struct slo_instance_type t = f->cat.types[k % 5];
+            struct slo_workload_instance wi = f->wl.instances[k % 5];
+            t.spot_usd_per_h *= uni(0.7, 1.3);
+            wi.speed *= uni(0.7, 1.3);
+            for (int z = 0; z < pools; z++) {
+                size_t i = (size_t)k * pools + z;
+                types[i] = t;
+                snprintf(types[i].name, sizeof types[i].name, "%.30s-v%d-z%d",
+                         f->cat.types[k % 5].name, k / 5, z);
+                types[i].quota = pools == 1 ? 20 : irand(1, 4);
+                if (pools > 1)
+                    types[i].spot_usd_per_h *= uni(0.8, 1.25);
+                inst[i] = wi;
+                snprintf(inst[i].type, sizeof inst[i].type, "%s", types[i].name);
+            }
+        }
+        struct slo_catalog cat = {.n_types = n, .types = types};
+        struct slo_workload wl = f->wl;
+        wl.instances = inst;
+        wl.n_instances = n;
+        struct slo_train_setup s;
+        assert_int_equal(slo_train_setup_init(&s, &cat, &wl, SLO_PRICING_SPOT, NULL), SLO_OK);
+        fe = inf = 0;
+        grid_proven(&s, 0, pools > 1, &fe, &inf);
+        printf("# SLO grid, %zu catalog entries%s: %d optimal, %d proven infeasible\n", n,
+               pools > 1 ? " (3000 pools, diagonal)" : " (500 instances)", fe, inf);
+        assert_true(fe > 0);
+        slo_train_setup_free(&s);
+        free(types);
+        free(inst);
+    }
+}
+
+/* ---------------------------------------------------------------- frontier */
+
+/* The frontier's step at deadline T: the cost of the last point no slower
+ * than T, or INFINITY (no plan). */
+static double frontier_cost_at(const struct slo_train_frontier *f, double T)
+{
+    double c = INFINITY;
+    for (size_t i = 0; i < f->n && f->points[i].eval.time_s <= T; i++)
+        c = f->points[i].eval.cost_usd;
+    return c;
+}
+
+/* Per-point oracle: the cheapest cost at deadline T by plan_fn (brute force
+ * or the exact search), INFINITY when it proves none. */
+static double point_cost(planner_fn plan_fn, const struct slo_train_setup *s,
+                         const struct slo_train_request *base, double T)
+{
+    struct slo_train_request req = *base;
+    struct slo_train_plan p;
+    req.deadline_s = T;
+    int rv = plan_fn(s, &req, &p, NULL);
+    double c = rv == SLO_OK ? p.eval.cost_usd : INFINITY;
+    if (rv == SLO_OK)
+        assert_true(p.proven);
+    else
+        assert_int_equal(rv, SLO_ERR_INFEASIBLE);
+    slo_train_plan_free(&p);
+    return c;
+}
+
+/* Check f against plan_fn at every point's time, between every two points,
+ * just below the first and at the range's ends. Returns the deadlines checked. */
+static int check_frontier(const struct slo_train_frontier *f, planner_fn plan_fn,
+                          const struct slo_train_setup *s, const struct slo_train_request *req)
+{
+    int checked = 0;
+    double T[4];
+    assert_true(f->proven);
+    for (size_t i = 0; i < f->n; i++) {
+        const struct slo_train_plan *p = &f->points[i];
+        /* times ascending, costs strictly descending, every point a plan */
+        if (i) {
+            assert_true(p->eval.time_s > f->points[i - 1].eval.time_s);
+            assert_true(p->eval.cost_usd < f->points[i - 1].eval.cost_usd);
+        }
+        struct slo_train_eval ev;
+        assert_int_equal(slo_train_evaluate(s, p->counts, req, &ev, NULL), SLO_OK);
+        assert_float_equal(ev.cost_usd, p->eval.cost_usd, 1e-12 * (1 + ev.cost_usd));
+        double next = i + 1 < f->n ? f->points[i + 1].eval.time_s : f->to_s;
+        int nt = 0;
+        if (p->eval.time_s >= f->from_s)
+            T[nt++] = p->eval.time_s;
+        T[nt++] = (p->eval.time_s > f->from_s ? p->eval.time_s : f->from_s) / 2 + next / 2;
+        if (i == 0 && p->eval.time_s > f->from_s)
+            T[nt++] = p->eval.time_s - (p->eval.time_s - f->from_s) * 1e-3 - 1e-6;
+        for (int j = 0; j < nt; j++) {
+            double want = frontier_cost_at(f, T[j]), got = point_cost(plan_fn, s, req, T[j]);
+            if (!(isinf(want) && isinf(got)) && !(fabs(want - got) <= 1e-9 * (1 + got))) {
+                fprintf(stderr, "deadline %.9g s: frontier %.9g USD, per point %.9g USD\n",
+                        T[j], want, got);
+                fail();
+            }
+            checked++;
+        }
+    }
+    double got = point_cost(plan_fn, s, req, f->to_s), want = frontier_cost_at(f, f->to_s);
+    assert_true((isinf(want) && isinf(got)) || fabs(want - got) <= 1e-9 * (1 + got));
+    return checked + 1;
+}
+
+/* resnet110 on the authors' catalog (25 instances) and on Table III's
+ * prices (its five profiled types): the frontier over 600-6000 s equals the
+ * exact search at every breakpoint, between them and below the first, and
+ * (25 instances) brute force too. */
+static void test_frontier_resnet110(void **state)
+{
+    struct fixture *f = *state;
+    struct slo_train_request req = {.target_loss = 0.8, .deadline_s = 6000};
+    struct slo_train_frontier fr;
+    assert_int_equal(slo_plan_frontier(&f->s, &req, 600, &fr, NULL), SLO_OK);
+    assert_true(fr.n >= 3);
+    int n = check_frontier(&fr, slo__plan_brute_force, &f->s, &req);
+    n += check_frontier(&fr, slo_plan_exact, &f->s, &req);
+    /* The reference plan for (0.8, 2400 s): 2.985872 USD
+     * (repo_provisioner_reference_outputs.csv) is the step at 2400 s. */
+    assert_float_equal(frontier_cost_at(&fr, 2400), 2.985872, 1e-9);
+    printf("# frontier resnet110 (0.8, 600-6000 s), repo catalog: %zu points, %ld nodes, %d "
+           "deadlines checked against brute force and the exact search\n",
+           fr.n, fr.nodes, n);
+    slo_train_frontier_free(&fr);
+
+    struct slo_catalog t3;
+    struct slo_train_setup s3;
+    slo_error_t err = {0};
+    assert_int_equal(slo_catalog_parse(slo_embedded_catalog("aws-table3"), "aws-table3", &t3,
+                                       &err), SLO_OK);
+    assert_int_equal(slo_train_setup_init(&s3, &t3, &f->wl, SLO_PRICING_SPOT, &err), SLO_OK);
+    assert_int_equal(slo_plan_frontier(&s3, &req, 600, &fr, NULL), SLO_OK);
+    n = check_frontier(&fr, slo_plan_exact, &s3, &req);
+    printf("# frontier resnet110 (0.8, 600-6000 s), aws-table3: %zu points, %ld nodes, %d "
+           "deadlines checked against the exact search\n",
+           fr.n, fr.nodes, n);
+    slo_train_frontier_free(&fr);
+
+    /* Bad range: T1 >= T2. */
+    assert_int_equal(slo_plan_frontier(&s3, &req, 6000, &fr, &err), SLO_ERR_INVALID);
+    assert_string_equal(err.source, "--from");
+    assert_non_null(strstr(err.text, "expected a range T1 < T2"));
+    assert_int_equal(fr.n, 0);
+    slo_train_setup_free(&s3);
+    slo_catalog_free(&t3);
+}
+
+/* Seeded random catalogs (pools, survivors, budgets, both conventions): the
+ * frontier equals brute force at every breakpoint and between them. */
+static void test_frontier_random(void **state)
+{
+    int cases = 0, points = 0, checked = 0;
+    (void)state;
+    rng_state = 0xf207713257ULL;
+    for (int iter = 0; iter < 150; iter++) {
+        struct random_case rc;
+        struct slo_train_setup s;
+        int existing[6] = {0};
+        make_case(&rc);
+        assert_int_equal(slo_train_setup_init(&s, &rc.cat, &rc.wl, SLO_PRICING_SPOT, NULL),
+                         SLO_OK);
+        struct slo_train_request req = {.target_loss = rc.wl.loss.gamma5 + uni(0.05, 2)};
+        if (urand() < 0.3) {
+            for (size_t k = 0; k < s.n_types; k++)
+                existing[k] = urand() < 0.3 ? irand(0, s.types[k].quota < 2 ? s.types[k].quota : 2) : 0;
+            req.existing = existing;
+            req.loss_now = req.target_loss + uni(0.05, 1);
+            req.overhead_s = uni(0, 60);
+        }
+        int probe[6] = {0}, n = 0;
+        for (size_t k = 0; k < s.n_types; k++)
+            n += probe[k] = irand(existing[k], s.types[k].quota);
+        if (!n)
+            probe[0] = 1;
+        struct slo_train_eval pe;
+        req.deadline_s = 1e12;
+        if (slo_train_evaluate(&s, probe, &req, &pe, NULL) != SLO_OK) {
+            slo_train_setup_free(&s);
+            continue;
+        }
+        req.deadline_s = pe.time_s * uni(1, 3);
+        if (urand() < 0.2)
+            req.budget_usd = pe.cost_usd * uni(0.5, 1.5);
+        double from = pe.time_s * uni(0, 0.8);
+        struct slo_train_frontier fr;
+        assert_int_equal(slo_plan_frontier(&s, &req, from, &fr, NULL), SLO_OK);
+        cases++;
+        points += (int)fr.n;
+        checked += check_frontier(&fr, slo__plan_brute_force, &s, &req);
+        slo_train_frontier_free(&fr);
+        slo_train_setup_free(&s);
+    }
+    printf("# %d random frontiers, %d points, %d deadlines checked against brute force\n", cases,
+           points, checked);
+    assert_true(cases >= 100);
+    assert_true(points >= 150);
 }
 
 /* ---------------------------------------------------------------- re-planning */
@@ -681,8 +1032,12 @@ int main(void)
         cmocka_unit_test(test_reference_window),
         cmocka_unit_test(test_reference_exact),
         cmocka_unit_test(test_reference_brute),
+        cmocka_unit_test(test_frontier_resnet110),
+        cmocka_unit_test(test_grid_proven),
         cmocka_unit_test(test_random_exact_equals_brute_force),
         cmocka_unit_test(test_random_max_workers),
+        cmocka_unit_test(test_random_pools_equal_brute_force),
+        cmocka_unit_test(test_frontier_random),
         cmocka_unit_test(test_replan_fig9),
         cmocka_unit_test(test_budget),
         cmocka_unit_test(test_onprem_first),

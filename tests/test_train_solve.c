@@ -148,6 +148,22 @@ static void check_vs_brute(const struct fixture *f, const struct slo_train_probl
             assert_true(res.plan.counts[k] >= existing[k]);
         }
         assert_true(max_workers <= 0 || n <= max_workers);
+        /* The on-demand comparison (seeded by the spot plan) against brute
+         * force at on-demand prices. */
+        if (pb->pricing == SLO_PRICING_SPOT) {
+            struct slo_train_setup od;
+            struct slo_train_plan bo = {0};
+            assert_int_equal(slo_train_setup_init(&od, &f->cat, &f->wl, SLO_PRICING_ON_DEMAND,
+                                                  &err), SLO_OK);
+            int ro = slo__plan_brute_force(&od, &req, &bo, NULL);
+            assert_int_equal(res.have_on_demand, ro == SLO_OK);
+            if (ro == SLO_OK) {
+                assert_true(res.on_demand.proven);
+                assert_float_equal(res.on_demand.eval.cost_usd, bo.eval.cost_usd, 1e-9);
+            }
+            slo_train_plan_free(&bo);
+            slo_train_setup_free(&od);
+        }
     } else {
         assert_false(slo_status_feasible(res.status));
         assert_int_equal(res.status, SLO_STATUS_INFEASIBLE);

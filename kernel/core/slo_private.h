@@ -69,5 +69,14 @@ int slo__open_named(const char *arg, const char *opt, const char *what, const ch
 
 /* Round half to even at `decimals` decimal places (numpy.around). */
 double slo__round_even(double x, int decimals);
+/* slo_plan_exact with a hint: counts[n_types] of a plan (e.g. the spot
+ * search's, for the on-demand comparison: times do not depend on prices) that
+ * is the first incumbent when it meets the request more cheaply than the
+ * seed (kernel/train/spotdnn_plan.c). */
+struct slo_train_setup;
+struct slo_train_request;
+struct slo_train_plan;
+int slo__plan_exact_seeded(const struct slo_train_setup *s, const struct slo_train_request *req,
+                           const int *hint, struct slo_train_plan *plan, slo_error_t *err);
 
 #endif

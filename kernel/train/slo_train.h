@@ -252,13 +252,20 @@ int slo_plan_window(const struct slo_train_setup *s, const struct slo_train_requ
  * Exact search: the proven cheapest plan under the same model, over every
  * count vector existing <= n_k <= max(quota_k, existing_k) with sum n_k <=
  * req->max_workers (when > 0). Branch and bound
- * per total worker count n, with bounds from the range of the
- * weighted-average batch, a convergence-coefficient floor and the exact
- * minimum price-per-iteration ratio (Dinkelbach). Ties keep the first plan
- * found; a plan that costs nothing ends the search. When the search visits
- * req->node_limit nodes it stops and returns its best plan with
- * plan->proven = 0 (with none, SLO_ERR_INFEASIBLE says that no plan was
- * found, not that none exists). Returns as slo_plan_window.
+ * per total worker count n over performance classes (catalog entries of the
+ * same batch and iteration time, e.g. one type's pools in several zones,
+ * filled cheapest first: exact), with bounds from the range of the
+ * weighted-average batch, a convergence-coefficient floor, the exact
+ * minimum price-per-iteration ratio (Dinkelbach), a time bound that couples
+ * the iterations and the iteration rate of one relaxed completion, and a
+ * cost bound monotone in n (doc/model.md). Ties keep the first plan found; a
+ * plan that costs nothing ends the search. Both answers are proven:
+ * SLO_OK with plan->proven = 1 is the cheapest plan, SLO_ERR_INFEASIBLE with
+ * plan->proven = 1 is a proof that none meets the request. The node limit is
+ * a safety net: when the search visits req->node_limit nodes it stops and
+ * returns its best plan with plan->proven = 0 (with none, SLO_ERR_INFEASIBLE
+ * says that no plan was found, not that none exists). *plan is always
+ * initialized (free it). Returns as slo_plan_window.
  */
 int slo_plan_exact(const struct slo_train_setup *s, const struct slo_train_request *req,
                    struct slo_train_plan *plan, slo_error_t *err);
@@ -279,6 +286,38 @@ int slo_plan_fastest(const struct slo_train_setup *s, const struct slo_train_req
 int slo_plan_homogeneous(const struct slo_train_setup *s,
                          const struct slo_train_request *req,
                          struct slo_train_plan *plan, slo_error_t *err);
+
+/*
+ * The exact cost-deadline frontier (issue 20): every plan that no other plan
+ * beats on both time and cost, i.e. every deadline at which the cheapest
+ * plan changes, with that plan. points[0..n-1] by time ascending and cost
+ * strictly descending; for a deadline T in [from_s, to_s] the cheapest plan
+ * that meets the SLO is the last point with eval.time_s <= T, and no plan
+ * meets it when T < points[0].eval.time_s (or n == 0). Computed in one
+ * branch and bound (the exact search's bounds, pruning every node whose
+ * lower bounds on time and cost a point already beats), not per deadline.
+ */
+struct slo_train_frontier {
+    size_t n;
+    struct slo_train_plan *points; /* [n], owned; each proven when proven */
+    double from_s, to_s;           /* the range of deadlines asked, s */
+    int proven;                    /* 1 when the search finished within req->node_limit */
+    long nodes;                    /* branch-and-bound nodes visited */
+};
+
+/*
+ * The frontier for deadlines from_s to req->deadline_s (T2, s; target loss,
+ * budget, survivors, overhead and max_workers as for slo_plan_exact).
+ * Errors: SLO_ERR_INVALID when from_s < 0 or from_s >= req->deadline_s
+ * (source "--from", "expected a range T1 < T2, found --from T1 s >= --to
+ * T2 s") and for a request slo_plan_exact refuses; SLO_ERR_UNREACHABLE as
+ * there; SLO_ERR_NOMEM. SLO_OK with n == 0: no plan within to_s. Free with
+ * slo_train_frontier_free. Source: spotDNN's model (Eqs. 1-11); the search:
+ * slo_plan_exact.
+ */
+int slo_plan_frontier(const struct slo_train_setup *s, const struct slo_train_request *req,
+                      double from_s, struct slo_train_frontier *f, slo_error_t *err);
+void slo_train_frontier_free(struct slo_train_frontier *f);
 
 /* ------------------------------------------------------------------ */
 /* Cluster lists "TYPE=N,TYPE=N"                                       */

@@ -170,7 +170,11 @@ static int comparisons(const struct slo_train_problem *pb, const struct slo_trai
         struct slo_train_setup od = {0};
         if (slo_train_setup_init(&od, pb->catalog, pb->workload, SLO_PRICING_ON_DEMAND, NULL) ==
             SLO_OK) {
-            rv = exact ? slo_plan_exact(&od, req, &res->on_demand, NULL)
+            /* Reuse: a plan's time does not depend on prices, so the spot
+             * plan meets the deadline at on-demand prices too and seeds the
+             * on-demand search as its first incumbent (it bounds the
+             * search's cost from the first node). */
+            rv = exact ? slo__plan_exact_seeded(&od, req, res->plan.counts, &res->on_demand, NULL)
                        : slo_plan_window(&od, req, &res->on_demand, NULL);
             res->have_on_demand = rv == SLO_OK;
             slo_train_setup_free(&od);
