@@ -20,6 +20,8 @@ packages=(build-essential autoconf automake libtool pkg-config libjansson-dev li
     openmpi-bin libopenmpi-dev libhwloc-dev jq)
 # the Python package's PyTorch tests (tests/test_python_ddp.sh)
 [ "$mode" = test ] && packages+=(python3-torch python3-torchvision)
+# the training kit's asynchronous PS job on the digits set (tests/test_python_train.sh)
+[ "$mode" = test ] && packages+=(python3-sklearn)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
