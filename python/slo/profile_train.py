@@ -72,6 +72,20 @@ def _free_port():
     return port
 
 
+def first_node_addr(nodelist):
+    """The address of the allocation's first node (where srun starts task 0):
+    its NodeAddr in `scontrol show node` (a node name need not resolve, as on
+    a test cluster of fake nodes), else its name."""
+    name = subprocess.run(["scontrol", "show", "hostnames", nodelist], capture_output=True,
+                          text=True, check=True).stdout.split()[0]
+    out = subprocess.run(["scontrol", "-o", "show", "node", name], capture_output=True,
+                         text=True).stdout
+    for tok in out.split():
+        if tok.startswith("NodeAddr=") and len(tok) > len("NodeAddr="):
+            return tok[len("NodeAddr="):]
+    return name
+
+
 def _tail(path, n=5):
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
@@ -120,8 +134,8 @@ def run_cluster(command, cluster, out_dir, steps, types_path, launcher, timeout)
     t0 = time.monotonic()
     procs = []
     if launcher == "srun":
-        host = subprocess.run(["scontrol", "show", "hostnames", os.environ["SLURM_JOB_NODELIST"]],
-                              capture_output=True, text=True, check=True).stdout.split()[0]
+        host = first_node_addr(os.environ["SLURM_JOB_NODELIST"])
+        env.pop("RANK", None)                  # each task's rank is its SLURM_PROCID
         env.update(MASTER_ADDR=host, MASTER_PORT=str(_free_port()))
         err = open(os.path.join(d, "srun.err"), "w")
         procs.append(("srun", subprocess.Popen(
