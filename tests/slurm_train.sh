@@ -5,7 +5,8 @@
 # `slo-profile-train --launcher auto --no-alone --sizes 2 --steps 200` picks
 # srun, which starts the PS and both workers of the real asynchronous PS job
 # (slo.ps) as the tasks of one step, spread over both nodes; the run's logs
-# pass the PS accounting and learning checks of tests/python/train_check.py;
+# pass the PS accounting and learning checks of tests/python/train_check.py,
+# and the ranks ran on both nodes (n1: PS + worker 0, n2: worker 1);
 # afterwards the cluster is healthy (no drained node).
 # Skipped (77) without Slurm, torch or sklearn.
 . "$SLO_SRCDIR/tests/testlib.sh"
@@ -39,6 +40,15 @@ if [ "$rc" = 0 ] && ! grep -q '^not ok' "$tmp/out" && [ "$(grep -c '^ok' "$tmp/o
     ok "srun run: every update one worker row, samples summed, loss fell, accuracy >= 0.8"
 else
     notok "srun run's logs (exit $rc)"
+fi
+# srun spread the step's 3 tasks (PS + 2 workers) over both fake nodes: each
+# rank records SLURMD_NODENAME (ps.json, progress-W.json)
+nodes=$(cat "$D"/*/ps.json "$D"/*/progress-*.json 2>/dev/null | tr ',' '\n' |
+        sed -n 's/.*"node": "\([^"]*\)".*/\1/p' | sort | uniq -c | awk '{printf "%s:%s ", $2, $1}')
+if [ "$nodes" = "n1:2 n2:1 " ]; then
+    ok "the 3 ranks ran on both nodes ($nodes)"
+else
+    echo "#   nodes: $nodes" >"$tmp/out"; notok "ranks on both nodes"
 fi
 if cluster_check_health >"$tmp/out"; then ok "cluster healthy afterwards"; else notok "cluster health"; fi
 cluster_stop

@@ -13,7 +13,8 @@
 #   never-trained images (chance 0.1) (train_check.py profile);
 # - `slo fit train` (the C reader, kernel/train/trainlog.c) reads all those
 #   logs: 900 loss samples (3 runs x 300 updates) from 3 clusters;
-# - bad input: exit 2 and one message naming the option, file or variable.
+# - bad input: exit 2 and one message naming the option, file or variable;
+#   a rank that dies fails its run at once, naming the rank (exit 1).
 # About 40 s on 2 loaded cores; workers sleep for their emulated slowdown.
 . "${SLO_SRCDIR:?make check sets SLO_SRCDIR}/tests/testlib.sh"
 PY=${SLO_PYTHON:-/usr/bin/python3}
@@ -99,6 +100,22 @@ bad "slo.ps with worker types not matching the cluster" \
     -c 'import os, sys, slo.ps; sys.exit(slo.ps.main([], dict(RANK="0", WORLD_SIZE="3",
         SLO_TRAIN_CLUSTER="emu.fast=2", SLO_TRAIN_WORKER_TYPES="emu.fast,emu.slow",
         SLO_TRAIN_STEPS="5", SLO_TRAIN_LOG_DIR=".", MASTER_ADDR="127.0.0.1", MASTER_PORT="1")))'
+
+# a rank that dies: the run fails at once (not at --timeout), the other ranks
+# (blocked in gloo waiting for it) are ended, the failure is named
+"$PY" -m slo.profile_train -o "$tmp/f" --no-alone --sizes 2 --steps 50 --timeout 250 -- \
+    sh -c 'if [ "$RANK" = 2 ]; then echo "worker 1 broke" >&2; exit 3; fi
+           exec "$0" -m slo.ps --timeout 200' "$PY" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" = 1 ] && grep -q '^emu.fast=1,emu.slow=1 .* FAILED' "$tmp/out" &&
+   grep -q "^slo-profile-train: run emu.fast=1,emu.slow=1: rank worker-1 exited with status 3: worker 1 broke$" "$tmp/err" &&
+   ! grep -q 'on timeout' "$tmp/err" &&
+   "$PY" -c 'import json, sys; r = json.load(open(sys.argv[1]))["runs"][0]
+sys.exit(not (r["exit"] == 1 and r["failed"][0]["rank"] == "worker-1"))' "$tmp/f/runs.json"; then
+    ok "a rank exiting 3: run FAILED, exit 1, the rank and its stderr named, others ended"
+else
+    notok "a failing rank (exit $rc)"
+fi
 
 # --- the installed entry point's wrapper (built from python/slo-profile-train.in) --
 if [ -x python/slo-profile-train ]; then

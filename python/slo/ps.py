@@ -178,7 +178,8 @@ def run_ps(world, steps, lr, log_dir, cluster):
         "format": "slo-train-ps-1", "cluster": cluster, "global_step": step,
         "global_samples": samples, "updates_per_worker": per_worker,
         "elapsed_s": round(elapsed, 6), "test_accuracy": acc, "test_loss": test_loss,
-        "parameters": n_par, "parameter_bytes": n_par * 4, "n_test": N_TEST})
+        "parameters": n_par, "parameter_bytes": n_par * 4, "n_test": N_TEST,
+        "node": trainlog.node_name()})
 
 
 def run_worker(rank, wtype, spec, floor_s, log_dir, cluster, seed):

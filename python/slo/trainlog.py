@@ -22,9 +22,10 @@ for re-planning:
     {"format": "slo-train-progress-1", "cluster": "a=1,b=1", "worker": 0,
      "type": "a", "batch": 32, "elapsed_s": 12.5, "iterations": 300,
      "global_step": 601, "global_samples": 14400, "loss": 0.21,
-     "done": false, "updated_unix_s": 1796169600.1}
+     "done": false, "node": "n1", "updated_unix_s": 1796169600.1}
 
-iterations counts this worker's steps; done is true once close() ran.
+iterations counts this worker's steps; done is true once close() ran; node
+is SLURMD_NODENAME inside a Slurm job step, else the host name.
 
 Bad values are refused with ValueError naming the field, what was expected
 and what was found, before anything is written: a global_step below the
@@ -104,6 +105,13 @@ def _number(field, value, integer=False):
         raise ValueError("%s: expected %s >= 0, found %r"
                          % (field, "an integer" if integer else "a finite number", value))
     return int(x) if integer else x
+
+
+def node_name():
+    """The node this process runs on: Slurm's SLURMD_NODENAME inside a job
+    step (a node name, also on a cluster of fake nodes sharing one host),
+    else the host name."""
+    return os.environ.get("SLURMD_NODENAME") or os.uname().nodename
 
 
 def write_json_atomic(path, obj):
@@ -221,7 +229,7 @@ class StepLogger:
             "type": self.type, "batch": self.batch, "elapsed_s": round(self.elapsed_s(), 6),
             "iterations": self.iterations, "global_step": self.last_step,
             "global_samples": self.global_samples, "loss": self.loss, "done": done,
-            "updated_unix_s": round(time.time(), 3)})
+            "node": node_name(), "updated_unix_s": round(time.time(), 3)})
 
     def close(self):
         """Flush and close the CSV and write the final progress (done: true)."""
