@@ -45,7 +45,7 @@ rc=$?
 cat "$tmp/out"
 if [ "$rc" = 0 ] && [ "$(grep -c ' ok  median step' "$tmp/out")" = 3 ] &&
    [ -f "$tmp/prof/runs.json" ] &&
-   [ "$(cd "$tmp/prof" && ls -d */ | tr '\n' ' ')" = \
+   [ "$(cd "$tmp/prof" && LC_ALL=C ls -d */ | tr '\n' ' ')" = \
      "emu.fast-1/ emu.fast-1_emu.slow-1/ emu.slow-1/ " ] &&
    [ "$(cd "$tmp/prof" && ls */worker-*.csv */progress-*.json */ps.json | wc -l)" = 11 ]; then
     ok "slo-profile-train: 3 runs (emu.fast=1, emu.slow=1, emu.fast=1,emu.slow=1), 4 logs, 4 progress files, 3 ps.json"

@@ -31,7 +31,6 @@ exit status and the last lines of its stderr are printed).
 """
 
 import argparse
-import json
 import os
 import shutil
 import signal
