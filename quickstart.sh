@@ -24,6 +24,8 @@ packages=(build-essential autoconf automake libtool pkg-config libjansson-dev li
 [ "$mode" = test ] && packages+=(protobuf-compiler python3-protobuf)
 # `slo train --frontier --plot` draws with gnuplot (its test skips without it).
 packages+=(gnuplot-nox)
+# the training kit's asynchronous PS job on the digits set (tests/test_python_train.sh)
+[ "$mode" = test ] && packages+=(python3-sklearn)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

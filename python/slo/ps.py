@@ -1,0 +1,288 @@
+"""slo.ps - a real asynchronous parameter-server (PS) training job in PyTorch
+(doc/train-kit.md, "The emulated job"): the setting spotDNN models.
+
+One process per rank, torch.distributed with the gloo backend (CPU; the
+same code runs where torch has CUDA, the tensors stay on the CPU):
+rank 0 is the PS, ranks 1..n are workers.  The PS holds the parameters
+of a small MLP (64-64-10) on sklearn's digits (load_digits: 1797 8x8
+images shipped inside python3-sklearn, no network), split 1497 train /
+300 test with a fixed seed.  A worker repeatedly pulls the parameters,
+computes the gradient of the cross-entropy on its own random batch, and
+pushes it; the PS applies each gradient as it arrives (plain SGD,
+theta -= lr * g) with no barrier between workers, so a gradient may be
+computed on parameters other workers updated since (asynchronous, stale
+updates), and answers with the new parameters and its global counters.
+Each worker logs every step with slo.trainlog.StepLogger; the PS writes
+ps.json (steps, samples, elapsed s, held-out accuracy and loss).
+
+Instance types are emulated by a calibrated slowdown: the job's types file
+gives each type a compute multiplier k >= 1 and a batch size.  Each step the
+worker measures its real compute time c (forward + backward, perf_counter),
+takes the reference compute time r = max(c, floor) (floor = --floor-ms,
+default 4 ms, so that steps are long enough to time on a loaded machine),
+and sleeps k*r - c: the step's compute then lasts k*r, k times the
+reference type's.  Sleeping costs no CPU, so 2 cores run a few workers
+honestly.  Built-in types (used without --types):
+
+    emu.fast  k = 1.0, batch 32
+    emu.slow  k = 2.5, batch 16
+
+Environment (set by slo-profile-train; or by hand / srun): RANK (or
+SLURM_PROCID), WORLD_SIZE (or SLURM_NTASKS), MASTER_ADDR, MASTER_PORT,
+SLO_TRAIN_CLUSTER ("TYPE=N,..."), SLO_TRAIN_WORKER_TYPES (the type of
+workers 0..n-1, comma-separated), SLO_TRAIN_LOG_DIR, SLO_TRAIN_STEPS
+(PS updates to run), SLO_TRAIN_TYPES (types file, optional).
+
+Exit status: 0 done, 2 bad input (one message on stderr naming the
+variable or file), 1 a runtime failure (e.g. a peer died: gloo's error).
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+from datetime import timedelta
+
+from . import trainlog
+
+BUILTIN_TYPES = {"emu.fast": {"slowdown": 1.0, "batch": 32},
+                 "emu.slow": {"slowdown": 2.5, "batch": 16}}
+SPLIT_SEED = 12
+N_TEST = 300
+HIDDEN = 64
+
+
+class InputError(Exception):
+    pass
+
+
+def load_types(path):
+    """{type: {"slowdown": k >= 1, "batch": int >= 1}} from a JSON file
+    {"types": {NAME: {"slowdown": K, "batch": B}, ...}}, or the built-in
+    types when path is None.  InputError names the file and field."""
+    if not path:
+        return dict(BUILTIN_TYPES)
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except OSError as e:
+        raise InputError("%s: cannot read: %s" % (path, e.strerror)) from None
+    except ValueError as e:
+        raise InputError("%s: not a JSON document (%s)" % (path, e)) from None
+    types = doc.get("types") if isinstance(doc, dict) else None
+    if not isinstance(types, dict) or not types:
+        raise InputError("%s: expected an object \"types\" naming at least one type, found %s"
+                         % (path, "none" if types is None else type(types).__name__))
+    out = {}
+    for name, t in types.items():
+        try:
+            trainlog._check_type(name, "types")
+        except ValueError as e:
+            raise InputError("%s: %s" % (path, e)) from None
+        if not isinstance(t, dict):
+            raise InputError("%s: types.%s: expected an object, found %r" % (path, name, t))
+        k, b = t.get("slowdown"), t.get("batch")
+        if isinstance(k, bool) or not isinstance(k, (int, float)) or not k >= 1 or k > 1000:
+            raise InputError("%s: types.%s.slowdown: expected a number in [1, 1000] (compute "
+                             "time over the reference type's), found %r" % (path, name, k))
+        if isinstance(b, bool) or not isinstance(b, int) or not 1 <= b <= 1024:
+            raise InputError("%s: types.%s.batch: expected an integer in [1, 1024] (samples "
+                             "per step), found %r" % (path, name, b))
+        out[name] = {"slowdown": float(k), "batch": b}
+    return out
+
+
+def _env(name, env, default=None):
+    v = env.get(name, default)
+    if v is None:
+        raise InputError("%s: expected it in the environment (slo-profile-train sets it), "
+                         "found it unset" % name)
+    return v
+
+
+def _int_env(names, env):
+    for n in names:
+        if n in env:
+            try:
+                return int(env[n])
+            except ValueError:
+                raise InputError("%s: expected an integer, found %r" % (n, env[n])) from None
+    raise InputError("%s: expected it in the environment, found it unset" % " or ".join(names))
+
+
+def data():
+    """(x_train, y_train, x_test, y_test): digits scaled to [0, 1], a fixed
+    permutation (seed SPLIT_SEED), the last N_TEST images held out."""
+    import numpy as np
+    import torch
+    from sklearn.datasets import load_digits
+    d = load_digits()
+    perm = np.random.RandomState(SPLIT_SEED).permutation(len(d.target))
+    x = torch.tensor(d.data[perm] / 16.0, dtype=torch.float32)
+    y = torch.tensor(d.target[perm], dtype=torch.int64)
+    return x[:-N_TEST], y[:-N_TEST], x[-N_TEST:], y[-N_TEST:]
+
+
+def model():
+    import torch
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Linear(64, HIDDEN), torch.nn.ReLU(),
+                               torch.nn.Linear(HIDDEN, 10))
+
+
+def run_ps(world, steps, lr, log_dir, cluster):
+    """The PS loop (rank 0): answer every worker's pull or push, in arrival
+    order, until steps updates are done and every worker was told to stop.
+    Message worker -> PS: [batch, loss, gradient...] (batch 0: a pull, no
+    gradient); PS -> worker: [global_step, global_samples, stop, applied,
+    theta...] (applied: this push's gradient was applied; after the last
+    update it is not)."""
+    import torch
+    import torch.distributed as dist
+    from torch.nn.utils import parameters_to_vector, vector_to_parameters
+    net = model()
+    theta = parameters_to_vector(net.parameters()).detach().clone()
+    n_par = theta.numel()
+    msg = torch.zeros(n_par + 2)
+    reply = torch.zeros(n_par + 4)
+    step = samples = 0
+    active = world - 1
+    per_worker = [0] * (world - 1)
+    t0 = time.monotonic()
+    while active > 0:
+        src = dist.recv(msg)
+        b = int(msg[0].item())
+        stop = step >= steps
+        applied = b > 0 and not stop
+        if applied:
+            theta.add_(msg[2:], alpha=-lr)
+            step += 1
+            samples += b
+            per_worker[src - 1] += 1
+            stop = step >= steps
+        reply[0], reply[1] = step, samples
+        reply[2], reply[3] = 1.0 if stop else 0.0, 1.0 if applied else 0.0
+        reply[4:] = theta
+        dist.send(reply, dst=src)
+        if stop:
+            active -= 1
+    elapsed = time.monotonic() - t0
+    vector_to_parameters(theta, net.parameters())
+    _, _, xt, yt = data()
+    with torch.no_grad():
+        out = net(xt)
+        acc = (out.argmax(1) == yt).float().mean().item()
+        test_loss = torch.nn.functional.cross_entropy(out, yt).item()
+    trainlog.write_json_atomic(os.path.join(log_dir, "ps.json"), {
+        "format": "slo-train-ps-1", "cluster": cluster, "global_step": step,
+        "global_samples": samples, "updates_per_worker": per_worker,
+        "elapsed_s": round(elapsed, 6), "test_accuracy": acc, "test_loss": test_loss,
+        "parameters": n_par, "parameter_bytes": n_par * 4, "n_test": N_TEST,
+        "node": trainlog.node_name()})
+
+
+def run_worker(rank, wtype, spec, floor_s, log_dir, cluster, seed):
+    """A worker (rank >= 1): pull, compute on a random batch of spec["batch"]
+    samples, stretch compute to slowdown x reference (module docstring),
+    push, log the PS's answer; until the PS says stop."""
+    import torch
+    import torch.distributed as dist
+    from torch.nn.utils import parameters_to_vector, vector_to_parameters
+    net = model()
+    params = list(net.parameters())
+    n_par = parameters_to_vector(params).numel()
+    x, y, _, _ = data()
+    g = torch.Generator().manual_seed(seed * 1000 + rank)
+    b, k = spec["batch"], spec["slowdown"]
+    msg = torch.zeros(n_par + 2)
+    reply = torch.zeros(n_par + 4)
+    dist.send(msg, dst=0)                          # pull: batch 0
+    dist.recv(reply, src=0)
+    if reply[2].item():
+        return 0
+    log = trainlog.StepLogger(os.path.join(log_dir, "worker-%d.csv" % (rank - 1)), cluster,
+                              rank - 1, wtype, b,
+                              progress=os.path.join(log_dir, "progress-%d.json" % (rank - 1)),
+                              comment="slo.ps digits MLP 64-%d-10, %d parameters, async PS, "
+                                      "type %s slowdown %g" % (HIDDEN, n_par, wtype, k))
+    with log:
+        while True:
+            t = time.perf_counter()
+            vector_to_parameters(reply[4:], params)
+            idx = torch.randint(0, x.shape[0], (b,), generator=g)
+            net.zero_grad()
+            loss = torch.nn.functional.cross_entropy(net(x[idx]), y[idx])
+            loss.backward()
+            msg[0], msg[1] = b, loss.item()
+            msg[2:] = parameters_to_vector([p.grad for p in params])
+            c = time.perf_counter() - t
+            time.sleep(max(0.0, k * max(c, floor_s) - c))
+            dist.send(msg, dst=0)
+            dist.recv(reply, src=0)
+            if reply[3].item():
+                log.log(int(reply[0].item()), int(reply[1].item()), msg[1].item())
+            if reply[2].item():
+                break
+    return 0
+
+
+def main(argv=None, env=None):
+    env = os.environ if env is None else env
+    ap = argparse.ArgumentParser(prog="python3 -m slo.ps", description=__doc__.split("\n")[0])
+    ap.add_argument("--lr", type=float, default=0.1, help="SGD step size (default 0.1)")
+    ap.add_argument("--floor-ms", type=float, default=4.0,
+                    help="least reference compute time per step, ms (default 4)")
+    ap.add_argument("--seed", type=int, default=1, help="batch sampling seed (default 1)")
+    ap.add_argument("--timeout", type=float, default=120,
+                    help="s to wait for a peer before failing (default 120)")
+    a = ap.parse_args(argv)
+    try:
+        rank = _int_env(("RANK", "SLURM_PROCID"), env)
+        world = _int_env(("WORLD_SIZE", "SLURM_NTASKS"), env)
+        if world < 2 or not 0 <= rank < world:
+            raise InputError("RANK/WORLD_SIZE: expected 0 <= rank < world size, world size "
+                             ">= 2 (a PS and a worker), found rank %d of %d" % (rank, world))
+        cluster = trainlog.format_cluster(_env("SLO_TRAIN_CLUSTER", env))
+        wtypes = _env("SLO_TRAIN_WORKER_TYPES", env).split(",")
+        counts = trainlog.parse_cluster(cluster)
+        if len(wtypes) != world - 1 or sorted(wtypes) != sorted(
+                t for t, n in counts.items() for _ in range(n)):
+            raise InputError("SLO_TRAIN_WORKER_TYPES: expected %d types matching the cluster "
+                             "%s, found %r" % (world - 1, cluster, ",".join(wtypes)))
+        types = load_types(env.get("SLO_TRAIN_TYPES"))
+        for t in counts:
+            if t not in types:
+                raise InputError("SLO_TRAIN_CLUSTER: type %s: expected one of the types file's "
+                                 "(%s), found it missing" % (t, ", ".join(sorted(types))))
+        steps = _int_env(("SLO_TRAIN_STEPS",), env)
+        if steps < 1:
+            raise InputError("SLO_TRAIN_STEPS: expected an integer >= 1, found %d" % steps)
+        log_dir = _env("SLO_TRAIN_LOG_DIR", env)
+        if not os.path.isdir(log_dir):
+            raise InputError("SLO_TRAIN_LOG_DIR: expected a directory, found %r" % log_dir)
+        _env("MASTER_ADDR", env)
+        _env("MASTER_PORT", env)
+    except (InputError, ValueError) as e:
+        print("slo.ps: %s" % e, file=sys.stderr)
+        return 2
+    import torch
+    import torch.distributed as dist
+    torch.set_num_threads(1)
+    os.environ.setdefault("MASTER_ADDR", env["MASTER_ADDR"])
+    os.environ.setdefault("MASTER_PORT", env["MASTER_PORT"])
+    dist.init_process_group("gloo", rank=rank, world_size=world,
+                            timeout=timedelta(seconds=a.timeout))
+    try:
+        if rank == 0:
+            run_ps(world, steps, a.lr, log_dir, cluster)
+        else:
+            wt = wtypes[rank - 1]
+            run_worker(rank, wt, types[wt], a.floor_ms / 1000.0, log_dir, cluster, a.seed)
+    finally:
+        dist.destroy_process_group()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

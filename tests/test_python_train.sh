@@ -1,0 +1,128 @@
+#!/bin/sh
+# test_python_train.sh - the training kit (doc/train-kit.md) with PyTorch and
+# scikit-learn (python3-torch, python3-sklearn; skipped, exit 77, without
+# them):
+# - slo.trainlog.StepLogger writes the training log doc/formats.md specifies
+#   and refuses bad values (tests/python/train_check.py logger);
+# - slo-profile-train runs the real asynchronous PS job slo.ps (gloo, one
+#   thread per rank) on sklearn's digits for 300 PS updates on each built-in
+#   type alone and on a 2-worker cluster of both: the expected files, the
+#   PS's accounting seen in the logs (every update one worker row, steps
+#   1..300 once, global_samples the running sum of batches), training loss
+#   falling to under half its start and held-out accuracy >= 0.8 on 300
+#   never-trained images (chance 0.1) (train_check.py profile);
+# - `slo fit train` (the C reader, kernel/train/trainlog.c) reads all those
+#   logs: 900 loss samples (3 runs x 300 updates) from 3 clusters;
+# - bad input: exit 2 and one message naming the option, file or variable;
+#   a rank that dies fails its run at once, naming the rank (exit 1).
+# About 40 s on 2 loaded cores; workers sleep for their emulated slowdown.
+. "${SLO_SRCDIR:?make check sets SLO_SRCDIR}/tests/testlib.sh"
+PY=${SLO_PYTHON:-/usr/bin/python3}
+if [ "$PY" = : ] || ! "$PY" -c 'import torch, sklearn.datasets' 2>/dev/null; then
+    echo "SKIP: $PY has no torch / sklearn (python3-torch, python3-sklearn)"
+    exit 77
+fi
+PYTHONPATH=$SLO_SRCDIR/python; export PYTHONPATH
+OMP_NUM_THREADS=1; export OMP_NUM_THREADS
+check=$SLO_SRCDIR/tests/python/train_check.py
+# a Slurm allocation around make check would send the runs through srun
+unset SLURM_JOB_ID SLURM_JOB_NODELIST
+
+# --- the logger ----------------------------------------------------------------
+mkdir "$tmp/u"
+"$PY" "$check" logger "$tmp/u" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+cat "$tmp/out"
+if [ "$rc" = 0 ] && ! grep -q '^not ok' "$tmp/out"; then
+    passes=$((passes + $(grep -c '^ok' "$tmp/out")))
+else
+    notok "StepLogger checks (exit $rc)"
+fi
+
+# --- profile: each type alone, then 2 workers -------------------------------------
+"$PY" -m slo.profile_train -o "$tmp/prof" --steps 300 --sizes 2 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+cat "$tmp/out"
+if [ "$rc" = 0 ] && [ "$(grep -c ' ok  median step' "$tmp/out")" = 3 ] &&
+   [ -f "$tmp/prof/runs.json" ] &&
+   [ "$(cd "$tmp/prof" && LC_ALL=C ls -d */ | tr '\n' ' ')" = \
+     "emu.fast-1/ emu.fast-1_emu.slow-1/ emu.slow-1/ " ] &&
+   [ "$(cd "$tmp/prof" && ls */worker-*.csv */progress-*.json */ps.json | wc -l)" = 11 ]; then
+    ok "slo-profile-train: 3 runs (emu.fast=1, emu.slow=1, emu.fast=1,emu.slow=1), 4 logs, 4 progress files, 3 ps.json"
+else
+    notok "slo-profile-train (exit $rc)"
+fi
+"$PY" "$check" profile "$tmp/prof" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+cat "$tmp/out"
+if [ "$rc" = 0 ] && ! grep -q '^not ok' "$tmp/out"; then
+    passes=$((passes + $(grep -c '^ok' "$tmp/out")))
+else
+    notok "profile directory checks (exit $rc)"
+fi
+"$SLO" fit train "$tmp"/prof/*/worker-*.csv >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" = 0 ] && grep -q '^slo fit train: 900 loss samples from 3 clusters' "$tmp/err" &&
+   grep -Eq '^\{"loss_model": \{"form": "spotdnn-2022", "gamma1": [0-9.e+-]+,' "$tmp/out"; then
+    ok "slo fit train reads the 4 logs: $(sed "s/^slo fit train: //" "$tmp/err")"
+else
+    notok "slo fit train on the profile logs (exit $rc)"
+fi
+
+# --- bad input --------------------------------------------------------------------
+bad() {
+    name=$1; pattern=$2; shift 2
+    "$PY" "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ "$rc" = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && grep -Eq -- "$pattern" "$tmp/err"; then
+        ok "$name"
+    else
+        notok "$name (exit $rc)"
+    fi
+}
+bad "a cluster naming an unknown type" \
+    "^slo-profile-train: --cluster emu.fast=1,p4d=1: type p4d: expected one of emu.fast, emu.slow, found it missing from the types file$" \
+    -m slo.profile_train -o "$tmp/x" --cluster emu.fast=1,p4d=1
+printf '{"types": {"a": {"slowdown": 0.5, "batch": 8}}}\n' >"$tmp/t.json"
+bad "a types file with a speed-up" \
+    "^slo-profile-train: .*t.json: types.a.slowdown: expected a number in \[1, 1000\] .*found 0.5$" \
+    -m slo.profile_train -o "$tmp/x" --types "$tmp/t.json"
+printf '{"types": {"a": {"slowdown": 1' >"$tmp/t.json"
+bad "a types file that is not JSON" "^slo-profile-train: .*t.json: not a JSON document" \
+    -m slo.profile_train -o "$tmp/x" --types "$tmp/t.json"
+bad "--steps 0" "^slo-profile-train: --steps: expected an integer in \[1, 10000000\], found 0$" \
+    -m slo.profile_train -o "$tmp/x" --steps 0
+bad "--launcher srun outside an allocation" "^slo-profile-train: --launcher srun: expected a Slurm allocation" \
+    -m slo.profile_train -o "$tmp/x" --launcher srun
+[ ! -e "$tmp/x" ] && ok "nothing written on bad input" || notok "bad input left $tmp/x"
+bad "slo.ps with worker types not matching the cluster" \
+    "^slo.ps: SLO_TRAIN_WORKER_TYPES: expected 2 types matching the cluster emu.fast=2, found 'emu.fast,emu.slow'$" \
+    -c 'import os, sys, slo.ps; sys.exit(slo.ps.main([], dict(RANK="0", WORLD_SIZE="3",
+        SLO_TRAIN_CLUSTER="emu.fast=2", SLO_TRAIN_WORKER_TYPES="emu.fast,emu.slow",
+        SLO_TRAIN_STEPS="5", SLO_TRAIN_LOG_DIR=".", MASTER_ADDR="127.0.0.1", MASTER_PORT="1")))'
+
+# a rank that dies: the run fails at once (not at --timeout), the other ranks
+# (blocked in gloo waiting for it) are ended, the failure is named
+"$PY" -m slo.profile_train -o "$tmp/f" --no-alone --sizes 2 --steps 50 --timeout 250 -- \
+    sh -c 'if [ "$RANK" = 2 ]; then echo "worker 1 broke" >&2; exit 3; fi
+           exec "$0" -m slo.ps --timeout 200' "$PY" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" = 1 ] && grep -q '^emu.fast=1,emu.slow=1 .* FAILED' "$tmp/out" &&
+   grep -q "^slo-profile-train: run emu.fast=1,emu.slow=1: rank worker-1 exited with status 3: worker 1 broke$" "$tmp/err" &&
+   ! grep -q 'on timeout' "$tmp/err" &&
+   "$PY" -c 'import json, sys; r = json.load(open(sys.argv[1]))["runs"][0]
+sys.exit(not (r["exit"] == 1 and r["failed"][0]["rank"] == "worker-1"))' "$tmp/f/runs.json"; then
+    ok "a rank exiting 3: run FAILED, exit 1, the rank and its stderr named, others ended"
+else
+    notok "a failing rank (exit $rc)"
+fi
+
+# --- the installed entry point's wrapper (built from python/slo-profile-train.in) --
+if [ -x python/slo-profile-train ]; then
+    if python/slo-profile-train --help >"$tmp/out" 2>"$tmp/err" && grep -q '^usage: slo-profile-train' "$tmp/out"; then
+        ok "python/slo-profile-train --help"
+    else
+        notok "python/slo-profile-train --help"
+    fi
+fi
+finish
