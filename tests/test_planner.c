@@ -589,6 +589,8 @@ static void test_grid_proven(void **state)
                 types[i] = t;
                 snprintf(types[i].name, sizeof types[i].name, "%.30s-v%d-z%d",
                          f->cat.types[k % 5].name, k / 5, z);
+                /* its own speed profile (inst[i] below), not the copied type's */
+                types[i].type[0] = '\0';
                 types[i].quota = pools == 1 ? 20 : irand(1, 4);
                 if (pools > 1)
                     types[i].spot_usd_per_h *= uni(0.8, 1.25);

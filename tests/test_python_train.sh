@@ -62,9 +62,17 @@ else
 fi
 "$SLO" fit train "$tmp"/prof/*/worker-*.csv >"$tmp/out" 2>"$tmp/err"
 rc=$?
+# The PS applies updates as they arrive, so the logs differ run to run: 300
+# updates of this small MLP may or may not show where the loss levels off.
+# Either the fit succeeds, or it refuses the one coefficient the logs leave
+# undetermined (issue 15: never an absurd number with exit 0). Both mean the
+# reader took all four logs; a format error names a file and line instead.
 if [ "$rc" = 0 ] && grep -q '^slo fit train: 900 loss samples from 3 clusters' "$tmp/err" &&
    grep -Eq '^\{"loss_model": \{"form": "spotdnn-2022", "gamma1": [0-9.e+-]+,' "$tmp/out"; then
     ok "slo fit train reads the 4 logs: $(sed "s/^slo fit train: //" "$tmp/err")"
+elif [ "$rc" = 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" = 1 ] &&
+     grep -Eq '^slo fit train: .*the logs do not' "$tmp/err"; then
+    ok "slo fit train reads the 4 logs and refuses what they leave undetermined: $(sed "s/^slo fit train: //" "$tmp/err")"
 else
     notok "slo fit train on the profile logs (exit $rc)"
 fi
