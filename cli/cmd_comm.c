@@ -241,6 +241,15 @@ static int parse_options(int argc, char **argv, struct options *o)
                         o->trace ? "--trace" : "--policy");
         return -1;
     }
+    /* DDP, Horovod and DeepSpeed reduce gradients by allreduce (NCCL, gloo,
+     * MPI); their knobs under a parameter server would be no framework's */
+    if (o->recommend >= 0 && o->link.collective == SLO_COMM_PS) {
+        cli_usage_error(CMD, "--recommend %s: expected --collective ring (%s reduces gradients "
+                             "by allreduce), found --collective ps",
+                        slo_comm_framework_name(o->recommend),
+                        slo_comm_framework_name(o->recommend));
+        return -1;
+    }
     if (!o->have_bandwidth && !o->profile) {
         cli_usage_error(CMD, "--bandwidth: expected a bandwidth such as 10Gbit or 1.25GB/s "
                              "(or --profile FILE), found it missing");

@@ -413,6 +413,9 @@ if rec deepspeed >"$tmp/out" 2>"$tmp/err" &&
 else
     notok "--recommend deepspeed: hand-worked"
 fi
+expect "--recommend under a parameter server" \
+    'recommend horovod: expected --collective ring \(horovod reduces gradients by allreduce\), found --collective ps' \
+    comm --model resnet50 --bandwidth 10Gbit --collective ps --recommend horovod
 # resnet50: the default knobs' T is the ddp / horovod policy's T of the policy
 # table (one simulator), the optimal plan's is the optimal row's, and the
 # recommendation lies between the lower bound and the default
