@@ -167,7 +167,11 @@ static int parse_timestamp(const char *text, long long *ms)
         p += 6;
     } else
         return -1;
-    if (*p || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60)
+    /* the days of month mo of year y (Gregorian leap years) */
+    static const int mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    if (*p || mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || s > 60)
+        return -1;
+    if (d > mdays[mo - 1] + (mo == 2 && (y % 4 == 0 && (y % 100 != 0 || y % 400 == 0))))
         return -1;
     long long t = days_from_civil(y, mo, d) * 86400LL + h * 3600LL + mi * 60LL + s - off_s;
     *ms = t * 1000 + frac;

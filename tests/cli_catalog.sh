@@ -208,6 +208,10 @@ bad_spot "a negative spot price" 'SpotPriceHistory\[0\].SpotPrice: expected a pr
 bad_spot "a timestamp that is no time" \
     'SpotPriceHistory\[3\].Timestamp: expected an ISO 8601 time \("2023-01-15T10:23:45.000Z"\), found "yesterday"' \
     '.SpotPriceHistory[3].Timestamp = "yesterday"'
+# a day the month does not have (was read as 2 March and used as the newest)
+bad_spot "a timestamp on 30 February" \
+    'SpotPriceHistory\[3\].Timestamp: expected an ISO 8601 time \("2023-01-15T10:23:45.000Z"\), found "2023-02-30T10:00:00.000Z"' \
+    '.SpotPriceHistory[3].Timestamp = "2023-02-30T10:00:00.000Z"'
 bad_spot "no zone" 'SpotPriceHistory\[4\].AvailabilityZone: expected a zone \("us-east-1a"\), found nothing' \
     'del(.SpotPriceHistory[4].AvailabilityZone)'
 bad_spot "two latest prices at one time" \
