@@ -61,4 +61,23 @@ else
     echo "# C:      $c"; echo "# Python: $p"
     notok "a resnet50 plan on a 5-layer list"
 fi
+# a key given twice (issue 15: the last offset_bytes won): both readers refuse
+# the whole document; before, Python's json.loads kept the last key silently
+"$PY" - "$tmp/five.json" "$tmp/dup.json" <<'PYEOF'
+import sys
+t = open(sys.argv[1]).read()
+# the first range of the optimal plan's first block gets a second bytes key
+i = t.index('"optimal"')
+j = t.index('"offset_bytes"', i)
+open(sys.argv[2], "w").write(t[:j] + '"bytes": 4, ' + t[j:])
+PYEOF
+c=$("$C" "$tmp/dup.json" optimal "$tmp/five_e.csv" 2>&1)
+p=$(pysum "$tmp/dup.json" optimal "$tmp/five_e.csv" 2>&1)
+if echo "$c" | grep -q 'duplicate object key' &&
+   echo "$p" | grep -q 'PlanError: .*dup.json: expected `slo comm --json` output, found the key "bytes" given twice'; then
+    ok "a plan with a key given twice: both refuse"
+else
+    echo "# C:      $c"; echo "# Python: $p"
+    notok "a plan with a key given twice"
+fi
 finish
