@@ -865,6 +865,7 @@ static int type_json_imported(const struct import *im, const struct slo_catalog 
     size_t n = 0;
     int pb = base ? slo_catalog_find_type(base, type) : -1;
     const struct slo_instance_type *b = pb >= 0 ? &base->types[pb] : NULL;
+    size_t inherited = 0; /* new pools given the base type's own quota */
 
     for (size_t k = 0; k < im->n_spot; k++) {
         const struct spot *s = &im->spot[k];
@@ -901,7 +902,15 @@ static int type_json_imported(const struct import *im, const struct slo_catalog 
         /* quotas: the site's, where it said one */
         int same = base ? slo_catalog_find(base, p->name) : -1;
         p->quota = same >= 0 ? base->types[same].quota : b && !b->zone[0] ? b->quota : quota;
+        inherited += same < 0 && b && !b->zone[0];
     }
+    /* The base's one quota of the type is now each pool's: say what that
+     * sums to, since the site may have meant it for the type */
+    if (inherited > 1 && b->quota > 0)
+        fprintf(stderr, "slo " CMD ": note: %s's quota %d in --base is now the quota of each of "
+                "its %zu pools (%zu instances in all); edit pools[].quota if %d is the limit "
+                "for the type\n", type, b->quota, inherited, inherited * (size_t)b->quota,
+                b->quota);
     /* A zone the base had and the cloud no longer prices goes, said once. */
     for (size_t k = 0; base && k < base->n_types; k++) {
         const struct slo_instance_type *bp = &base->types[k];

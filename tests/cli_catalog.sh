@@ -51,6 +51,12 @@ if [ $rc = 0 ] && [ ! -s "$tmp/out" ] && [ -s "$CAT" ] &&
    grep -q "note: g5.xlarge of --base .* kept with its old prices" "$tmp/err"; then
     ok "import --output writes the catalog, notes what it left out or kept"
 else notok "import --output (exit $rc)"; fi
+# p3.2xlarge is one type of quota 2 in the base and 3 zones in the fixtures:
+# each pool gets 2, which the import says (6 in all), and the catalog holds
+if grep -q "note: p3.2xlarge's quota 2 in --base is now the quota of each of its 3 pools (6 instances in all)" "$tmp/err" &&
+   [ "$(jq '[.types[] | select(.name == "p3.2xlarge") | .pools[].quota] | add' "$CAT")" = 6 ]; then
+    ok "a base type's one quota given to each of its 3 new pools: said, 6 in all"
+else notok "a base type's quota over its pools"; fi
 
 jq -r '.types[] | select(.pools) | .name as $n | .pools[] | "\($n)@\(.zone) \(.spot_usd_per_h)"' \
     "$CAT" | sort >"$tmp/got_spot"
