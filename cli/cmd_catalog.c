@@ -790,14 +790,25 @@ static int fetch_aws(const struct import_opts *o, const struct slo_catalog *base
     }
     /* the instance types to ask about */
     char *list = o->type_list ? strdup(o->type_list) : NULL, *save = NULL;
-    for (char *t = list ? strtok_r(list, ",", &save) : NULL; t && n < 512;
-         t = strtok_r(NULL, ",", &save))
+    if (o->type_list && !list)
+        return cli_usage_error(CMD, "out of memory");
+    for (char *t = list ? strtok_r(list, ",", &save) : NULL; t;
+         t = strtok_r(NULL, ",", &save)) {
+        if (n == 512) {
+            free(list);
+            return cli_usage_error(CMD, "--types: expected at most 512 instance types, found "
+                                   "more");
+        }
         names[n++] = t;
-    for (size_t k = 0; !list && base && k < base->n_types && n < 512; k++) {
+    }
+    for (size_t k = 0; !list && base && k < base->n_types; k++) {
         const char *t = slo_instance_profile(&base->types[k]);
         int seen = base->types[k].site != SLO_SITE_CLOUD;
         for (size_t j = 0; j < n && !seen; j++)
             seen = strcmp(names[j], t) == 0;
+        if (!seen && n == 512)
+            return cli_usage_error(CMD, "--from-aws: expected at most 512 cloud types in "
+                                   "--base, found more: give --types");
         if (!seen)
             names[n++] = t;
     }

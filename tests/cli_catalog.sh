@@ -180,6 +180,11 @@ EOF
 MAX_ERR_LINES=2 PATH="$tmp/bin:$PATH" expect "--from-aws: the aws CLI fails" \
     'failed \(exit status 253; its message is above\): is the aws CLI configured' \
     catalog import --from-aws --region us-east-1 --types p3.2xlarge
+# 513 types: refused before aws runs (the list used to be cut at 512 without a word)
+many=$(awk 'BEGIN { for (i = 0; i < 513; i++) printf "%sg%d.xlarge", (i ? "," : ""), i }')
+PATH="$tmp/bin:$PATH" expect "--from-aws --types with 513 types" \
+    '--types: expected at most 512 instance types, found more' \
+    catalog import --from-aws --region us-east-1 --types "$many"
 mkdir -p "$tmp/nobin"
 # slo is run by its absolute path; PATH holds the tools expect needs, no aws
 for tool in grep wc sed; do ln -s "$(command -v $tool)" "$tmp/nobin/$tool"; done
