@@ -80,4 +80,18 @@ else
     echo "# C:      $c"; echo "# Python: $p"
     notok "a plan with a key given twice"
 fi
+# a plan over the runtime's 64 MiB input limit (a real plan padded with
+# blanks: valid JSON): refused by slo.plan as libsloprophet refuses it
+{ cat "$tmp/five.json"; head -c 67108864 /dev/zero | tr '\0' ' '; } >"$tmp/big.json"
+p=$("$PY" -c 'import sys, slo.plan as sp
+try:
+    sp.load_plan(sys.argv[1], "optimal")
+except sp.PlanError as e:
+    print("refused:", e)' "$tmp/big.json" 2>&1)
+rm -f "$tmp/big.json"
+if echo "$p" | grep -q 'refused: .*big.json: expected an input of at most 64 MiB, found more'; then
+    ok "a plan of 64 MiB + its text: refused as libsloprophet refuses it"
+else
+    echo "# Python: $p"; notok "a plan over 64 MiB"
+fi
 finish

@@ -32,6 +32,8 @@ import json
 FNV_OFFSET = 14695981039346656037
 FNV_PRIME = 1099511628211
 MASK64 = (1 << 64) - 1
+# the largest plan libsloprophet reads (the kernel's input limit, 64 MiB)
+MAX_PLAN_CHARS = 64 << 20
 
 
 class PlanError(ValueError):
@@ -192,9 +194,14 @@ def load_plan(path, policy=None):
     """parse_plan of the file at path (PlanError naming the path when it cannot be read)."""
     try:
         with open(path, "r", encoding="utf-8") as f:
-            text = f.read()
+            text = f.read(MAX_PLAN_CHARS + 1)
     except OSError as e:
         raise PlanError("%s: cannot open: %s" % (path, e.strerror)) from None
+    except UnicodeDecodeError as e:
+        raise PlanError("%s: expected UTF-8 JSON text, found byte 0x%02x at offset %d"
+                        % (path, e.object[e.start], e.start)) from None
+    if len(text) > MAX_PLAN_CHARS:
+        raise PlanError("%s: expected an input of at most 64 MiB, found more" % path)
     return parse_plan(text, path, policy)
 
 
