@@ -88,11 +88,15 @@ static const char *str_field(const json_t *obj, const char *key, int required, c
     char found[160];
     if (v && json_is_string(v) && json_string_length(v) > 0 && json_string_length(v) < NAMELEN)
         return json_string_value(v);
-    if (v || required) {
+    if (json_is_string(v) && json_string_length(v) >= NAMELEN)
+        cli_usage_error(CMD, "%s: %s.%s: expected %s of at most %d characters, found one of "
+                        "%zu (\"%.40s...\")", src, path, key, what, NAMELEN - 1,
+                        json_string_length(v), json_string_value(v));
+    else if (v || required)
         cli_usage_error(CMD, "%s: %s.%s: expected %s, found %s", src, path, key, what,
                         describe(v, found, sizeof found));
+    if (v || required)
         *bad = 1;
-    }
     return NULL;
 }
 

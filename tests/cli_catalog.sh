@@ -219,6 +219,10 @@ bad_spot "a negative spot price" 'SpotPriceHistory\[0\].SpotPrice: expected a pr
 bad_spot "a timestamp that is no time" \
     'SpotPriceHistory\[3\].Timestamp: expected an ISO 8601 time \("2023-01-15T10:23:45.000Z"\), found "yesterday"' \
     '.SpotPriceHistory[3].Timestamp = "yesterday"'
+# a name longer than a catalog name holds: the limit, not "expected an instance type"
+bad_spot "an instance type of 73 characters" \
+    'SpotPriceHistory\[1\].InstanceType: expected an instance type of at most 63 characters, found one of 73' \
+    '.SpotPriceHistory[1].InstanceType = "p3." + ("x" * 70)'
 # a day the month does not have (was read as 2 March and used as the newest)
 bad_spot "a timestamp on 30 February" \
     'SpotPriceHistory\[3\].Timestamp: expected an ISO 8601 time \("2023-01-15T10:23:45.000Z"\), found "2023-02-30T10:00:00.000Z"' \
