@@ -88,11 +88,15 @@ static const char *str_field(const json_t *obj, const char *key, int required, c
     char found[160];
     if (v && json_is_string(v) && json_string_length(v) > 0 && json_string_length(v) < NAMELEN)
         return json_string_value(v);
-    if (v || required) {
+    if (json_is_string(v) && json_string_length(v) >= NAMELEN)
+        cli_usage_error(CMD, "%s: %s.%s: expected %s of at most %d characters, found one of "
+                        "%zu (\"%.40s...\")", src, path, key, what, NAMELEN - 1,
+                        json_string_length(v), json_string_value(v));
+    else if (v || required)
         cli_usage_error(CMD, "%s: %s.%s: expected %s, found %s", src, path, key, what,
                         describe(v, found, sizeof found));
+    if (v || required)
         *bad = 1;
-    }
     return NULL;
 }
 
@@ -167,7 +171,11 @@ static int parse_timestamp(const char *text, long long *ms)
         p += 6;
     } else
         return -1;
-    if (*p || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60)
+    /* the days of month mo of year y (Gregorian leap years) */
+    static const int mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    if (*p || mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || s > 60)
+        return -1;
+    if (d > mdays[mo - 1] + (mo == 2 && (y % 4 == 0 && (y % 100 != 0 || y % 400 == 0))))
         return -1;
     long long t = days_from_civil(y, mo, d) * 86400LL + h * 3600LL + mi * 60LL + s - off_s;
     *ms = t * 1000 + frac;
@@ -786,14 +794,25 @@ static int fetch_aws(const struct import_opts *o, const struct slo_catalog *base
     }
     /* the instance types to ask about */
     char *list = o->type_list ? strdup(o->type_list) : NULL, *save = NULL;
-    for (char *t = list ? strtok_r(list, ",", &save) : NULL; t && n < 512;
-         t = strtok_r(NULL, ",", &save))
+    if (o->type_list && !list)
+        return cli_usage_error(CMD, "out of memory");
+    for (char *t = list ? strtok_r(list, ",", &save) : NULL; t;
+         t = strtok_r(NULL, ",", &save)) {
+        if (n == 512) {
+            free(list);
+            return cli_usage_error(CMD, "--types: expected at most 512 instance types, found "
+                                   "more");
+        }
         names[n++] = t;
-    for (size_t k = 0; !list && base && k < base->n_types && n < 512; k++) {
+    }
+    for (size_t k = 0; !list && base && k < base->n_types; k++) {
         const char *t = slo_instance_profile(&base->types[k]);
         int seen = base->types[k].site != SLO_SITE_CLOUD;
         for (size_t j = 0; j < n && !seen; j++)
             seen = strcmp(names[j], t) == 0;
+        if (!seen && n == 512)
+            return cli_usage_error(CMD, "--from-aws: expected at most 512 cloud types in "
+                                   "--base, found more: give --types");
         if (!seen)
             names[n++] = t;
     }
@@ -861,6 +880,7 @@ static int type_json_imported(const struct import *im, const struct slo_catalog 
     size_t n = 0;
     int pb = base ? slo_catalog_find_type(base, type) : -1;
     const struct slo_instance_type *b = pb >= 0 ? &base->types[pb] : NULL;
+    size_t inherited = 0; /* new pools given the base type's own quota */
 
     for (size_t k = 0; k < im->n_spot; k++) {
         const struct spot *s = &im->spot[k];
@@ -897,7 +917,15 @@ static int type_json_imported(const struct import *im, const struct slo_catalog 
         /* quotas: the site's, where it said one */
         int same = base ? slo_catalog_find(base, p->name) : -1;
         p->quota = same >= 0 ? base->types[same].quota : b && !b->zone[0] ? b->quota : quota;
+        inherited += same < 0 && b && !b->zone[0];
     }
+    /* The base's one quota of the type is now each pool's: say what that
+     * sums to, since the site may have meant it for the type */
+    if (inherited > 1 && b->quota > 0)
+        fprintf(stderr, "slo " CMD ": note: %s's quota %d in --base is now the quota of each of "
+                "its %zu pools (%zu instances in all); edit pools[].quota if %d is the limit "
+                "for the type\n", type, b->quota, inherited, inherited * (size_t)b->quota,
+                b->quota);
     /* A zone the base had and the cloud no longer prices goes, said once. */
     for (size_t k = 0; base && k < base->n_types; k++) {
         const struct slo_instance_type *bp = &base->types[k];

@@ -241,6 +241,15 @@ static int parse_options(int argc, char **argv, struct options *o)
                         o->trace ? "--trace" : "--policy");
         return -1;
     }
+    /* DDP, Horovod and DeepSpeed reduce gradients by allreduce (NCCL, gloo,
+     * MPI); their knobs under a parameter server would be no framework's */
+    if (o->recommend >= 0 && o->link.collective == SLO_COMM_PS) {
+        cli_usage_error(CMD, "--recommend %s: expected --collective ring (%s reduces gradients "
+                             "by allreduce), found --collective ps",
+                        slo_comm_framework_name(o->recommend),
+                        slo_comm_framework_name(o->recommend));
+        return -1;
+    }
     if (!o->have_bandwidth && !o->profile) {
         cli_usage_error(CMD, "--bandwidth: expected a bandwidth such as 10Gbit or 1.25GB/s "
                              "(or --profile FILE), found it missing");
@@ -419,6 +428,19 @@ static int write_trace(FILE *out, const char *path, const struct slo_comm_model 
     return SLO_EXIT_OK;
 }
 
+/* root (NULL: out of memory) as the --json document on stdout; the exit status */
+static int emit_json(json_t *root)
+{
+    if (!root) {
+        fprintf(stderr, "slo %s: out of memory building the JSON output\n", CMD);
+        return SLO_EXIT_INTERNAL;
+    }
+    json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
+    fputc('\n', stdout);
+    json_decref(root);
+    return SLO_EXIT_OK;
+}
+
 static int print_json(const struct options *o, const struct slo_comm_model *m, size_t grads,
                       double total_bytes, double lb, double seq, double comp,
                       const struct slo_comm_result *res, const int *which, int n, double t_fifo)
@@ -456,14 +478,7 @@ static int print_json(const struct options *o, const struct slo_comm_model *m, s
                             "communication_s", seq - comp, "sequential_s", seq, "lower_bound_s",
                             lb, "policies", pols)
                 : NULL;
-    if (!root) {
-        fprintf(stderr, "slo %s: out of memory building the JSON output\n", CMD);
-        return SLO_EXIT_INTERNAL;
-    }
-    json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
-    fputc('\n', stdout);
-    json_decref(root);
-    return SLO_EXIT_OK;
+    return emit_json(root);
 }
 
 static void print_table(const struct options *o, const struct slo_comm_model *m, size_t grads,
@@ -564,14 +579,11 @@ static int print_recommend(const struct options *o, const struct slo_comm_model 
                                r.optimal_iteration_s, "lower_bound_s", r.lower_bound_s,
                                "evaluated", (json_int_t)r.n_evaluated)
                    : NULL;
-        if (!root) {
-            fprintf(stderr, "slo %s: out of memory building the JSON output\n", CMD);
-            return SLO_EXIT_INTERNAL;
+        if (!knobs || !defs) { /* not given to json_pack (which steals "o" even on error) */
+            json_decref(knobs);
+            json_decref(defs);
         }
-        json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
-        fputc('\n', stdout);
-        json_decref(root);
-        return SLO_EXIT_OK;
+        return emit_json(root);
     }
     printf("model %s: %zu layers; link %.4g Gbit/s, alpha %.4g us, %d workers, %s\n", m->name,
            m->n_layers, o->link.bandwidth_bytes_per_s * 8 / 1e9, o->link.latency_s * 1e6,

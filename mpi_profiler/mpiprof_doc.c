@@ -127,10 +127,6 @@ static json_t *ceilings(const json_t *nodes, double *memcpy_all, double *nic_all
                      "across nodes");
 }
 
-/* A same-node pair on a node whose ranks cannot use cross-memory attach
- * while Open MPI's shared-memory single copy is (or may be) cma: the
- * transport fails and falls back for every large message (mpiprof_cma.c),
- * so the pair's figures are not the path's. The reason, or NULL. */
 /* 1 when the comma-separated list has the token name. */
 static int list_has(const char *list, const char *name)
 {
@@ -157,6 +153,10 @@ static int vader_allowed(const json_t *transport)
            list_has(btl, "sm");
 }
 
+/* A same-node pair on a node whose ranks cannot use cross-memory attach
+ * while Open MPI's shared-memory single copy is (or may be) cma: the
+ * transport fails and falls back for every large message (mpiprof_cma.c),
+ * so the pair's figures are not the path's. The reason, or NULL. */
 static const char *cma_suspect(const json_t *node, const char *single_copy,
                                const json_t *transport, char *buf, size_t len)
 {

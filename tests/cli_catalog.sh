@@ -51,6 +51,12 @@ if [ $rc = 0 ] && [ ! -s "$tmp/out" ] && [ -s "$CAT" ] &&
    grep -q "note: g5.xlarge of --base .* kept with its old prices" "$tmp/err"; then
     ok "import --output writes the catalog, notes what it left out or kept"
 else notok "import --output (exit $rc)"; fi
+# p3.2xlarge is one type of quota 2 in the base and 3 zones in the fixtures:
+# each pool gets 2, which the import says (6 in all), and the catalog holds
+if grep -q "note: p3.2xlarge's quota 2 in --base is now the quota of each of its 3 pools (6 instances in all)" "$tmp/err" &&
+   [ "$(jq '[.types[] | select(.name == "p3.2xlarge") | .pools[].quota] | add' "$CAT")" = 6 ]; then
+    ok "a base type's one quota given to each of its 3 new pools: said, 6 in all"
+else notok "a base type's quota over its pools"; fi
 
 jq -r '.types[] | select(.pools) | .name as $n | .pools[] | "\($n)@\(.zone) \(.spot_usd_per_h)"' \
     "$CAT" | sort >"$tmp/got_spot"
@@ -174,6 +180,11 @@ EOF
 MAX_ERR_LINES=2 PATH="$tmp/bin:$PATH" expect "--from-aws: the aws CLI fails" \
     'failed \(exit status 253; its message is above\): is the aws CLI configured' \
     catalog import --from-aws --region us-east-1 --types p3.2xlarge
+# 513 types: refused before aws runs (the list used to be cut at 512 without a word)
+many=$(awk 'BEGIN { for (i = 0; i < 513; i++) printf "%sg%d.xlarge", (i ? "," : ""), i }')
+PATH="$tmp/bin:$PATH" expect "--from-aws --types with 513 types" \
+    '--types: expected at most 512 instance types, found more' \
+    catalog import --from-aws --region us-east-1 --types "$many"
 mkdir -p "$tmp/nobin"
 # slo is run by its absolute path; PATH holds the tools expect needs, no aws
 for tool in grep wc sed; do ln -s "$(command -v $tool)" "$tmp/nobin/$tool"; done
@@ -208,6 +219,14 @@ bad_spot "a negative spot price" 'SpotPriceHistory\[0\].SpotPrice: expected a pr
 bad_spot "a timestamp that is no time" \
     'SpotPriceHistory\[3\].Timestamp: expected an ISO 8601 time \("2023-01-15T10:23:45.000Z"\), found "yesterday"' \
     '.SpotPriceHistory[3].Timestamp = "yesterday"'
+# a name longer than a catalog name holds: the limit, not "expected an instance type"
+bad_spot "an instance type of 73 characters" \
+    'SpotPriceHistory\[1\].InstanceType: expected an instance type of at most 63 characters, found one of 73' \
+    '.SpotPriceHistory[1].InstanceType = "p3." + ("x" * 70)'
+# a day the month does not have (was read as 2 March and used as the newest)
+bad_spot "a timestamp on 30 February" \
+    'SpotPriceHistory\[3\].Timestamp: expected an ISO 8601 time \("2023-01-15T10:23:45.000Z"\), found "2023-02-30T10:00:00.000Z"' \
+    '.SpotPriceHistory[3].Timestamp = "2023-02-30T10:00:00.000Z"'
 bad_spot "no zone" 'SpotPriceHistory\[4\].AvailabilityZone: expected a zone \("us-east-1a"\), found nothing' \
     'del(.SpotPriceHistory[4].AvailabilityZone)'
 bad_spot "two latest prices at one time" \

@@ -353,6 +353,16 @@ nccl=$SLO_SRCDIR/tests/nccl/all_reduce_perf_8gpu.txt
 succeeds "nccl-tests all_reduce_perf profile: the generating alpha-beta back" \
     '^link: ring allreduce, 8 workers, 280 Gbit/s .*alpha 2\.143 us \(30 us per collective\)' \
     -- comm --model resnet50 --profile "$nccl" --policy optimal
+# NCCL_DEBUG=INFO lines among the rows ("host:pid:tid [dev] NCCL INFO ..."),
+# one from a host named by its address (10-0-3-7: begins with a digit, as a
+# row does): logs, not rows; the same link back (it was refused as a row
+# before the header)
+awk 'NR == 5 { print "10-0-3-7:41230:41230 [0] NCCL INFO Bootstrap : Using eth0:10.0.3.7<0>" }
+     /^ *1024 / { print "10-0-3-7:41230:41237 [3] NCCL INFO comm 0x55 rank 3 nranks 8 - Init COMPLETE" }
+     { print }' "$nccl" >"$tmp/nccl_info.txt"
+succeeds "nccl-tests output with NCCL_DEBUG=INFO lines of a host named 10-0-3-7" \
+    '^link: ring allreduce, 8 workers, 280 Gbit/s .*alpha 2\.143 us \(30 us per collective\)' \
+    -- comm --model resnet50 --profile "$tmp/nccl_info.txt" --policy optimal
 sed 's/busbw/bw/g' "$nccl" >"$tmp/nccl_nobusbw.txt"
 expect "nccl-tests: a missing column" \
     'nccl_nobusbw\.txt:[0-9]+: column busbw: expected the all_reduce_perf header .*found it missing' \
@@ -413,6 +423,9 @@ if rec deepspeed >"$tmp/out" 2>"$tmp/err" &&
 else
     notok "--recommend deepspeed: hand-worked"
 fi
+expect "--recommend under a parameter server" \
+    'recommend horovod: expected --collective ring \(horovod reduces gradients by allreduce\), found --collective ps' \
+    comm --model resnet50 --bandwidth 10Gbit --collective ps --recommend horovod
 # resnet50: the default knobs' T is the ddp / horovod policy's T of the policy
 # table (one simulator), the optimal plan's is the optimal row's, and the
 # recommendation lies between the lower bound and the default

@@ -29,6 +29,24 @@ static void die(const char *what, const char *path)
     exit(99);
 }
 
+char *refdata_read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    long n;
+    char *text;
+    if (!f)
+        die("cannot open", path);
+    if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0)
+        die("cannot seek", path);
+    if (!(text = malloc((size_t)n + 1)))
+        die("out of memory", path);
+    if (fread(text, 1, (size_t)n, f) != (size_t)n)
+        die("short read", path);
+    text[n] = '\0';
+    fclose(f);
+    return text;
+}
+
 static char **split(char *line, size_t *n)
 {
     size_t cap = 8, k = 0;

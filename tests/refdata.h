@@ -26,6 +26,10 @@ size_t csv_col(const struct csv *c, const char *name);
 double csv_num(const struct csv *c, size_t row, const char *name);
 const char *csv_str(const struct csv *c, size_t row, const char *name);
 
+/* The whole file at path as a NUL-terminated string (free it); exits 99
+ * with a message when it cannot be read. */
+char *refdata_read_file(const char *path);
+
 /* Load an embedded catalog/workload or abort. */
 struct slo_catalog;
 struct slo_workload;

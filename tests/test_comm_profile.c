@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "refdata.h"
 #include "slo_comm.h"
 
 static char fixture_path[4096];
@@ -512,19 +513,7 @@ static void test_ring_readings(void **state)
 
 static char *slurp(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    long n;
-    char *text;
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    rewind(f);
-    text = malloc((size_t)n + 1);
-    assert_non_null(text);
-    assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
-    text[n] = '\0';
-    fclose(f);
-    return text;
+    return refdata_read_file(path);
 }
 
 static void expect_check_error(const char *text, const char *needle)

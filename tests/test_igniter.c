@@ -21,6 +21,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "refdata.h"
 #include "slo.h"
 #include "slo_infer.h"
 
@@ -47,22 +48,8 @@ static void path_of(char *buf, size_t len, const char *rel)
 static char *slurp(const char *rel)
 {
     char path[4200];
-    FILE *f;
-    long n;
-    char *buf;
     path_of(path, sizeof path, rel);
-    f = fopen(path, "rb");
-    if (!f)
-        fail_msg("cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    buf = malloc((size_t)n + 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
+    return refdata_read_file(path);
 }
 
 static double rel_err(double got, double want)

@@ -23,6 +23,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "refdata.h"
 #include "slo.h"
 #include "slo_infer.h"
 
@@ -35,22 +36,8 @@ static char ref_dir[4096];
 static char *slurp(const char *rel)
 {
     char path[4200];
-    FILE *f;
-    long n;
-    char *buf;
     snprintf(path, sizeof path, "%s/%s", ref_dir, rel);
-    f = fopen(path, "rb");
-    if (!f)
-        fail_msg("cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    buf = malloc((size_t)n + 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
+    return refdata_read_file(path);
 }
 
 static void open_profile(const char *name, struct slo_ig_profile *p)

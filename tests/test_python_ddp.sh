@@ -32,6 +32,28 @@ if "$PY" -m slo.profiler --model resnet18 --batch 4 --iterations 2 -o "$tmp/r18.
 else
     notok "profiler CSV of ResNet-18"
 fi
+# bad profiler input: one line naming the option, exit 2, no CSV written
+# (before: --batch 0 wrote a CSV of an empty batch with exit 0, --iterations
+# 0 and a batch BatchNorm cannot train on ended in a Python traceback)
+prof_refused() {
+    name=$1; pattern=$2; shift 2
+    rm -f "$tmp/bad.csv"
+    "$PY" -m slo.profiler "$@" -o "$tmp/bad.csv" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ "$rc" = 2 ] && [ ! -e "$tmp/bad.csv" ] && ! grep -q Traceback "$tmp/err" &&
+       grep -Eq "^python3 -m slo.profiler: error: $pattern" "$tmp/err"; then
+        ok "profiler refuses $name"
+    else
+        notok "profiler refuses $name (exit $rc: $(tail -1 "$tmp/err"))"
+    fi
+}
+prof_refused "--batch 0" "argument --batch: expected an integer >= 1, found 0" --batch 0
+prof_refused "--iterations 0" "argument --iterations: expected an integer >= 1, found 0" --iterations 0
+prof_refused "a batch of 1 at 32x32 (BatchNorm of one value)" \
+    "--model resnet18 on a batch of 1 x 3 x 32 x 32 .*: the model cannot run it: Expected more than 1 value" \
+    --batch 1 --iterations 1
+prof_refused "a name that is no model" "--model: expected a torchvision.models name such as resnet18, found \"utils\"" \
+    --model utils
 for p in optimal prophet p3; do
     "$SLO" comm --model "$tmp/r18.csv" --bandwidth 1Gbit --workers 2 --policy $p --json \
         >"$tmp/plan_$p.json" 2>"$tmp/err" || notok "slo comm --policy $p --json"

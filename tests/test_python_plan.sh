@@ -61,4 +61,37 @@ else
     echo "# C:      $c"; echo "# Python: $p"
     notok "a resnet50 plan on a 5-layer list"
 fi
+# a key given twice (issue 15: the last offset_bytes won): both readers refuse
+# the whole document; before, Python's json.loads kept the last key silently
+"$PY" - "$tmp/five.json" "$tmp/dup.json" <<'PYEOF'
+import sys
+t = open(sys.argv[1]).read()
+# the first range of the optimal plan's first block gets a second bytes key
+i = t.index('"optimal"')
+j = t.index('"offset_bytes"', i)
+open(sys.argv[2], "w").write(t[:j] + '"bytes": 4, ' + t[j:])
+PYEOF
+c=$("$C" "$tmp/dup.json" optimal "$tmp/five_e.csv" 2>&1)
+p=$(pysum "$tmp/dup.json" optimal "$tmp/five_e.csv" 2>&1)
+if echo "$c" | grep -q 'duplicate object key' &&
+   echo "$p" | grep -q 'PlanError: .*dup.json: expected `slo comm --json` output, found the key "bytes" given twice'; then
+    ok "a plan with a key given twice: both refuse"
+else
+    echo "# C:      $c"; echo "# Python: $p"
+    notok "a plan with a key given twice"
+fi
+# a plan over the runtime's 64 MiB input limit (a real plan padded with
+# blanks: valid JSON): refused by slo.plan as libsloprophet refuses it
+{ cat "$tmp/five.json"; head -c 67108864 /dev/zero | tr '\0' ' '; } >"$tmp/big.json"
+p=$("$PY" -c 'import sys, slo.plan as sp
+try:
+    sp.load_plan(sys.argv[1], "optimal")
+except sp.PlanError as e:
+    print("refused:", e)' "$tmp/big.json" 2>&1)
+rm -f "$tmp/big.json"
+if echo "$p" | grep -q 'refused: .*big.json: expected an input of at most 64 MiB, found more'; then
+    ok "a plan of 64 MiB + its text: refused as libsloprophet refuses it"
+else
+    echo "# Python: $p"; notok "a plan over 64 MiB"
+fi
 finish

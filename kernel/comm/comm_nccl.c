@@ -142,8 +142,10 @@ int slo_comm_nccl_parse(const char *text, const char *source, struct slo_comm_li
             continue;
         }
         nf = split(line, f);
-        /* other lines (NCCL INFO/WARN logs, blank) are not rows */
-        if (nf == 0 || !isdigit((unsigned char)f[0][0]))
+        /* a row starts with its size, all digits; other lines (blank, and
+         * NCCL_DEBUG's "host:pid:tid [dev] NCCL INFO ..." logs, whose host
+         * may begin with a digit, e.g. 10-0-3-7) are not rows */
+        if (nf == 0 || !isdigit((unsigned char)f[0][0]) || f[0][strspn(f[0], "0123456789")])
             continue;
         if (!have_header)
             FAIL("expected the all_reduce_perf column header (# size count type ...) before "

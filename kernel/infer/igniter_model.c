@@ -24,6 +24,63 @@ double slo_ig_delta_sch_ms(const struct slo_ig_profile *p, size_t n_colocated)
     return n_colocated >= 2 ? p->sched_alpha_ms * (double)n_colocated + p->sched_beta_ms : 0.0;
 }
 
+/* Workload i of t[] checked against p (model index, batch in the profiled
+ * range, share in (0, 100] %) and its solo state into *o (zeroed first):
+ * the solo active time t_act_solo_ms (1.2.2), the solo capability (1.2.3),
+ * power (1.2.4) and L2 utilization (1.2.6). Shared by both model variants
+ * (igniter_variant.c). SLO_OK or SLO_ERR_INVALID naming the workload. */
+int slo__ig_tenant_solo(const struct slo_ig_profile *p, const struct slo_ig_tenant *t, size_t i,
+                        struct slo_ig_prediction *o, slo_error_t *err)
+{
+    const struct slo_ig_model *m;
+
+    if (t[i].model < 0 || (size_t)t[i].model >= p->n_models)
+        return slo__fail(err, SLO_ERR_INVALID, p->source,
+                        "predict: workload %zu: expected a model index in [0, %zu), found %d",
+                        i, p->n_models, t[i].model);
+    m = &p->models[t[i].model];
+    if (t[i].batch < 1 || t[i].batch > SLO_IG_MAX_BATCH)
+        return slo__fail(err, SLO_ERR_INVALID, p->source,
+                        "predict: workload %zu (%s): expected a batch in [1, %d] (the "
+                        "profiled range), found %d",
+                        i, m->name, SLO_IG_MAX_BATCH, t[i].batch);
+    if (!(t[i].share_pct > 0.0 && t[i].share_pct <= 100.0))
+        return slo__fail(err, SLO_ERR_INVALID, p->source,
+                        "predict: workload %zu (%s): expected a share in (0, 100] %%, "
+                        "found %g",
+                        i, m->name, t[i].share_pct);
+    memset(o, 0, sizeof *o);
+    o->t_act_solo_ms = slo_ig_active_solo_ms(m, t[i].batch, t[i].share_pct);
+    if (!(o->t_act_solo_ms > 0.0) || !isfinite(o->t_act_solo_ms))
+        return slo__fail(err, SLO_ERR_INVALID, p->source,
+                        "predict: workload %zu (%s): the fitted solo active time at batch "
+                        "%d, share %g %% is %g ms; expected > 0 (outside the fitted range)",
+                        i, m->name, t[i].batch, t[i].share_pct, o->t_act_solo_ms);
+    /* 1.2.3: solo capability, req/s (drives the interference terms). */
+    o->solo_capability_rps = 1000.0 * t[i].batch / o->t_act_solo_ms;
+    o->power_w = m->kp_w_per_rps * o->solo_capability_rps + m->bp_w;     /* 1.2.4 */
+    o->l2_pct = m->kc_pct_per_rps * o->solo_capability_rps + m->bc_pct; /* 1.2.6 */
+    return SLO_OK;
+}
+
+/* 1.2.5: the clock, MHz, at total power total_power_w, W: linear drop
+ * above the power cap (a < 0, no lower clamp). SLO_OK, or SLO_ERR_INVALID
+ * when it is not > 0 (far outside the profiled range). */
+int slo__ig_clock_mhz(const struct slo_ig_profile *p, double total_power_w, double *clock_mhz,
+                      slo_error_t *err)
+{
+    *clock_mhz = p->max_clock_mhz;
+    if (total_power_w > p->power_cap_w)
+        *clock_mhz =
+            p->clock_slope_mhz_per_w * (total_power_w - p->power_cap_w) + p->max_clock_mhz;
+    if (!(*clock_mhz > 0.0))
+        return slo__fail(err, SLO_ERR_INVALID, p->source,
+                        "predict: total power %g W drives the modelled clock to %g MHz; "
+                        "expected > 0 (far outside the profiled range)",
+                        total_power_w, *clock_mhz);
+    return SLO_OK;
+}
+
 int slo_ig_predict(const struct slo_ig_profile *p, const struct slo_ig_tenant *t, size_t n,
                    struct slo_ig_prediction *out, struct slo_ig_gpu_state *gpu,
                    slo_error_t *err)
@@ -37,46 +94,14 @@ int slo_ig_predict(const struct slo_ig_profile *p, const struct slo_ig_tenant *t
                         "predict: expected at least one workload on the GPU, found none");
     total_power_w = p->idle_power_w; /* 1.2.4: P_j = P_idle + sum P_i */
     for (size_t i = 0; i < n; i++) {
-        const struct slo_ig_model *m;
-        struct slo_ig_prediction *o = &out[i];
-        if (t[i].model < 0 || (size_t)t[i].model >= p->n_models)
-            return slo__fail(err, SLO_ERR_INVALID, p->source,
-                            "predict: workload %zu: expected a model index in [0, %zu), found %d",
-                            i, p->n_models, t[i].model);
-        m = &p->models[t[i].model];
-        if (t[i].batch < 1 || t[i].batch > SLO_IG_MAX_BATCH)
-            return slo__fail(err, SLO_ERR_INVALID, p->source,
-                            "predict: workload %zu (%s): expected a batch in [1, %d] (the "
-                            "profiled range), found %d",
-                            i, m->name, SLO_IG_MAX_BATCH, t[i].batch);
-        if (!(t[i].share_pct > 0.0 && t[i].share_pct <= 100.0))
-            return slo__fail(err, SLO_ERR_INVALID, p->source,
-                            "predict: workload %zu (%s): expected a share in (0, 100] %%, "
-                            "found %g",
-                            i, m->name, t[i].share_pct);
-        memset(o, 0, sizeof *o);
-        o->t_act_solo_ms = slo_ig_active_solo_ms(m, t[i].batch, t[i].share_pct);
-        if (!(o->t_act_solo_ms > 0.0) || !isfinite(o->t_act_solo_ms))
-            return slo__fail(err, SLO_ERR_INVALID, p->source,
-                            "predict: workload %zu (%s): the fitted solo active time at batch "
-                            "%d, share %g %% is %g ms; expected > 0 (outside the fitted range)",
-                            i, m->name, t[i].batch, t[i].share_pct, o->t_act_solo_ms);
-        /* 1.2.3: solo capability, req/s (drives the interference terms). */
-        o->solo_capability_rps = 1000.0 * t[i].batch / o->t_act_solo_ms;
-        o->power_w = m->kp_w_per_rps * o->solo_capability_rps + m->bp_w; /* 1.2.4 */
-        o->l2_pct = m->kc_pct_per_rps * o->solo_capability_rps + m->bc_pct; /* 1.2.6 */
-        total_power_w += o->power_w;
-        total_l2_pct += o->l2_pct;
+        int rc = slo__ig_tenant_solo(p, t, i, &out[i], err);
+        if (rc)
+            return rc;
+        total_power_w += out[i].power_w;
+        total_l2_pct += out[i].l2_pct;
     }
-    /* 1.2.5: clock drops linearly above the power cap (a < 0, no lower clamp). */
-    clock_mhz = p->max_clock_mhz;
-    if (total_power_w > p->power_cap_w)
-        clock_mhz = p->clock_slope_mhz_per_w * (total_power_w - p->power_cap_w) + p->max_clock_mhz;
-    if (!(clock_mhz > 0.0))
-        return slo__fail(err, SLO_ERR_INVALID, p->source,
-                        "predict: total power %g W drives the modelled clock to %g MHz; "
-                        "expected > 0 (far outside the profiled range)",
-                        total_power_w, clock_mhz);
+    if (slo__ig_clock_mhz(p, total_power_w, &clock_mhz, err))
+        return SLO_ERR_INVALID;
     delta_sch = slo_ig_delta_sch_ms(p, n); /* 1.2.8 */
     for (size_t i = 0; i < n; i++) {
         const struct slo_ig_model *m = &p->models[t[i].model];

@@ -224,52 +224,25 @@ static int variant_terms(const struct slo_ig_profile *p, const struct slo_ig_ten
     for (size_t i = 0; i < n; i++) {
         const struct slo_ig_model *m;
         struct slo_ig_prediction *o = &out[i];
-        double t_act0;
-        if (t[i].model < 0 || (size_t)t[i].model >= p->n_models)
-            return slo__fail(err, SLO_ERR_INVALID, p->source,
-                            "predict: workload %zu: expected a model index in [0, %zu), found %d",
-                            i, p->n_models, t[i].model);
+        int rc = slo__ig_tenant_solo(p, t, i, o, err); /* the paper's solo state, 1.2.2-1.2.6 */
+        if (rc)
+            return rc;
         m = &p->models[t[i].model];
-        if (t[i].batch < 1 || t[i].batch > SLO_IG_MAX_BATCH)
-            return slo__fail(err, SLO_ERR_INVALID, p->source,
-                            "predict: workload %zu (%s): expected a batch in [1, %d] (the "
-                            "profiled range), found %d",
-                            i, m->name, SLO_IG_MAX_BATCH, t[i].batch);
-        if (!(t[i].share_pct > 0.0 && t[i].share_pct <= 100.0))
-            return slo__fail(err, SLO_ERR_INVALID, p->source,
-                            "predict: workload %zu (%s): expected a share in (0, 100] %%, "
-                            "found %g",
-                            i, m->name, t[i].share_pct);
         if (!m->calib.has_solo || (pair && !m->calib.has_pair))
             return slo__fail(err, SLO_ERR_INVALID, p->source,
                             "predict: model %s has no %s for model variant igniter-calibrated "
                             "(model_variant.%s, doc/infer.md)",
                             m->name, m->calib.has_solo ? "pair terms" : "solo latency grid",
                             m->calib.has_solo ? "pair_latency" : "solo_latency");
-        memset(o, 0, sizeof *o);
-        t_act0 = slo_ig_active_solo_ms(m, t[i].batch, t[i].share_pct);
-        if (!(t_act0 > 0.0) || !isfinite(t_act0))
-            return slo__fail(err, SLO_ERR_INVALID, p->source,
-                            "predict: workload %zu (%s): the fitted solo active time at batch "
-                            "%d, share %g %% is %g ms; expected > 0 (outside the fitted range)",
-                            i, m->name, t[i].batch, t[i].share_pct, t_act0);
-        /* the GPU state from the paper's surface (notes 1.2.3-1.2.6) */
-        o->solo_capability_rps = 1000.0 * t[i].batch / t_act0;
-        o->power_w = m->kp_w_per_rps * o->solo_capability_rps + m->bp_w;
-        o->l2_pct = m->kc_pct_per_rps * o->solo_capability_rps + m->bc_pct;
-        /* term 1: the solo active time on the measured grid */
-        o->t_act_solo_ms = t_act0 * slo__ig_solo_ratio(&m->calib, t[i].batch, t[i].share_pct);
+        /* term 1: the solo active time on the measured grid; the GPU state
+         * (capability, power, L2) stays the paper's surface's (notes
+         * 1.2.3-1.2.6) */
+        o->t_act_solo_ms *= slo__ig_solo_ratio(&m->calib, t[i].batch, t[i].share_pct);
         total_power_w += o->power_w;
         total_l2_pct += o->l2_pct;
     }
-    clock_mhz = p->max_clock_mhz;
-    if (total_power_w > p->power_cap_w)
-        clock_mhz = p->clock_slope_mhz_per_w * (total_power_w - p->power_cap_w) + p->max_clock_mhz;
-    if (!(clock_mhz > 0.0))
-        return slo__fail(err, SLO_ERR_INVALID, p->source,
-                        "predict: total power %g W drives the modelled clock to %g MHz; "
-                        "expected > 0 (far outside the profiled range)",
-                        total_power_w, clock_mhz);
+    if (slo__ig_clock_mhz(p, total_power_w, &clock_mhz, err))
+        return SLO_ERR_INVALID;
     ratio = clock_mhz / p->max_clock_mhz;
     delta_sch = slo_ig_delta_sch_ms(p, n);
     for (size_t i = 0; i < n; i++) {

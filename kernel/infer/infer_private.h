@@ -43,6 +43,15 @@ int slo__ig_check_model_coefficients(const struct slo_ig_profile *p,
                                      const struct slo_ig_model *m, const char *path,
                                      slo_error_t *err);
 
+/* igniter_model.c, shared by both model variants: workload i of t[]
+ * checked (model index, batch, share) with its solo state (t_act_solo_ms,
+ * capability, power, L2; notes 1.2.2-1.2.6) into *o; the clock at a total
+ * power (1.2.5), refused when not > 0. SLO_OK or SLO_ERR_INVALID. */
+int slo__ig_tenant_solo(const struct slo_ig_profile *p, const struct slo_ig_tenant *t, size_t i,
+                        struct slo_ig_prediction *o, slo_error_t *err);
+int slo__ig_clock_mhz(const struct slo_ig_profile *p, double total_power_w, double *clock_mhz,
+                      slo_error_t *err);
+
 /* igniter_variant.c: the igniter-calibrated model variant (issue 18;
  * slo_ig_profile_set_variant documents it). */
 #include <jansson.h>

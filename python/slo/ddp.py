@@ -187,6 +187,9 @@ def register_plan_hook(ddp_model, plan, example_input=None, layers=None, process
         state = PlanHookState(p, layers, pieces, process_group, gsum, psum)
     except (PlanError, ValueError) as e:
         err = str(e)
+    except Exception as e:  # noqa: BLE001 - any failure here must reach the agreement below,
+        # or this rank would leave the others waiting in all_gather_object
+        err = "register_plan_hook: %s: %s" % (type(e).__name__, e)
     mine = (err, G, total, gsum, psum, nblocks)
     allv = [None] * dist.get_world_size(process_group)
     dist.all_gather_object(allv, mine, group=process_group)

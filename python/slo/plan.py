@@ -32,6 +32,8 @@ import json
 FNV_OFFSET = 14695981039346656037
 FNV_PRIME = 1099511628211
 MASK64 = (1 << 64) - 1
+# the largest plan libsloprophet reads (the kernel's input limit, 64 MiB)
+MAX_PLAN_CHARS = 64 << 20
 
 
 class PlanError(ValueError):
@@ -63,6 +65,20 @@ def round_to_elements(nbytes, elem_bytes):
     return elem_bytes * (q + (1 if 2 * r >= elem_bytes else 0))
 
 
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _no_duplicates(pairs):
+    """json object_pairs_hook: a dict, or _DuplicateKey(key) for a key given twice."""
+    out = {}
+    for k, v in pairs:
+        if k in out:
+            raise _DuplicateKey(k)
+        out[k] = v
+    return out
+
+
 class Plan:
     """A parsed plan: blocks in issue order, each a list of (offset, bytes)."""
 
@@ -91,23 +107,31 @@ def parse_plan(text, source="plan", policy=None):
     None: the document's only policy, else "optimal").  Errors: PlanError
     naming the source and the JSON path."""
     try:
-        doc = json.loads(text)
+        # a key given twice is refused, as libsloprophet's reader (jansson
+        # JSON_REJECT_DUPLICATES) does: json.loads alone keeps the last one
+        doc = json.loads(text, object_pairs_hook=_no_duplicates)
+    except _DuplicateKey as e:
+        raise PlanError("%s: expected `slo comm --json` output, found the key \"%s\" given "
+                        "twice in one object" % (source, e.args[0])) from None
     except ValueError as e:
         raise PlanError("%s: not a JSON document: %s" % (source, e)) from None
     if not isinstance(doc, dict):
         raise PlanError("%s: expected a JSON object, found %s" % (source, type(doc).__name__))
     if "policies" in doc:
         pols = doc["policies"]
+        if not isinstance(pols, list):
+            raise PlanError("%s: policies: expected a list, found %s" % (source, json.dumps(pols)))
+        at = {p.get("name"): i for i, p in reversed(list(enumerate(pols))) if isinstance(p, dict)}
         names = [p.get("name") for p in pols if isinstance(p, dict)]
         want = policy or (names[0] if len(names) == 1 else "optimal")
-        if want not in names:
+        if want not in at:
             raise PlanError("%s: policies: expected a policy named \"%s\", found %s"
                             % (source, want, ", ".join(map(str, names)) or "none"))
-        entry = pols[names.index(want)]
+        entry = pols[at[want]]
         model = doc.get("model", {})
         name, blocks_doc = want, entry.get("blocks")
         elem = entry.get("elem_bytes", 4)
-        path = "policies[%d]" % names.index(want)
+        path = "policies[%d]" % at[want]
     else:
         model = doc.get("model", {})
         name, blocks_doc = doc.get("policy", ""), doc.get("blocks")
@@ -134,6 +158,9 @@ def parse_plan(text, source="plan", policy=None):
         ranges = []
         for r, rg in enumerate(blk["ranges"]):
             rp = "%s.ranges[%d]" % (bp, r)
+            if not isinstance(rg, dict):
+                raise PlanError("%s: %s: expected an object {\"offset_bytes\", \"bytes\"}, found %s"
+                                % (source, rp, json.dumps(rg)))
             off = _int(rg.get("offset_bytes"), rp + ".offset_bytes", source)
             size = _int(rg.get("bytes"), rp + ".bytes", source, 1)
             if off % elem or size % elem:
@@ -167,9 +194,14 @@ def load_plan(path, policy=None):
     """parse_plan of the file at path (PlanError naming the path when it cannot be read)."""
     try:
         with open(path, "r", encoding="utf-8") as f:
-            text = f.read()
+            text = f.read(MAX_PLAN_CHARS + 1)
     except OSError as e:
         raise PlanError("%s: cannot open: %s" % (path, e.strerror)) from None
+    except UnicodeDecodeError as e:
+        raise PlanError("%s: expected UTF-8 JSON text, found byte 0x%02x at offset %d"
+                        % (path, e.object[e.start], e.start)) from None
+    if len(text) > MAX_PLAN_CHARS:
+        raise PlanError("%s: expected an input of at most 64 MiB, found more" % path)
     return parse_plan(text, path, policy)
 
 

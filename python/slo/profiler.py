@@ -22,6 +22,7 @@ layer's ready time is the backward of the loss and the last layer only.
 """
 
 import csv
+import os
 import statistics
 import time
 
@@ -103,23 +104,59 @@ def main(argv=None):
                                  description="Write the per-layer CSV of a torchvision model "
                                              "for `slo comm --model`.")
     ap.add_argument("--model", default="resnet18", help="a torchvision.models name (resnet18)")
-    ap.add_argument("--batch", type=int, default=8)
-    ap.add_argument("--size", type=int, default=32, help="input height = width, pixels")
-    ap.add_argument("--classes", type=int, default=10)
-    ap.add_argument("--iterations", type=int, default=10)
-    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--batch", type=_at_least(1), default=8, help="samples per iteration, >= 1")
+    ap.add_argument("--size", type=_at_least(1), default=32, help="input height = width, pixels")
+    ap.add_argument("--classes", type=_at_least(1), default=10)
+    ap.add_argument("--iterations", type=_at_least(1), default=10,
+                    help="timed iterations (the median is written), >= 1")
+    ap.add_argument("--threads", type=_at_least(1), default=1)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("-o", "--output", required=True)
     a = ap.parse_args(argv)
     torch.manual_seed(a.seed)
     torch.set_num_threads(a.threads)
-    if not hasattr(torchvision.models, a.model):
+    builder = getattr(torchvision.models, a.model, None)
+    if a.model.startswith("_") or not callable(builder):
         ap.error("--model: expected a torchvision.models name such as resnet18, found \"%s\"" % a.model)
-    model = getattr(torchvision.models, a.model)(num_classes=a.classes)
-    x = torch.randn(a.batch, 3, a.size, a.size)
-    layers, fwd, rdy = profile(model, x, iterations=a.iterations)
-    write_csv(a.output, layers, fwd, rdy)
+    # the output is written only after profiling: say now if it cannot be
+    outdir = os.path.dirname(os.path.abspath(a.output))
+    if not os.path.isdir(outdir) or not os.access(outdir, os.W_OK):
+        ap.error("-o/--output %s: expected a file in a writable directory, found %s"
+                 % (a.output, "no directory " + outdir if not os.path.isdir(outdir)
+                    else "directory " + outdir + " not writable"))
+    try:
+        model = builder(num_classes=a.classes)
+        x = torch.randn(a.batch, 3, a.size, a.size)
+        layers, fwd, rdy = profile(model, x, iterations=a.iterations)
+    except (RuntimeError, ValueError, TypeError) as e:
+        ap.error("--model %s on a batch of %d x 3 x %d x %d (--batch, --size), %d classes: "
+                 "the model cannot run it: %s" % (a.model, a.batch, a.size, a.size, a.classes,
+                                                  str(e).splitlines()[0] if str(e) else type(e).__name__))
+    # atomically: a temporary file beside the output, renamed over it
+    tmp = "%s.tmp%d" % (a.output, os.getpid())
+    try:
+        write_csv(tmp, layers, fwd, rdy)
+        os.replace(tmp, a.output)
+    except OSError as e:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        ap.error("-o/--output %s: cannot write: %s" % (a.output, e.strerror or e))
     return 0
+
+
+def _at_least(low):
+    """argparse type: an integer >= low, else the option's error."""
+    import argparse
+
+    def parse(text):
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError("expected an integer >= %d, found \"%s\"" % (low, text))
+        if v < low:
+            raise argparse.ArgumentTypeError("expected an integer >= %d, found %d" % (low, v))
+        return v
+    return parse
 
 
 if __name__ == "__main__":
