@@ -63,5 +63,7 @@ int slo_cmd_fit_infer(int argc, char **argv);
 int slo_cmd_comm(int argc, char **argv);
 /* `slo catalog import|check` (cli/cmd_catalog.c, issue 20). */
 int slo_cmd_catalog(int argc, char **argv);
+/* `slo replay` (cli/cmd_replay.c, issue 13). */
+int slo_cmd_replay(int argc, char **argv);
 
 #endif

@@ -20,6 +20,7 @@ static const struct command commands[] = {
     {"fit", slo_cmd_fit, "fit model coefficients from profiling data (slo fit train LOGS...)"},
     {"comm", slo_cmd_comm, "compare gradient communication schedulers (Prophet, optimal blocks)"},
     {"catalog", slo_cmd_catalog, "build or refresh an instance catalog from the aws CLI's JSON; check one"},
+    {"replay", slo_cmd_replay, "replay training plans on spot capacity traces, compare five policies"},
 };
 
 static void usage(FILE *f)
