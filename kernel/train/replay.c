@@ -546,7 +546,11 @@ static int replay_run(struct replay_ctx *c, enum slo_replay_policy pol, size_t s
     const double gap = c->pb->traces[0].gap_s, T = c->pb->deadline_s, ohd = c->pb->overhead_s;
     int run[2 * SLO_CLUSTER_MAX_TYPES] = {0}, plan[2 * SLO_CLUSTER_MAX_TYPES] = {0};
     int want[2 * SLO_CLUSTER_MAX_TYPES], cap[SLO_CLUSTER_MAX_TYPES];
-    double t = 0, loss = 0, pause = 0;
+    /* loss: reached so far; a segment is a stretch on one cluster, whose
+     * progress is counted in compute time from seg_loss (the model's
+     * iterations are whole numbers in code compat: re-evaluating every tick
+     * would drop a fraction of an iteration each time) */
+    double t = 0, loss = 0, pause = 0, seg_loss = 0, seg_done = 0;
     int committed = 0, rc;
     enum { UP_IDLE, UP_SPOT, UP_OD } up_mode = UP_IDLE;
 
@@ -647,6 +651,8 @@ static int replay_run(struct replay_ctx *c, enum slo_replay_policy pol, size_t s
             if (any_running(c, want))
                 pause = ohd;
             memcpy(run, want, sizeof run);
+            seg_loss = loss;
+            seg_done = 0;
         }
         double dt = gap < T - t ? gap : T - t, price = 0;
         for (size_t e = 0; e < c->ne; e++)
@@ -656,7 +662,9 @@ static int replay_run(struct replay_ctx *c, enum slo_replay_policy pol, size_t s
         ro->cost += price * p / 3600.0;
         double rest = dt - p, after = loss;
         if (rest > 0 && any_running(c, run)) {
-            double need = ctx_remaining(c, run, loss, rest, &after);
+            double need = ctx_remaining(c, run, seg_loss, seg_done + rest, &after);
+            if (need >= 0)
+                need -= seg_done;
             if (need >= 0 && need <= rest) {
                 ro->cost += price * need / 3600.0;
                 ro->finish_s = t + p + need;
@@ -664,8 +672,10 @@ static int replay_run(struct replay_ctx *c, enum slo_replay_policy pol, size_t s
                 return SLO_OK;
             }
             ro->cost += price * rest / 3600.0;
-            if (need >= 0)
+            if (need >= 0) {
+                seg_done += rest;
                 loss = after;
+            }
         }
         t += dt;
     }
