@@ -234,7 +234,7 @@ static int print_json(const struct replay_opts *o, const struct slo_catalog *cat
         json_object_set_new(t, "ticks", json_integer((json_int_t)tr[k].n_ticks));
         json_object_set_new(t, "gap_s", json_real(tr[k].gap_s));
         json_object_set_new(t, "max_capacity", json_integer(tr[k].max_capacity));
-        json_object_set_new(t, "interruption_p_revoke_h", json_real(r->p_revoke_h[k]));
+        json_object_set_new(t, "interruption_rate", json_real(r->p_revoke_h[k]));
         json_array_append_new(traces, t);
     }
     json_object_set_new(root, "traces", traces);

@@ -773,6 +773,16 @@ int slo_replay_solve(const struct slo_replay_problem *pb, const struct slo_repla
                              pb->catalog->name, pb->traces[k].type);
         }
         const struct slo_instance_type *src = &pb->catalog->types[idx];
+        size_t w;
+        for (w = 0; w < pb->workload->n_instances; w++)
+            if (strcmp(pb->workload->instances[w].type, slo_instance_profile(src)) == 0)
+                break;
+        if (w == pb->workload->n_instances) {
+            ctx_free(&c);
+            return slo__fail(err, SLO_ERR_INVALID, "--trace",
+                             "expected instance types that workload %s profiles, found \"%s\"",
+                             pb->workload->name, pb->traces[k].type);
+        }
         for (int od = 0; od < 2; od++) {
             struct slo_instance_type *t = &c.cat.types[2 * k + od];
             *t = *src;
