@@ -248,6 +248,12 @@ static int print_json(const struct replay_opts *o, const struct slo_catalog *cat
         json_object_set_new(j, "mean_finish_s",
                             pr->deadlines_met ? json_real(pr->mean_finish_s) : json_null());
         json_object_set_new(j, "replans", json_integer(pr->replans));
+        json_object_set_new(j, "predicted_p_meet", pr->predicted_p_meet < 0
+                                                       ? json_null()
+                                                       : json_real(pr->predicted_p_meet));
+        json_object_set_new(j, "predicted_cost_usd",
+                            pr->predicted_cost_usd < 0 ? json_null()
+                                                       : json_real(pr->predicted_cost_usd));
         json_array_append_new(pols, j);
     }
     json_object_set_new(root, "policies", pols);
@@ -269,15 +275,18 @@ static void print_text(const struct replay_opts *o, const struct slo_spot_trace 
                "interruption rate per hour)\n",
                tr[k].type, tr[k].source, tr[k].n_ticks, tr[k].gap_s, tr[k].max_capacity,
                r->p_revoke_h[k]);
-    printf("%-17s %5s %9s %14s %12s %8s\n", "policy", "runs", "met", "mean cost USD",
-           "vs on-demand", "replans");
+    printf("%-17s %5s %9s %14s %12s %8s %10s\n", "policy", "runs", "met", "mean cost USD",
+           "vs on-demand", "replans", "P(met)");
     for (int p = 0; p < SLO_REPLAY_N_POLICIES; p++) {
         const struct slo_replay_policy_result *pr = &r->policies[p];
-        printf("%-17s %5d %4d/%-4d %14.4f %11.1f%% %8ld\n", pr->name, pr->runs,
+        char pm[16] = "-";
+        if (pr->predicted_p_meet >= 0)
+            snprintf(pm, sizeof pm, "%.3f", pr->predicted_p_meet);
+        printf("%-17s %5d %4d/%-4d %14.4f %11.1f%% %8ld %10s\n", pr->name, pr->runs,
                pr->deadlines_met, pr->runs, pr->mean_cost_usd,
                od->mean_cost_usd > 0 ? 100.0 * (pr->mean_cost_usd / od->mean_cost_usd - 1)
                                      : 0.0,
-               pr->replans);
+               pr->replans, pm);
     }
 }
 

@@ -538,6 +538,8 @@ struct run_out {
     int met;
     double cost, finish_s;
     long replans;
+    int have_risk;              /* the first plan's risk was evaluated */
+    double p_meet, exp_cost;    /* its P(met) and expected cost (risk model) */
 };
 
 static int replay_run(struct replay_ctx *c, enum slo_replay_policy pol, size_t s0,
@@ -591,6 +593,14 @@ static int replay_run(struct replay_ctx *c, enum slo_replay_policy pol, size_t s
                     return rc;
                 if (!rp.ok)
                     memcpy(rp.counts, surv, sizeof rp.counts);
+                if (i == s0 && rp.ok && rp.feasible) {
+                    struct slo_risk_eval rv;
+                    if ((rc = ctx_risk(c, rp.counts, rp.time_s, T, &rv, err)))
+                        return rc;
+                    ro->have_risk = 1;
+                    ro->p_meet = rv.p_meet;
+                    ro->exp_cost = rv.expected_cost_usd;
+                }
                 if (i != s0 && memcmp(plan, rp.counts, sizeof plan) != 0)
                     ro->replans++;
                 memcpy(plan, rp.counts, sizeof plan);
@@ -842,6 +852,7 @@ int slo_replay_solve(const struct slo_replay_problem *pb, const struct slo_repla
     for (int p = 0; p < SLO_REPLAY_N_POLICIES; p++) {
         struct slo_replay_policy_result *pr = &res->policies[p];
         double finish = 0;
+        int n_risk = 0;
         pr->name = policy_names[p];
         for (int j = 0; j < ns; j++) {
             size_t s0 = ns > 1 ? (size_t)((double)span * j / (ns - 1) + 0.5) : 0;
@@ -856,6 +867,17 @@ int slo_replay_solve(const struct slo_replay_problem *pb, const struct slo_repla
             pr->replans += ro.replans;
             if (ro.met)
                 finish += ro.finish_s;
+            if (ro.have_risk) {
+                n_risk++;
+                pr->predicted_p_meet += ro.p_meet;
+                pr->predicted_cost_usd += ro.exp_cost;
+            }
+        }
+        if (n_risk) {
+            pr->predicted_p_meet /= n_risk;
+            pr->predicted_cost_usd /= n_risk;
+        } else {
+            pr->predicted_p_meet = pr->predicted_cost_usd = -1;
         }
         pr->mean_cost_usd /= pr->runs;
         pr->mean_finish_s = pr->deadlines_met ? finish / pr->deadlines_met : 0;

@@ -181,7 +181,12 @@ struct slo_replay_policy_result {
                                 up to the deadline, where it stops) */
     double mean_finish_s;    /* mean finish time of the runs that met the deadline, s
                                 (0 when none did) */
-    long replans;            /* plans made after the first, over all runs */
+    long replans;            /* re-plans that changed the plan, over all runs */
+    double predicted_p_meet; /* spotdnn, spotdnn-replan, risk-aware: mean over runs of
+                                the risk model's P(deadline met) for the first plan
+                                (slo_risk_evaluate, which assumes re-planning onto
+                                on-demand replacements); -1 for the others */
+    double predicted_cost_usd; /* the same mean of its expected cost, USD; -1 likewise */
 };
 
 struct slo_replay_result {
