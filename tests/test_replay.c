@@ -10,7 +10,10 @@
  *  - replays on synthetic traces with known outcomes: spot always there
  *    (every spot policy pays the spot price), never there (on-demand cost),
  *    and one lost after 2 ticks (spotdnn misses, spotdnn-replan meets at the
- *    cost worked from the restart rule).
+ *    cost worked from the restart rule);
+ *  - a Monte Carlo replay: 1000 seeded synthetic traces with exponential
+ *    spot lifetimes, whose deadline-met rate under spotdnn-replan matches the
+ *    risk model's probability.
  * The compute time C of one p3.2xlarge comes from slo_train_evaluate (the
  * model), the replay's bookkeeping is what is checked.
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -267,6 +270,70 @@ static void test_replay_known(void **state)
     assert_int_equal(r.policies[SLO_REPLAY_RISK_AWARE].deadlines_met, 1);
 }
 
+/* A Monte Carlo replay of the risk model through the replay itself: 1000
+ * synthetic traces, each one p3.2xlarge obtainable until an exponential
+ * lifetime (rate lambda = 0.5/h, drawn by this test's own generator, seeded)
+ * and never after. The deadline leaves slack for no restart beyond the
+ * first (C + 60 s + 30 s with a 60 s overhead), so spotdnn-replan meets it
+ * iff its spot instance outlives the run: the risk model's
+ * P = exp(-lambda (C + 60 s)), to within 4 standard errors plus one 20 s
+ * tick of discretization. */
+static void test_replay_monte_carlo(void **state)
+{
+    struct fx *f = *state;
+    const double gap = 20, ohd = 60, lam = 0.5, T = f->c_s + ohd + 30;
+    const int n = 1000;
+    size_t ticks = (size_t)ceil(T / gap) + 1;
+    int *cap = malloc(ticks * sizeof *cap);
+    unsigned long long x = 12345;
+    int met = 0;
+    double p_h = 1 - exp(-lam);
+    struct slo_risk_pool pool = {1, 1, 1.0, 3.0, p_h};
+    struct slo_risk_eval ev;
+    slo_error_t err = {0};
+
+    assert_non_null(cap);
+    for (int r = 0; r < n; r++) {
+        /* splitmix64 -> uniform (0, 1) -> exponential lifetime, s */
+        unsigned long long z = (x += 0x9E3779B97F4A7C15ULL);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+        z ^= z >> 31;
+        double u = ((double)(z >> 11) + 0.5) / 9007199254740992.0;
+        double tau = -log(u) / lam * 3600;
+        for (size_t i = 0; i < ticks; i++)
+            cap[i] = i * gap < tau;
+        struct slo_spot_trace tr = {.gap_s = gap, .n_ticks = ticks, .capacity = cap,
+                                    .max_capacity = 1};
+        snprintf(tr.type, sizeof tr.type, "p3.2xlarge");
+        snprintf(tr.source, sizeof tr.source, "synthetic");
+        struct slo_replay_problem pb = {0};
+        struct slo_replay_options opt;
+        struct slo_replay_result res;
+        pb.catalog = &f->cat;
+        pb.workload = &f->wl;
+        pb.traces = &tr;
+        pb.n_traces = 1;
+        pb.target_loss = 0.8;
+        pb.deadline_s = T;
+        pb.overhead_s = ohd;
+        pb.p_revoke_h = &p_h;
+        slo_replay_options_init(&opt);
+        opt.n_starts = 1;
+        assert_int_equal(slo_replay_solve(&pb, &opt, &res, &err), SLO_OK);
+        met += res.policies[SLO_REPLAY_SPOTDNN_REPLAN].deadlines_met;
+        if (r == 0)
+            assert_true(fabs(res.policies[SLO_REPLAY_SPOTDNN_REPLAN].predicted_p_meet -
+                             exp(-lam * (f->c_s + ohd) / 3600)) < 1e-9);
+    }
+    free(cap);
+    assert_int_equal(slo_risk_evaluate(&pool, 1, f->c_s + ohd, T, ohd, &ev, &err), SLO_OK);
+    assert_int_equal(ev.max_revocations, 0);
+    double p = ev.p_meet, se = sqrt(p * (1 - p) / n);
+    assert_true(fabs(p - exp(-lam * (f->c_s + ohd) / 3600)) < 1e-12);
+    assert_true(fabs((double)met / n - p) < 4 * se + lam * gap / 3600);
+}
+
 static void test_replay_errors(void **state)
 {
     struct fx *f = *state;
@@ -315,6 +382,7 @@ int main(void)
         cmocka_unit_test(test_risk_hand_worked),
         cmocka_unit_test(test_risk_monte_carlo),
         cmocka_unit_test_setup_teardown(test_replay_known, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_replay_monte_carlo, setup, teardown),
         cmocka_unit_test_setup_teardown(test_replay_errors, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
