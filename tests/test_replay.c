@@ -375,12 +375,76 @@ static void test_replay_errors(void **state)
     slo_spot_trace_free(&tr);
 }
 
+/* slo_risk_plan on the shipped aws-table3 catalog and resnet110: with no
+ * revocations it is slo_train_solve's plan; with every spot instance
+ * revoked at once (p = 1) and slack for none of them it is the on-demand
+ * plan, with P = 1. */
+static void test_risk_plan(void **state)
+{
+    (void)state;
+    struct slo_catalog cat;
+    struct slo_workload wl;
+    struct slo_train_problem pb;
+    struct slo_train_result tr;
+    struct slo_risk_plan_result rp;
+    slo_error_t err = {0};
+    double rates[16];
+
+    assert_int_equal(slo_catalog_open("aws-table3", NULL, &cat, &err), SLO_OK);
+    assert_int_equal(slo_workload_open("resnet110", NULL, &wl, &err), SLO_OK);
+    assert_true(cat.n_types <= 16);
+    memset(&pb, 0, sizeof pb);
+    pb.catalog = &cat;
+    pb.workload = &wl;
+    pb.pricing = SLO_PRICING_SPOT;
+    pb.target_loss = 0.8;
+    pb.deadline_s = 2400;
+
+    for (size_t k = 0; k < cat.n_types; k++)
+        rates[k] = 0;
+    assert_int_equal(slo_risk_plan(&pb, NULL, rates, 60, 0.9, &rp, &err), SLO_OK);
+    memset(&tr, 0, sizeof tr);
+    assert_int_equal(slo_train_solve(&pb, NULL, &tr, &err), SLO_OK);
+    assert_int_equal(tr.status, SLO_STATUS_OPTIMAL);
+    assert_true(rp.found && rp.meets_confidence && !rp.on_demand);
+    assert_int_equal(rp.n_types, tr.setup.n_types);
+    assert_memory_equal(rp.counts, tr.plan.counts, rp.n_types * sizeof *rp.counts);
+    assert_true(fabs(rp.cost_usd - tr.plan.eval.cost_usd) < 1e-12);
+    /* the model rounds cost to 1e-6 USD (code compat); the risk model does not */
+    assert_true(rp.risk.p_meet == 1 && fabs(rp.risk.expected_cost_usd - rp.cost_usd) < 2e-6);
+    slo_train_result_free(&tr);
+    slo_risk_plan_result_free(&rp);
+
+    for (size_t k = 0; k < cat.n_types; k++)
+        rates[k] = 1;
+    assert_int_equal(slo_risk_plan(&pb, NULL, rates, 600, 0.9, &rp, &err), SLO_OK);
+    pb.pricing = SLO_PRICING_ON_DEMAND;
+    memset(&tr, 0, sizeof tr);
+    assert_int_equal(slo_train_solve(&pb, NULL, &tr, &err), SLO_OK);
+    assert_true(rp.found && rp.meets_confidence && rp.on_demand);
+    assert_true(rp.risk.p_meet == 1);
+    assert_true(fabs(rp.cost_usd - tr.plan.eval.cost_usd) < 1e-12);
+    slo_train_result_free(&tr);
+    slo_risk_plan_result_free(&rp);
+
+    rates[2] = 1.5;
+    assert_int_equal(slo_risk_plan(&pb, NULL, rates, 60, 0.9, &rp, &err), SLO_ERR_INVALID);
+    assert_non_null(strstr(err.text, cat.types[2].name));
+    rates[2] = 0;
+    assert_int_equal(slo_risk_plan(&pb, NULL, rates, 60, 1.0, &rp, &err), SLO_ERR_INVALID);
+    assert_string_equal(err.source, "--slo-confidence");
+    assert_int_equal(slo_risk_plan(&pb, NULL, rates, 60, 0, &rp, &err), SLO_ERR_INVALID);
+    slo_catalog_free(&cat);
+    slo_workload_free(&wl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_trace_parse),
         cmocka_unit_test(test_risk_hand_worked),
         cmocka_unit_test(test_risk_monte_carlo),
+        cmocka_unit_test(test_risk_plan),
         cmocka_unit_test_setup_teardown(test_replay_known, setup, teardown),
         cmocka_unit_test_setup_teardown(test_replay_monte_carlo, setup, teardown),
         cmocka_unit_test_setup_teardown(test_replay_errors, setup, teardown),

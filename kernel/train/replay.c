@@ -329,6 +329,120 @@ int slo_risk_monte_carlo(const struct slo_risk_pool *pools, size_t n_pools,
 }
 
 /* ------------------------------------------------------------------ */
+/* Risk-aware plan of a training problem                               */
+/* ------------------------------------------------------------------ */
+
+void slo_risk_plan_result_free(struct slo_risk_plan_result *r)
+{
+    if (!r)
+        return;
+    free(r->counts);
+    memset(r, 0, sizeof *r);
+}
+
+int slo_risk_plan(const struct slo_train_problem *pb, const struct slo_train_options *opt,
+                  const double *p_revoke_h, double restart_s, double confidence,
+                  struct slo_risk_plan_result *res, slo_error_t *err)
+{
+    struct slo_train_options o;
+    struct slo_risk_pool *pools = NULL;
+    int rc = SLO_OK, have = 0;
+    double best_cost = INFINITY, best_p = -1;
+
+    memset(res, 0, sizeof *res);
+    if (!pb || !pb->catalog || !pb->workload || !p_revoke_h)
+        return slo__fail(err, SLO_ERR_INVALID, NULL,
+                         "expected a problem with a catalog, a workload and rates");
+    if (!(confidence > 0 && confidence < 1))
+        return slo__fail(err, SLO_ERR_INVALID, "--slo-confidence",
+                         "expected a probability in (0, 1), found %g", confidence);
+    if (!(restart_s >= 0) || !isfinite(restart_s))
+        return slo__fail(err, SLO_ERR_INVALID, "--restart-overhead",
+                         "expected a restart overhead >= 0 s, found %g", restart_s);
+    for (size_t k = 0; k < pb->catalog->n_types; k++)
+        if (!(p_revoke_h[k] >= 0 && p_revoke_h[k] <= 1))
+            return slo__fail(err, SLO_ERR_INVALID, "p_revoke_h",
+                             "%s: expected an interruption rate (probability of a revocation "
+                             "within an hour) in [0, 1], found %g",
+                             pb->catalog->types[k].name, p_revoke_h[k]);
+    if (opt)
+        o = *opt;
+    else
+        slo_train_options_init(&o);
+    o.comparisons = 0;
+    double left = pb->deadline_s - pb->elapsed_s;
+    for (int k = 0; k <= 9; k++) {
+        struct slo_train_problem q = *pb;
+        struct slo_train_result tr;
+        struct slo_risk_eval ev;
+        int od = k == 9;
+        q.pricing = od ? SLO_PRICING_ON_DEMAND : SLO_PRICING_SPOT;
+        q.deadline_s = pb->deadline_s - (od ? 0 : k) * restart_s;
+        if (q.deadline_s - q.elapsed_s <= 0)
+            continue;
+        memset(&tr, 0, sizeof tr);
+        rc = slo_train_solve(&q, &o, &tr, err);
+        if (rc) {
+            slo_train_result_free(&tr);
+            break;
+        }
+        if (tr.status != SLO_STATUS_OPTIMAL && tr.status != SLO_STATUS_FEASIBLE_UNPROVEN) {
+            slo_train_result_free(&tr);
+            continue;
+        }
+        size_t n = tr.setup.n_types;
+        if (!pools && !(pools = calloc(n, sizeof *pools))) {
+            slo_train_result_free(&tr);
+            rc = slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+            break;
+        }
+        for (size_t i = 0; i < n; i++) {
+            const struct slo_instance_type *it =
+                &pb->catalog->types[tr.setup.types[i].catalog_index];
+            pools[i].count = tr.plan.counts[i];
+            pools[i].spot = !od && it->site == SLO_SITE_CLOUD;
+            pools[i].usd_per_h = tr.setup.types[i].usd_per_h;
+            pools[i].replace_usd_per_h = slo_instance_price(it, SLO_PRICING_ON_DEMAND);
+            pools[i].p_revoke_h = pools[i].spot ? p_revoke_h[tr.setup.types[i].catalog_index]
+                                                : 0;
+        }
+        rc = slo_risk_evaluate(pools, n, tr.plan.eval.time_s, left, restart_s, &ev, err);
+        if (rc) {
+            slo_train_result_free(&tr);
+            break;
+        }
+        res->candidates++;
+        int good = ev.p_meet >= confidence, best_good = have && best_p >= confidence;
+        if (!have || (good && (!best_good || ev.expected_cost_usd < best_cost)) ||
+            (!good && !best_good && ev.p_meet > best_p)) {
+            if (!res->counts && !(res->counts = calloc(n, sizeof *res->counts))) {
+                slo_train_result_free(&tr);
+                rc = slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+                break;
+            }
+            memcpy(res->counts, tr.plan.counts, n * sizeof *res->counts);
+            res->n_types = n;
+            res->on_demand = od;
+            res->time_s = tr.plan.eval.time_s;
+            res->cost_usd = tr.plan.eval.cost_usd;
+            res->risk = ev;
+            res->found = 1;
+            res->meets_confidence = good;
+            best_cost = ev.expected_cost_usd;
+            best_p = ev.p_meet;
+            have = 1;
+        }
+        slo_train_result_free(&tr);
+    }
+    free(pools);
+    if (rc) {
+        slo_risk_plan_result_free(res);
+        return rc;
+    }
+    return SLO_OK;
+}
+
+/* ------------------------------------------------------------------ */
 /* Replay                                                              */
 /* ------------------------------------------------------------------ */
 

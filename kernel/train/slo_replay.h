@@ -128,6 +128,45 @@ int slo_risk_monte_carlo(const struct slo_risk_pool *pools, size_t n_pools,
                          long draws, unsigned long long seed, struct slo_risk_eval *out,
                          slo_error_t *err);
 
+/* The risk-aware plan of a training problem (the hook for `slo train
+ * --slo-confidence`). */
+struct slo_risk_plan_result {
+    int found;                  /* 1: counts holds a plan that meets the deadline
+                                   without revocations */
+    int meets_confidence;       /* 1: its p_meet >= the confidence asked */
+    int *counts;                /* [setup.n_types] of a slo_train_setup_init of the
+                                   problem's catalog, workload and SPOT pricing, in its
+                                   type order; owned (slo_risk_plan_result_free) */
+    size_t n_types;
+    int on_demand;              /* 1: the plan is priced on demand (no spot risk) */
+    double time_s, cost_usd;    /* the plan's time and cost without revocations */
+    struct slo_risk_eval risk;  /* its P(deadline met) and expected cost */
+    int candidates;             /* plans evaluated */
+};
+
+void slo_risk_plan_result_free(struct slo_risk_plan_result *r);
+
+/*
+ * The cheapest plan in expected cost whose probability of meeting the
+ * deadline is at least confidence, under the risk model of slo_risk_evaluate:
+ * the candidates are slo_train_solve's plans (spot pricing) for the deadline
+ * shortened by k restart overheads (k = 0..8: slack for k revocations) and
+ * its plan at on-demand prices (P = 1 when it meets the deadline); when no
+ * candidate reaches the confidence, the one most likely to meet
+ * (meets_confidence 0). pb as slo_train_solve's (its pricing is ignored);
+ * p_revoke_h[catalog->n_types] the interruption rate of each catalog entry
+ * in [0, 1] (ignored for on-prem entries); restart_s, s >= 0, the pause a
+ * revocation costs; confidence in (0, 1). Returns SLO_OK (found 0 when no
+ * candidate meets the deadline even without revocations); SLO_ERR_INVALID
+ * for a rate outside [0, 1] (source "p_revoke_h", text naming the type), a
+ * confidence outside (0, 1) (source "--slo-confidence"); slo_train_solve's
+ * errors; SLO_ERR_NOMEM. Source: this project (issue 13) on spotDNN's
+ * planner.
+ */
+int slo_risk_plan(const struct slo_train_problem *pb, const struct slo_train_options *opt,
+                  const double *p_revoke_h, double restart_s, double confidence,
+                  struct slo_risk_plan_result *res, slo_error_t *err);
+
 /* ------------------------------------------------------------------ */
 /* Replay of training plans on traces (issue 13 item 5)                */
 /* ------------------------------------------------------------------ */
