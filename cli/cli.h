@@ -65,5 +65,7 @@ int slo_cmd_comm(int argc, char **argv);
 int slo_cmd_catalog(int argc, char **argv);
 /* `slo convert perf-analyzer|nvidia-smi|ncu` (cli/cmd_convert.c, issue 19). */
 int slo_cmd_convert(int argc, char **argv);
+/* `slo replay` (cli/cmd_replay.c, issue 13). */
+int slo_cmd_replay(int argc, char **argv);
 
 #endif

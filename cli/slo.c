@@ -21,6 +21,7 @@ static const struct command commands[] = {
     {"comm", slo_cmd_comm, "compare gradient communication schedulers (Prophet, optimal blocks)"},
     {"catalog", slo_cmd_catalog, "build or refresh an instance catalog from the aws CLI's JSON; check one"},
     {"convert", slo_cmd_convert, "turn perf_analyzer/nvidia-smi/ncu CSVs into inference profile keys"},
+    {"replay", slo_cmd_replay, "replay training plans on spot capacity traces, compare five policies"},
 };
 
 static void usage(FILE *f)

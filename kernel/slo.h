@@ -20,5 +20,6 @@
 #include "slo_train.h"
 #include "slo_infer.h"
 #include "slo_comm.h"
+#include "slo_replay.h" /* issue 13: spot traces, risk, replay */
 
 #endif /* SLO_H */
