@@ -811,8 +811,12 @@ int slo_plan_exact(const struct slo_train_setup *s, const struct slo_train_reque
     if ((rv = check_request(s, req, err)))
         return rv;
     /* The sliding window's plan, when there is one, is the first incumbent. */
-    if (slo_plan_window(s, req, &seed, NULL) == SLO_ERR_NOMEM)
+    if (slo_plan_window(s, req, &seed, NULL) == SLO_ERR_NOMEM) {
+        /* the window may have allocated its plan before running out
+         * (leak found by tests/test_alloc_fail.c); plan_init zeroes it first */
+        slo_train_plan_free(&seed);
         return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+    }
     if ((rv = plan_init(s, plan, err))) {
         slo_train_plan_free(&seed);
         return rv;
