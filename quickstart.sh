@@ -18,6 +18,8 @@ packages=(build-essential autoconf automake libtool pkg-config libjansson-dev li
 [ "$mode" = test ] && packages+=(libcmocka-dev valgrind \
     slurm-wlm slurmctld slurmd slurm-client libslurm-dev munge lua5.1 \
     openmpi-bin libopenmpi-dev libhwloc-dev jq)
+# The fuzz harnesses' smoke run (tests/fuzz/) needs clang with libFuzzer.
+[ "$mode" = test ] && packages+=(clang libclang-rt-dev)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
