@@ -26,6 +26,8 @@ packages=(build-essential autoconf automake libtool pkg-config libjansson-dev li
 packages+=(gnuplot-nox)
 # the training kit's asynchronous PS job on the digits set (tests/test_python_train.sh)
 [ "$mode" = test ] && packages+=(python3-sklearn)
+# The fuzz harnesses' smoke run (tests/fuzz/) needs clang with libFuzzer.
+[ "$mode" = test ] && packages+=(clang libclang-rt-dev)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

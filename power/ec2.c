@@ -224,7 +224,7 @@ int power_ec2_assign(const json_t *response, struct power_node *nodes, const siz
         json_array_foreach(ids, j, id)
         {
             const char *s = json_string_value(id);
-            if (!s || strlen(s) >= POWER_NAME_LEN) {
+            if (!s || !*s || strlen(s) >= POWER_NAME_LEN) { /* "" is no id (fuzz_power_fleet) */
                 json_decref(*extra);
                 *extra = NULL;
                 return power_fail(err, errlen, "ec2 CreateFleet: Instances[%zu].InstanceIds[%zu]: "

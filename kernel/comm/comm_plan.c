@@ -263,7 +263,7 @@ int slo_comm_plan_to_json(const struct slo_comm_plan *p, char **text, slo_error_
         json_decref(root);
         return nomem(err);
     }
-    *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    *text = slo__json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
     json_decref(root);
     return *text ? SLO_OK : nomem(err);
 }
@@ -356,7 +356,10 @@ static int parse_root(const char *text, const char *source, json_t **root, slo_e
 {
     json_error_t je;
     char buf[96];
-    *root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
+    int oom;
+    *root = slo__json_loadb(text, strlen(text), JSON_REJECT_DUPLICATES, &je, &oom);
+    if (!*root && oom)
+        return nomem(err);
     if (!*root)
         return slo__fail(err, SLO_ERR_INVALID, source, "line %d column %d: expected `slo comm "
                          "--json` output, found %s: %s", je.line, je.column,

@@ -46,6 +46,20 @@ int slo__json_known_keys(const json_t *obj, const char *const *allowed, const ch
 /* Parse text with jansson; errors as "source:line:col: text". */
 int slo__json_parse_text(const char *text, const char *source, json_t **out,
                         slo_error_t *err);
+/* json_loadb of text[len] that says when it failed for memory: *oom = 1
+ * (the caller returns SLO_ERR_NOMEM, not a syntax error). jansson 2.14 sets
+ * json_error_out_of_memory, or no text, for some failed allocations, and
+ * reports a failed string allocation in its lexer as a syntax error ("string
+ * or '}' expected"): a syntax error that a second parse does not reproduce
+ * is memory too, and a document is parsed twice and taken only when both
+ * parses agree, as the same lexer may silently drop characters it could
+ * not save (tests/test_alloc_fail.c fails every allocation). */
+json_t *slo__json_loadb(const char *text, size_t len, size_t flags, json_error_t *e, int *oom);
+/* json_dumps that fails (NULL) on any failed allocation: jansson 2.14's
+ * dump does not check the write of an object key, so json_dumps can return a
+ * document with a key missing under memory pressure (found by
+ * tests/test_alloc_fail.c); this one collects the text itself. */
+char *slo__json_dumps(const json_t *v, size_t flags);
 
 /* The "embedded NAME or FILE path" rule (lookup.c): arg is a path when it
  * has a '/', ends in .json or in suffix (e.g. ".csv"; NULL: none), or names

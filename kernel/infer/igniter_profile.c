@@ -287,7 +287,10 @@ static int merge_text(const char *text, const char *src, json_t **out, slo_error
     json_error_t jerr;
 
     *out = NULL;
-    root = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
+    int oom;
+    root = slo__json_loadb(text, strlen(text), JSON_REJECT_DUPLICATES, &jerr, &oom);
+    if (!root && oom) /* not a reason to read it as JSON-lines */
+        return slo__fail(err, SLO_ERR_NOMEM, src, "out of memory");
     if (root) {
         char found[96];
         if (json_is_object(root)) {
@@ -318,7 +321,11 @@ static int merge_text(const char *text, const char *src, json_t **out, slo_error
             if (line[i] != ' ' && line[i] != '\t' && line[i] != '\r')
                 blank = 0;
         if (!blank) {
-            obj = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
+            obj = slo__json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr, &oom);
+            if (!obj && oom) {
+                rv = slo__fail(err, SLO_ERR_NOMEM, src, "out of memory");
+                goto fail;
+            }
             if (!obj) {
                 if (lineno == 1 || json_object_size(root) == 0) {
                     /* Not JSON-lines: a malformed document; say where. */
@@ -348,10 +355,12 @@ static int merge_text(const char *text, const char *src, json_t **out, slo_error
                     json_decref(obj);
                     goto fail;
                 }
-                if (have)
-                    json_object_update(have, val); /* later lines win */
-                else
-                    json_object_set(root, key, val);
+                /* later lines win; a failed merge is memory */
+                if (have ? json_object_update(have, val) : json_object_set(root, key, val)) {
+                    rv = slo__fail(err, SLO_ERR_NOMEM, src, "out of memory");
+                    json_decref(obj);
+                    goto fail;
+                }
             }
             json_decref(obj);
         }
@@ -470,6 +479,7 @@ char *slo_ig_profile_coefficients_json(const struct slo_ig_profile *p)
 {
     json_t *root = json_object(), *hw, *gpu, *hc;
     char *text = NULL;
+    int bad = 0; /* a failed set or append: memory */
 
     if (!root)
         return NULL;
@@ -479,22 +489,22 @@ char *slo_ig_profile_coefficients_json(const struct slo_ig_profile *p)
     if (!gpu || !hw || !hc)
         goto out;
     if (p->gpu_model[0])
-        json_object_set_new(gpu, "model", json_string(p->gpu_model));
+        bad |= json_object_set_new(gpu, "model", json_string(p->gpu_model));
     if (p->instance_type[0])
-        json_object_set_new(gpu, "instance_type", json_string(p->instance_type));
+        bad |= json_object_set_new(gpu, "instance_type", json_string(p->instance_type));
     if (p->usd_per_gpu_h >= 0)
-        json_object_set_new(gpu, "usd_per_h", json_real(p->usd_per_gpu_h));
-    json_object_set(root, "gpu", gpu);
-    json_object_set_new(hw, "idlepower", json_real(p->idle_power_w));
-    json_object_set_new(hw, "maxGPUfrequency", json_real(p->max_clock_mhz));
-    json_object_set_new(hw, "maxGPUpower", json_real(p->power_cap_w));
-    json_object_set_new(hw, "unit", json_real(p->unit_pct));
-    json_object_set_new(hw, "bandwidth", json_real(p->bandwidth_bytes_per_ms));
-    json_object_set_new(hc, "clock_slope_mhz_per_w", json_real(p->clock_slope_mhz_per_w));
-    json_object_set_new(hc, "sched_alpha_ms", json_real(p->sched_alpha_ms));
-    json_object_set_new(hc, "sched_beta_ms", json_real(p->sched_beta_ms));
-    json_object_set(hw, "coefficients", hc);
-    json_object_set(root, "hardware", hw);
+        bad |= json_object_set_new(gpu, "usd_per_h", json_real(p->usd_per_gpu_h));
+    bad |= json_object_set(root, "gpu", gpu);
+    bad |= json_object_set_new(hw, "idlepower", json_real(p->idle_power_w));
+    bad |= json_object_set_new(hw, "maxGPUfrequency", json_real(p->max_clock_mhz));
+    bad |= json_object_set_new(hw, "maxGPUpower", json_real(p->power_cap_w));
+    bad |= json_object_set_new(hw, "unit", json_real(p->unit_pct));
+    bad |= json_object_set_new(hw, "bandwidth", json_real(p->bandwidth_bytes_per_ms));
+    bad |= json_object_set_new(hc, "clock_slope_mhz_per_w", json_real(p->clock_slope_mhz_per_w));
+    bad |= json_object_set_new(hc, "sched_alpha_ms", json_real(p->sched_alpha_ms));
+    bad |= json_object_set_new(hc, "sched_beta_ms", json_real(p->sched_beta_ms));
+    bad |= json_object_set(hw, "coefficients", hc);
+    bad |= json_object_set(root, "hardware", hw);
     for (size_t i = 0; i < p->n_models; i++) {
         const struct slo_ig_model *m = &p->models[i];
         json_t *mo = json_object(), *c = json_object(), *k = json_array();
@@ -504,22 +514,24 @@ char *slo_ig_profile_coefficients_json(const struct slo_ig_profile *p)
             json_decref(k);
             goto out;
         }
-        json_object_set_new(mo, "inputdata", json_real(m->input_bytes));
-        json_object_set_new(mo, "outputdata", json_real(m->output_bytes));
-        json_object_set_new(mo, "kernel", json_integer(m->n_kernels));
-        json_object_set_new(mo, "idletime_1", json_real(m->t_sch_solo_ms));
+        bad |= json_object_set_new(mo, "inputdata", json_real(m->input_bytes));
+        bad |= json_object_set_new(mo, "outputdata", json_real(m->output_bytes));
+        bad |= json_object_set_new(mo, "kernel", json_integer(m->n_kernels));
+        bad |= json_object_set_new(mo, "idletime_1", json_real(m->t_sch_solo_ms));
         for (int j = 0; j < 5; j++)
-            json_array_append_new(k, json_real(m->k[j]));
-        json_object_set_new(c, "k", k);
-        json_object_set_new(c, "kp_w_per_rps", json_real(m->kp_w_per_rps));
-        json_object_set_new(c, "bp_w", json_real(m->bp_w));
-        json_object_set_new(c, "kc_pct_per_rps", json_real(m->kc_pct_per_rps));
-        json_object_set_new(c, "bc_pct", json_real(m->bc_pct));
-        json_object_set_new(c, "alpha_cache_per_pct", json_real(m->alpha_cache_per_pct));
-        json_object_set_new(mo, "coefficients", c);
-        json_object_set_new(root, m->name, mo);
+            bad |= json_array_append_new(k, json_real(m->k[j]));
+        bad |= json_object_set_new(c, "k", k);
+        bad |= json_object_set_new(c, "kp_w_per_rps", json_real(m->kp_w_per_rps));
+        bad |= json_object_set_new(c, "bp_w", json_real(m->bp_w));
+        bad |= json_object_set_new(c, "kc_pct_per_rps", json_real(m->kc_pct_per_rps));
+        bad |= json_object_set_new(c, "bc_pct", json_real(m->bc_pct));
+        bad |= json_object_set_new(c, "alpha_cache_per_pct", json_real(m->alpha_cache_per_pct));
+        bad |= json_object_set_new(mo, "coefficients", c);
+        bad |= json_object_set_new(root, m->name, mo);
     }
-    text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    if (!bad)
+        text = slo__json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+                                         JSON_REAL_PRECISION(17));
 out:
     json_decref(gpu);
     json_decref(hw);
@@ -564,7 +576,11 @@ int slo_ig_workloads_parse(const char *text, const char *source, struct slo_ig_w
 
     *w = NULL;
     *n = 0;
-    root = json_loads(text, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+    int oom;
+    root = slo__json_loadb(text, strlen(text), JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr,
+                           &oom);
+    if (!root && oom)
+        return slo__fail(err, SLO_ERR_NOMEM, source, "out of memory");
     if (!root)
         return slo__fail(err, SLO_ERR_INVALID, source, "line %d, column %d: malformed JSON: %s",
                         jerr.line, jerr.column, jerr.text);

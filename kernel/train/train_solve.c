@@ -168,8 +168,10 @@ static int comparisons(const struct slo_train_problem *pb, const struct slo_trai
 
     if (pb->pricing == SLO_PRICING_SPOT) {
         struct slo_train_setup od = {0};
-        if (slo_train_setup_init(&od, pb->catalog, pb->workload, SLO_PRICING_ON_DEMAND, NULL) ==
-            SLO_OK) {
+        rv = slo_train_setup_init(&od, pb->catalog, pb->workload, SLO_PRICING_ON_DEMAND, NULL);
+        if (rv == SLO_ERR_NOMEM) /* not a comparison to leave out (tests/test_alloc_fail.c) */
+            return nomem(err);
+        if (rv == SLO_OK) {
             /* Reuse: a plan's time does not depend on prices, so the spot
              * plan meets the deadline at on-demand prices too and seeds the
              * on-demand search as its first incumbent (it bounds the

@@ -202,42 +202,45 @@ char *slo_workload_to_json(const struct slo_workload *wl)
     json_t *root = json_object(), *loss = json_object(), *cont = json_object(),
            *insts = json_array();
     char *text = NULL;
+    int bad = 0; /* a failed set or append: memory */
 
     if (!root || !loss || !cont || !insts)
         goto out;
-    json_object_set_new(root, "name", json_string(wl->name));
-    json_object_set_new(root, "s_parm_mb", json_real(wl->s_parm_mb));
-    json_object_set_new(root, "b_req_mbps", json_real(wl->b_req_mbps));
-    json_object_set_new(root, "b_ps_mbps", json_real(wl->b_ps_mbps));
-    json_object_set_new(root, "b_pcie_mbps", json_real(wl->b_pcie_mbps));
-    json_object_set_new(cont, "alpha1", json_real(wl->alpha1));
-    json_object_set_new(cont, "beta1", json_real(wl->beta1));
-    json_object_set_new(cont, "margin", json_real(wl->contention_margin));
-    json_object_set(root, "contention", cont);
-    json_object_set_new(root, "compat", json_string(wl->compat == SLO_COMPAT_SPOTDNN_CODE
+    bad |= json_object_set_new(root, "name", json_string(wl->name));
+    bad |= json_object_set_new(root, "s_parm_mb", json_real(wl->s_parm_mb));
+    bad |= json_object_set_new(root, "b_req_mbps", json_real(wl->b_req_mbps));
+    bad |= json_object_set_new(root, "b_ps_mbps", json_real(wl->b_ps_mbps));
+    bad |= json_object_set_new(root, "b_pcie_mbps", json_real(wl->b_pcie_mbps));
+    bad |= json_object_set_new(cont, "alpha1", json_real(wl->alpha1));
+    bad |= json_object_set_new(cont, "beta1", json_real(wl->beta1));
+    bad |= json_object_set_new(cont, "margin", json_real(wl->contention_margin));
+    bad |= json_object_set(root, "contention", cont);
+    bad |= json_object_set_new(root, "compat", json_string(wl->compat == SLO_COMPAT_SPOTDNN_CODE
                                                         ? "spotdnn-2022-code"
                                                         : "paper"));
-    json_object_set_new(loss, "form", json_string(wl->loss.form == SLO_LOSS_SPOTDNN_2022
+    bad |= json_object_set_new(loss, "form", json_string(wl->loss.form == SLO_LOSS_SPOTDNN_2022
                                                       ? "spotdnn-2022"
                                                       : "spotdnn-2023"));
-    json_object_set_new(loss, "gamma1", json_real(wl->loss.gamma1));
-    json_object_set_new(loss, "gamma2", json_real(wl->loss.gamma2));
-    json_object_set_new(loss, "gamma3", json_real(wl->loss.gamma3));
+    bad |= json_object_set_new(loss, "gamma1", json_real(wl->loss.gamma1));
+    bad |= json_object_set_new(loss, "gamma2", json_real(wl->loss.gamma2));
+    bad |= json_object_set_new(loss, "gamma3", json_real(wl->loss.gamma3));
     if (wl->loss.form == SLO_LOSS_SPOTDNN_2023)
-        json_object_set_new(loss, "gamma4", json_real(wl->loss.gamma4));
-    json_object_set_new(loss, "gamma5", json_real(wl->loss.gamma5));
-    json_object_set(root, "loss_model", loss);
+        bad |= json_object_set_new(loss, "gamma4", json_real(wl->loss.gamma4));
+    bad |= json_object_set_new(loss, "gamma5", json_real(wl->loss.gamma5));
+    bad |= json_object_set(root, "loss_model", loss);
     for (size_t i = 0; i < wl->n_instances; i++) {
         json_t *o = json_object();
         if (!o)
             goto out;
-        json_object_set_new(o, "type", json_string(wl->instances[i].type));
-        json_object_set_new(o, "batch_per_gpu", json_integer(wl->instances[i].batch_per_gpu));
-        json_object_set_new(o, "speed_samples_per_s", json_real(wl->instances[i].speed));
-        json_array_append_new(insts, o);
+        bad |= json_object_set_new(o, "type", json_string(wl->instances[i].type));
+        bad |= json_object_set_new(o, "batch_per_gpu", json_integer(wl->instances[i].batch_per_gpu));
+        bad |= json_object_set_new(o, "speed_samples_per_s", json_real(wl->instances[i].speed));
+        bad |= json_array_append_new(insts, o);
     }
-    json_object_set(root, "instances", insts);
-    text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+    bad |= json_object_set(root, "instances", insts);
+    if (!bad)
+        text = slo__json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+                                         JSON_REAL_PRECISION(10));
 out:
     json_decref(root);
     json_decref(loss);
