@@ -738,24 +738,26 @@ void slo_infer_replace_result_free(struct slo_infer_replace_result *res);
  * holds a plan to: shares summing to at most 100 % and every tenant meeting
  * SLO/2 and its rate under the model (slo_ig_predict, slo_ig_meets_slo).
  *  1. A deployed workload that misses its SLO where it is, at its new rate
- *     with its co-runners, moves; a workload not deployed is placed; the
- *     others stay. Each mover gets iGniter's batch and solo share at its new
- *     rate (slo_ig_choose_batch), raised by the unit until its GPU holds,
- *     on the open GPU where that share is least (ties: lowest index), else
- *     on a new GPU of the type where the share costs least. It is placed
- *     while every old copy still holds its share and interferes (the union
- *     of old and new placements is held to the rule), so the moves can be
- *     made in any order with shadow instances.
- *  2. While it uses more GPUs than the fresh plan, the least loaded GPU
- *     whose tenants all fit on the other open GPUs (by step 1's rule) is
- *     emptied: its tenants move.
- *  3. The moves are ordered: the first pending move whose shadow state (the
- *     state so far plus the new instance, the old one still running) holds
- *     on every GPU is made, and the state after stopping the old instance
- *     is checked on every GPU as well. Held to the rule in every state:
- *     every workload that meets its SLO in the deployed placement (and every
- *     new instance from its start); a workload that misses it there is
- *     exempt only until its traffic shifts to its new instance.
+ *     with its co-runners, moves, then each workload not deployed is placed,
+ *     each group by solo share descending (type 0's r_low; ties by index);
+ *     the others stay. Each move is made at once, as iGniter's shadow
+ *     instance: the new instance (iGniter's batch and solo share at the new
+ *     rate, slo_ig_choose_batch, raised by the unit until its GPU holds) goes
+ *     on the open GPU, its own included, left with the least free share
+ *     (best fit; ties: lowest index) while the old instance still holds its
+ *     share and interferes, else on a new GPU of the type where its share
+ *     costs least; the state with both instances is checked on every GPU,
+ *     the old instance is stopped and the state checked on every GPU again.
+ *  2. While it uses more than the fresh plan's GPUs plus one - or more than
+ *     the fresh plan's GPUs and all moves so far stay fewer than the fresh
+ *     plan's - the GPU with the fewest tenants (ties: least share) whose
+ *     tenants all move by step 1's rule to other open GPUs is emptied.
+ *  3. A result on more than the fresh plan's GPUs plus one is refused.
+ *     Held to the rule in every state: every workload that meets its SLO in
+ *     the deployed placement (and every new instance from its start); a
+ *     workload that misses it there is exempt only until its traffic shifts
+ *     to its new instance. A workload may move twice (placed in step 1, its
+ *     GPU emptied in step 2): n_moves counts steps.
  * Moves of the fresh plan (res->fresh_moves, for comparison): every workload
  * whose GPU, share or batch differs, fresh GPUs matched one-to-one to
  * current GPUs of the same type greedily by most workloads unchanged; split
@@ -765,7 +767,8 @@ void slo_infer_replace_result_free(struct slo_infer_replace_result *res);
  * model notes 1.2. Status: SLO_STATUS_FEASIBLE_UNPROVEN (the fewest moves
  * and the cheapest cost are not proven; reason compares with the fresh
  * plan) or SLO_STATUS_INFEASIBLE_UNPROVEN (a mover that fits on no single
- * GPU, or no safe order; reason says which; nothing else set).
+ * GPU, a state after a move that fails, or more than the fresh plan's GPUs
+ * plus one; reason says which and the figures; nothing else set).
  * Errors (return value): those of slo_infer_solve; SLO_ERR_INVALID
  * ("--current: ...") for a placement naming a workload, GPU or type out of
  * range or that the model cannot predict; SLO_ERR_NOMEM.
