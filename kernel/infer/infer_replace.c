@@ -396,13 +396,15 @@ static int all_ok(struct ctx *c, const struct state *s, size_t want, double *lat
 
 /* Move workload wl in s as a shadow instance: its new instance (iGniter's
  * batch and solo share at its rate, raised by the unit until the GPU holds)
- * goes on the open GPU other than avoid where that share is least (ties:
+ * goes on the open GPU g without avoid[g] (avoid[n_avoid]; NULL: none) where
+ * that share is least (ties:
  * lowest index) - its old instance still holding its share there or
  * elsewhere - else, if may_open, on a new GPU of the type where the share
  * costs least; the state with both instances is checked on every GPU, the
  * old one is stopped and the state checked again. Returns 0 moved, 1 no
  * room, 2 the state after stopping the old instance fails, -1 memory. */
-static int move(struct ctx *c, struct state *s, size_t wl, size_t avoid, int may_open)
+static int move(struct ctx *c, struct state *s, size_t wl, const unsigned char *avoid,
+                size_t n_avoid, int may_open)
 {
     const struct slo_ig_workload *w = &c->pb->workloads[wl];
     size_t best_g = NONE, best_t = NONE, old = NONE, opened = 0;
@@ -418,7 +420,7 @@ static int move(struct ctx *c, struct state *s, size_t wl, size_t avoid, int may
         int mi = slo_ig_find_model(p, w->model), any = 0;
         double used = 0;
         struct slo_ig_bounds bd;
-        if (g == avoid || mi < 0)
+        if ((avoid && g < n_avoid && avoid[g]) || mi < 0)
             continue;
         for (size_t i = 0; i < s->n; i++)
             if (s->v[i].gpu == g) {
@@ -615,7 +617,8 @@ int slo_infer_replace(const struct slo_infer_problem *problem, const struct slo_
     struct ctx c = {0};
     double *price = NULL, *key = NULL;
     int *exempt = NULL, *present = NULL;
-    size_t n = problem ? problem->n_workloads : 0, cap_t, *order = NULL;
+    size_t n = problem ? problem->n_workloads : 0, cap_t, *order = NULL, n_mask = 0;
+    unsigned char *mask = NULL, *shrunk = NULL;
     int rv;
 
     memset(res, 0, sizeof *res);
@@ -724,7 +727,7 @@ int slo_infer_replace(const struct slo_infer_problem *problem, const struct slo_
             size_t wl = order[oi];
             if (pass == 0 ? !exempt[wl] : present[wl])
                 continue;
-            rv = move(&c, &run, wl, NONE, 1);
+            rv = move(&c, &run, wl, NULL, 0, 1);
             if (rv < 0)
                 goto nomem;
             if (rv == 1) {
@@ -736,8 +739,13 @@ int slo_infer_replace(const struct slo_infer_problem *problem, const struct slo_
                 goto out;
             }
         }
-    /* 2: while more GPUs than the fresh plan, empty the least loaded GPU
-     * whose tenants all move to other open GPUs (rule in slo_infer.h) */
+    /* 2: while more GPUs than the fresh plan, empty the GPU with the fewest
+     * tenants that all move to other open GPUs (rule in slo_infer.h) */
+    n_mask = run.n_gpus;
+    mask = calloc(n_mask ? n_mask : 1, 1);
+    shrunk = calloc(n, sizeof *shrunk);
+    if (!mask || !shrunk)
+        goto nomem;
     while (used_gpus(&run, NULL, price) > fresh.n_gpus) {
         unsigned char *tried = calloc(run.n_gpus ? run.n_gpus : 1, 1);
         int done = 0;
@@ -776,7 +784,9 @@ int slo_infer_replace(const struct slo_infer_problem *problem, const struct slo_
                         wl = trial.v[i].workload;
                 if (wl == NONE)
                     break;
-                rv = move(&c, &trial, wl, best, 0);
+                mask[best] = 1;
+                rv = move(&c, &trial, wl, mask, n_mask, 0);
+                mask[best] = 0;
                 if (rv < 0) {
                     free(tried);
                     goto nomem;
@@ -801,6 +811,39 @@ int slo_infer_replace(const struct slo_infer_problem *problem, const struct slo_
             }
         }
         free(tried);
+        if (!done && used_gpus(&run, NULL, price) > fresh.n_gpus + 1) {
+            /* no GPU empties into the others: shrink the tenant holding the
+             * most share above its solo share at its new rate (a rate that
+             * fell), once per workload, by a shadow move, then try again */
+            size_t best = NONE;
+            double best_excess = 0;
+            for (size_t i = 0; i < run.n; i++) {
+                const struct slo_ig_profile *p = &problem->profiles[run.gpu_type[run.v[i].gpu]];
+                const struct slo_ig_workload *w = &problem->workloads[run.v[i].workload];
+                int mi = slo_ig_find_model(p, w->model);
+                struct slo_ig_bounds bd;
+                if (mi < 0 || shrunk[run.v[i].workload])
+                    continue;
+                slo_ig_choose_batch(p, &p->models[mi], w->rate_rps, w->slo_ms / 2, &bd);
+                if (run.v[i].share_pct - bd.r_low_pct > best_excess + SHARE_EPS &&
+                    run.v[i].share_pct - bd.r_low_pct >= p->unit_pct - SHARE_EPS) {
+                    best_excess = run.v[i].share_pct - bd.r_low_pct;
+                    best = i;
+                }
+            }
+            if (best != NONE) {
+                size_t wl = run.v[best].workload;
+                shrunk[wl] = 1;
+                if (state_copy(&trial, &run))
+                    goto nomem;
+                rv = move(&c, &trial, wl, NULL, 0, 0);
+                if (rv < 0)
+                    goto nomem;
+                if (rv == 0 && state_copy(&run, &trial))
+                    goto nomem;
+                done = 1; /* (a failed shrink is not retried: shrunk[wl]) */
+            }
+        }
         if (!done)
             break;
     }
@@ -861,6 +904,8 @@ out:
     free(present);
     free(order);
     free(key);
+    free(mask);
+    free(shrunk);
     free(c.t);
     free(c.o);
     free(c.idx);
