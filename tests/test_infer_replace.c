@@ -4,7 +4,8 @@
  * Data: the embedded V100 profile (the iGniter authors' measurements,
  * i-Gniter/Algorithm/config at b1ff2ab) priced at 3.06 USD/h (p3.2xlarge on
  * demand, aws-table3). Cases:
- *  - seeded workload sets of 10, 20, 50 and 100 workloads (xorshift seeds
+ *  - seeded workload sets of 10, 20, 50 and 100 workloads, 8 of each (models
+ *    alexnet/resnet50/vgg19/ssd, rates 20-249 req/s, SLOs 30-99 ms; xorshift seeds
  *    below), planned by slo_infer_solve as the deployed placement, then every
  *    rate changed by a seeded factor in [0.7, 1.3] (+-30 %): the
  *    re-placement uses at most the fresh plan's GPUs plus one, moves fewer
