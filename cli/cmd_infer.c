@@ -8,6 +8,7 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,7 +26,7 @@ static void usage(FILE *f)
             "                 [--workloads FILE] [--policy igniter|ffd|gslice|gpulets]\n"
             "                 [--catalog NAME|FILE] [--pricing on-demand|spot]\n"
             "                 [--instance-type TYPE] [--model-variant NAME] [--json]\n"
-            "                 [--emit triton|slurm --output-dir DIR]\n"
+            "                 [--emit triton|slurm --output-dir DIR] [--current FILE]\n"
             "       slo infer --predict [--profile NAME|FILE] --workload MODEL:share=S:batch=B"
             "[:rate=R][:slo=MS]... [--model-variant NAME] [--json]\n"
             "       slo infer --coefficients [--profile NAME|FILE]\n"
@@ -57,6 +58,9 @@ static void usage(FILE *f)
             "                    co-located with --gres=mps:N (Count=100 per GPU) and\n"
             "                    CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=N\n"
             "  --output-dir DIR  where --emit writes (created if missing)\n"
+            "  --current FILE    re-place: FILE is the deployed plan (`slo infer --json`\n"
+            "                    output); print the moves, in order, to the placement\n"
+            "                    for the new rates, each made with a shadow instance\n"
             "Planning, --predict and --coefficients are exclusive modes; options other than\n"
             "--profile and --workload must not repeat with different values.\n"
             "Exit status: 0 success, 2 bad input or an SLO no GPU type can meet, 1 internal.\n",
@@ -446,6 +450,139 @@ out:
     return status;
 }
 
+/* The placement of a re-placement as `slo infer --json` GPU objects, so it
+ * can be fed back as --current. */
+static json_t *replace_gpus_json(const struct slo_infer_problem *pb,
+                                 const struct slo_infer_replace_result *r)
+{
+    json_t *gpus = json_array();
+    for (size_t g = 0; gpus && g < r->n_gpus; g++) {
+        const struct slo_ig_profile *p = &pb->profiles[r->gpu_type[g]];
+        json_t *go = json_object(), *wa = json_array();
+        for (size_t i = 0; i < r->n_placements; i++) {
+            const struct slo_infer_current_placement *pl = &r->placements[i];
+            const struct slo_ig_workload *wl = &pb->workloads[pl->workload];
+            if (pl->gpu == g)
+                json_array_append_new(
+                    wa, json_pack("{s:I,s:s,s:f,s:f,s:f,s:i}", "workload",
+                                  (json_int_t)pl->workload + 1, "model", wl->model, "rate_rps",
+                                  wl->rate_rps, "slo_ms", wl->slo_ms, "share_pct", pl->share_pct,
+                                  "batch", pl->batch));
+        }
+        if (!go || !wa || json_array_size(wa) == 0) {
+            json_decref(go);
+            json_decref(wa);
+            continue; /* an emptied GPU: released */
+        }
+        json_object_set_new(go, "gpu_type", json_string(gpu_name(p->gpu_model)));
+        json_object_set_new(go, "instance_type", json_string(p->instance_type));
+        json_object_set_new(go, "workloads", wa);
+        json_array_append_new(gpus, go);
+    }
+    return gpus;
+}
+
+/* `slo infer --current FILE`: re-place from the deployed plan (slo_infer_replace). */
+static int run_replace(const struct slo_ig_profile *prof, const char *path,
+                       const struct slo_infer_problem *pb, const struct slo_infer_options *opt,
+                       int as_json)
+{
+    struct slo_infer_current cur = {0};
+    struct slo_infer_replace_result r = {0};
+    slo_error_t err = {0};
+    int status;
+
+    (void)prof;
+    if (slo_infer_current_load(path, pb, &cur, &err))
+        return cli_report(CMD, &err);
+    if (slo_infer_replace(pb, opt, &cur, &r, &err)) {
+        slo_infer_current_free(&cur);
+        return cli_report(CMD, &err);
+    }
+    if (r.status != SLO_STATUS_FEASIBLE_UNPROVEN) {
+        status = cli_usage_error(CMD, "--current %s: %s", path, r.reason);
+        goto out;
+    }
+    if (as_json) {
+        json_t *root = json_object(), *mv = json_array(), *fr = json_object();
+        char *text;
+        for (size_t k = 0; mv && k < r.n_moves; k++) {
+            const struct slo_infer_move *m = &r.moves[k];
+            json_t *o = json_object();
+            json_object_set_new(o, "step", json_integer((json_int_t)k + 1));
+            json_object_set_new(o, "workload", json_integer((json_int_t)m->workload + 1));
+            json_object_set_new(o, "model", json_string(pb->workloads[m->workload].model));
+            if (m->from_gpu == SIZE_MAX)
+                json_object_set_new(o, "from", json_null());
+            else
+                json_object_set_new(o, "from",
+                                    json_pack("{s:I,s:i,s:f}", "gpu",
+                                              (json_int_t)m->from_gpu + 1, "batch",
+                                              m->from_batch, "share_pct", m->from_share_pct));
+            json_object_set_new(o, "to",
+                                json_pack("{s:I,s:i,s:f}", "gpu", (json_int_t)m->to_gpu + 1,
+                                          "batch", m->to_batch, "share_pct", m->to_share_pct));
+            json_object_set_new(o, "shadow_latency_ms", json_real(m->shadow_latency_ms));
+            json_object_set_new(o, "latency_ms", json_real(m->latency_ms));
+            json_object_set_new(o, "slo_half_ms", json_real(pb->workloads[m->workload].slo_ms / 2));
+            json_array_append_new(mv, o);
+        }
+        json_object_set_new(fr, "n_gpus", json_integer((json_int_t)r.fresh_n_gpus));
+        json_object_set_new(fr, "cost_usd_per_h", json_real(r.fresh_cost_usd_per_h));
+        json_object_set_new(fr, "moves", json_integer((json_int_t)r.fresh_moves));
+        json_object_set_new(root, "status", json_string(slo_status_name(r.status)));
+        json_object_set_new(root, "reason", json_string(r.reason));
+        json_object_set_new(root, "cost_usd_per_h", json_real(r.cost_usd_per_h));
+        json_object_set_new(root, "n_gpus", json_integer((json_int_t)r.n_gpus_used));
+        json_object_set_new(root, "missing_slo_now", json_integer((json_int_t)r.n_missing_now));
+        json_object_set_new(root, "new_workloads", json_integer((json_int_t)r.n_new));
+        json_object_set_new(root, "n_moves", json_integer((json_int_t)r.n_moves));
+        json_object_set_new(root, "states_verified",
+                            json_integer((json_int_t)r.n_states_verified));
+        json_object_set_new(root, "fresh_plan", fr);
+        json_object_set_new(root, "moves", mv);
+        json_object_set_new(root, "gpus", replace_gpus_json(pb, &r));
+        text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+        json_decref(root);
+        if (!text || printf("%s\n", text) < 0) {
+            free(text);
+            status = SLO_EXIT_INTERNAL;
+            goto out;
+        }
+        free(text);
+        status = SLO_EXIT_OK;
+        goto out;
+    }
+    printf("re-placement of %zu workloads from %s: %zu deployed miss their SLO at the new "
+           "rates, %zu new\n",
+           pb->n_workloads, path, r.n_missing_now, r.n_new);
+    printf("%zu move%s; %zu GPU%s, %.4g USD/h (a fresh plan: %zu GPU%s, %.4g USD/h, moving %zu)\n",
+           r.n_moves, r.n_moves == 1 ? "" : "s", r.n_gpus_used, r.n_gpus_used == 1 ? "" : "s",
+           r.cost_usd_per_h, r.fresh_n_gpus, r.fresh_n_gpus == 1 ? "" : "s",
+           r.fresh_cost_usd_per_h, r.fresh_moves);
+    for (size_t k = 0; k < r.n_moves; k++) {
+        const struct slo_infer_move *m = &r.moves[k];
+        const struct slo_ig_workload *wl = &pb->workloads[m->workload];
+        char from[64] = "new";
+        if (m->from_gpu != SIZE_MAX)
+            snprintf(from, sizeof from, "GPU %zu b%d %.1f %%", m->from_gpu + 1, m->from_batch,
+                     m->from_share_pct);
+        printf("%3zu. workload %zu (%s): %s -> GPU %zu b%d %.1f %%: start the new instance "
+               "(%.2f ms beside the old one), shift traffic, stop the old one (%.2f ms; "
+               "SLO/2 %.2f ms)\n",
+               k + 1, m->workload + 1, wl->model, from, m->to_gpu + 1, m->to_batch,
+               m->to_share_pct, m->shadow_latency_ms, m->latency_ms, wl->slo_ms / 2);
+    }
+    printf("Every intermediate state (%zu: each move with both instances, then without the "
+           "old one) was re-predicted on every GPU: the shares fit and every SLO holds.\n",
+           r.n_states_verified);
+    status = SLO_EXIT_OK;
+out:
+    slo_infer_replace_result_free(&r);
+    slo_infer_current_free(&cur);
+    return status;
+}
+
 /* Append the workloads of file path to w[*n]. */
 static int append_workload_file(const char *path, struct slo_ig_workload **w, size_t *n,
                                 size_t *cap)
@@ -476,7 +613,7 @@ int slo_cmd_infer(int argc, char **argv)
 {
     enum {
         O_PROFILE = 256, O_WORKLOAD, O_WORKLOADS, O_POLICY, O_CATALOG, O_PRICING, O_INSTANCE,
-        O_PREDICT, O_COEF, O_JSON, O_VARIANT, O_EMIT, O_OUTDIR, O_HELP
+        O_PREDICT, O_COEF, O_JSON, O_VARIANT, O_EMIT, O_OUTDIR, O_HELP, O_CURRENT
     };
     static const struct option longopts[] = {
         {"profile", required_argument, NULL, O_PROFILE},
@@ -493,13 +630,15 @@ int slo_cmd_infer(int argc, char **argv)
         {"emit", required_argument, NULL, O_EMIT},
         {"output-dir", required_argument, NULL, O_OUTDIR},
         {"help", no_argument, NULL, O_HELP},
+        {"current", required_argument, NULL, O_CURRENT},
         {NULL, 0, NULL, 0}};
     /* Options that only planning reads: with --predict or --coefficients
      * they would be ignored silently, so they are refused. */
     static const int plan_only[] = {O_WORKLOADS, O_POLICY, O_CATALOG, O_PRICING, O_INSTANCE,
-                                    O_EMIT, O_OUTDIR};
+                                    O_EMIT, O_OUTDIR, O_CURRENT};
     const char *profile_args[MAX_PROFILES], *catalog = "aws-table3", *instance = NULL;
     const char *workload_file = NULL, *variant = NULL, *emit = NULL, *outdir = NULL;
+    const char *current = NULL;
     size_t n_profile_args = 0, n_specs = 0, n_w = 0, cap_w = 0;
     struct spec *specs = NULL;
     struct slo_ig_profile prof[MAX_PROFILES];
@@ -593,6 +732,7 @@ int slo_cmd_infer(int argc, char **argv)
             emit = optarg;
             break;
         case O_OUTDIR: outdir = optarg; break;
+        case O_CURRENT: current = optarg; break;
         case O_HELP:
             usage(stdout);
             status = SLO_EXIT_OK;
@@ -630,6 +770,11 @@ int slo_cmd_infer(int argc, char **argv)
                                           "profile's coefficients, nothing else)");
             goto out;
         }
+    }
+    if (current && emit) {
+        status = cli_usage_error(CMD, "--current: not with --emit (re-place first, then emit "
+                                      "the new plan)");
+        goto out;
     }
     if ((emit != NULL) != (outdir != NULL)) {
         status = cli_usage_error(CMD, "%s: expected together with %s, found it alone",
@@ -727,6 +872,10 @@ int slo_cmd_infer(int argc, char **argv)
     slo_infer_options_init(&opt);
     opt.policy = policy;
     opt.model_variant = variant; /* already set on every profile above; same check */
+    if (current) {
+        status = run_replace(prof, current, &problem, &opt, as_json);
+        goto out;
+    }
     if (slo_infer_solve(&problem, &opt, &res, &err)) {
         status = cli_report(CMD, &err);
         goto out;

@@ -219,4 +219,41 @@ expect "profile naming the variant without its runs" \
     'model_variant.solo_latency: expected a solo latency grid for model "alexnet"' \
     infer --profile "$tmp/named.json" $README
 
+# Re-placement (issue 19, item 4): the README plan as deployed, then alexnet's
+# rate up to 650 req/s (it misses SLO/2 7.5 ms at b4 10 % there) and a new ssd
+# workload; the re-placement's --json fed back with the same rates moves
+# nothing; bad current files: one message naming the file and field, exit 2.
+"$SLO" infer $README --json >"$tmp/deployed.json"
+printf '{"workloads": [{"model": "alexnet", "rate_rps": 650, "slo_ms": 15}, {"model": "resnet50", "rate_rps": 400, "slo_ms": 40}, {"model": "vgg19", "rate_rps": 200, "slo_ms": 60}, {"model": "ssd", "rate_rps": 40, "slo_ms": 60}]}\n' >"$tmp/newrates.json"
+succeeds "--current: moves in order, each with a shadow instance" \
+    "^re-placement of 4 workloads from .*deployed.json: 1 deployed miss their SLO at the new rates, 1 new" \
+    "^  1\\. workload 1 \\(alexnet\\): GPU 1 b4 10\\.0 % -> GPU [0-9]+ b[0-9]+ [0-9.]+ %: start the new instance" \
+    "^  2\\. workload 4 \\(ssd\\): new -> GPU " \
+    "^Every intermediate state \\(4: " \
+    -- infer --workloads "$tmp/newrates.json" --current "$tmp/deployed.json"
+succeeds "--current --json" '"n_moves": 2' '"states_verified": 4' '"missing_slo_now": 1' \
+    '"new_workloads": 1' '"fresh_plan": \{' '"from": null' '"shadow_latency_ms": ' \
+    -- infer --workloads "$tmp/newrates.json" --current "$tmp/deployed.json" --json
+"$SLO" infer --workloads "$tmp/newrates.json" --current "$tmp/deployed.json" --json >"$tmp/replaced.json"
+succeeds "--current fed its own --json back: nothing moves" "^0 moves; " \
+    -- infer --workloads "$tmp/newrates.json" --current "$tmp/replaced.json"
+sed 's/"workload": 3,/"workload": 9,/' "$tmp/deployed.json" >"$tmp/cur-unknown.json"
+expect "--current naming a workload not in the workloads file" \
+    'cur-unknown.json: gpus\[0\]\.workloads\[0\]\.workload: expected a workload number 1\.\.4 of the workloads file, found 9' \
+    infer --workloads "$tmp/newrates.json" --current "$tmp/cur-unknown.json"
+sed 's/"model": "vgg19"/"model": "ssd"/' "$tmp/deployed.json" >"$tmp/cur-model.json"
+expect "--current with another model than the workloads file" \
+    'cur-model.json: gpus\[0\]\.workloads\[0\]\.model: expected "vgg19" \(workload 3 of the workloads file\), found "ssd"' \
+    infer --workloads "$tmp/newrates.json" --current "$tmp/cur-model.json"
+printf '{"gpus": [\n' >"$tmp/cur-bad.json"
+expect "--current malformed" 'cur-bad.json: line [0-9]+, column [0-9]+: malformed JSON' \
+    infer --workloads "$tmp/newrates.json" --current "$tmp/cur-bad.json"
+sed 's/"batch": 6,//' "$tmp/deployed.json" >"$tmp/cur-nobatch.json"
+expect "--current without batch" 'cur-nobatch.json: gpus\[0\]\.workloads\[0\]\.batch: expected an integer 1\.\.32, found it missing' \
+    infer --workloads "$tmp/newrates.json" --current "$tmp/cur-nobatch.json"
+expect "--current with --predict" '--current: only for planning, not with --predict' \
+    infer --predict --workload vgg19:share=20:batch=3 --current "$tmp/deployed.json"
+expect "--current with --emit" '--current: not with --emit' \
+    infer --workloads "$tmp/newrates.json" --current "$tmp/deployed.json" --emit triton --output-dir "$tmp/x"
+
 finish

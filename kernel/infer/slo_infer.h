@@ -647,6 +647,141 @@ int slo_infer_mps_round(const struct slo_ig_profile *profiles, size_t n_types,
                         struct slo_infer_result *res, slo_error_t *err);
 
 /* ------------------------------------------------------------------ */
+/* Re-placement as rates change (issue 19, item 4; `slo infer --current`) */
+/* ------------------------------------------------------------------ */
+
+/* One deployed workload: where it runs and how. */
+struct slo_infer_current_placement {
+    size_t workload;  /* index into problem->workloads */
+    size_t gpu;       /* index of its GPU in the current placement */
+    int batch;        /* requests per batch, 1..SLO_IG_MAX_BATCH */
+    double share_pct; /* MPS share, % of the GPU's SMs */
+};
+
+/* A deployed placement: GPUs (each of a problem's GPU types) and tenants. */
+struct slo_infer_current {
+    size_t n_gpus;
+    size_t *gpu_type; /* [n_gpus] index into problem->profiles, owned */
+    size_t n_placements;
+    struct slo_infer_current_placement *placements; /* [n_placements], owned */
+};
+
+/*
+ * Read a deployed placement: the `slo infer --json` output of an earlier plan
+ * (doc/infer.md, "Re-placement"): gpus[j].gpu_type (matched to the profiles'
+ * gpu.model, "GPU" for a profile naming none; with gpus[j].instance_type the
+ * profile of that instance type first), gpus[j].workloads[k] with "workload"
+ * (1-based number in the workloads file of problem), "model" (must be that
+ * workload's model), "batch" and "share_pct"; other members are ignored (they
+ * are the old plan's predictions). Workloads of problem missing from the file
+ * are new ones (placed like movers). Errors: SLO_ERR_INVALID naming source
+ * and field ("gpus[0].workloads[2].workload: expected a workload number 1..3
+ * of the workloads file, found 7"; the model differing from the workloads
+ * file's; a workload on two GPUs (split workloads are not re-placed); a batch
+ * outside 1..SLO_IG_MAX_BATCH; a share outside (0, 100] or shares of a GPU
+ * summing above 100; a GPU type no profile has; malformed JSON),
+ * SLO_ERR_IO (load), SLO_ERR_NOMEM. On failure *cur is empty.
+ */
+int slo_infer_current_parse(const char *text, const char *source,
+                            const struct slo_infer_problem *problem, struct slo_infer_current *cur,
+                            slo_error_t *err);
+int slo_infer_current_load(const char *path, const struct slo_infer_problem *problem,
+                           struct slo_infer_current *cur, slo_error_t *err);
+void slo_infer_current_free(struct slo_infer_current *cur);
+
+/* One move, made as iGniter's shadow instance: start the new instance at
+ * to_gpu/to_batch/to_share_pct while the old one still runs, shift the
+ * traffic, stop the old one. */
+struct slo_infer_move {
+    size_t workload;        /* index into problem->workloads */
+    size_t from_gpu;        /* GPU index (current placement); SIZE_MAX: a new workload */
+    int from_batch;         /* 0 for a new workload */
+    double from_share_pct;  /* % (0 for a new workload) */
+    size_t to_gpu;          /* GPU index of the result (current GPUs keep their index,
+                               opened ones follow) */
+    int to_batch;
+    double to_share_pct;    /* % of the GPU's SMs */
+    double shadow_latency_ms; /* the new instance's predicted latency while both copies
+                                 hold resources (notes 1.2.10), ms */
+    double latency_ms;      /* its predicted latency once the old copy is stopped, ms */
+};
+
+struct slo_infer_replace_result {
+    enum slo_status status;         /* FEASIBLE_UNPROVEN with a plan and its moves;
+                                       INFEASIBLE_UNPROVEN: no re-placement (reason) */
+    char reason[SLO_REASON_LENGTH]; /* the figures, or why there is no re-placement */
+    size_t n_gpus;                  /* GPUs indexed (current ones, then opened ones;
+                                       some may be empty) */
+    size_t *gpu_type;               /* [n_gpus] index into problem->profiles, owned */
+    size_t n_gpus_used;             /* GPUs with a tenant after the moves */
+    double cost_usd_per_h;          /* their prices summed, USD per hour */
+    size_t n_placements;
+    struct slo_infer_current_placement *placements; /* [n_placements] the new placement */
+    size_t n_moves;
+    struct slo_infer_move *moves;   /* [n_moves] in the order to make them, owned */
+    size_t n_states_verified;       /* intermediate states re-predicted on every GPU
+                                       (2 per move: shadow and after) */
+    size_t n_missing_now;           /* deployed workloads missing their SLO at the new
+                                       rates where they are */
+    size_t n_new;                   /* workloads not in the current placement */
+    enum slo_status fresh_status;   /* slo_infer_solve's plan of the same problem */
+    size_t fresh_n_gpus;
+    double fresh_cost_usd_per_h;
+    size_t fresh_moves;             /* its moves (rule below) */
+};
+
+void slo_infer_replace_result_free(struct slo_infer_replace_result *res);
+
+/*
+ * Re-place the workloads of problem (new rates) from the deployed placement
+ * cur (slo_infer_current_parse). Each GPU is held to what slo_infer_solve
+ * holds a plan to: shares summing to at most 100 % and every tenant meeting
+ * SLO/2 and its rate under the model (slo_ig_predict, slo_ig_meets_slo).
+ *  1. A deployed workload that misses its SLO where it is, at its new rate
+ *     with its co-runners, moves, then each workload not deployed is placed,
+ *     each group by solo share descending (type 0's r_low; ties by index);
+ *     the others stay. Each move is made at once, as iGniter's shadow
+ *     instance: the new instance (iGniter's batch and solo share at the new
+ *     rate, slo_ig_choose_batch, raised by the unit until its GPU holds) goes
+ *     on the open GPU, its own included, left with the least free share
+ *     (best fit; ties: lowest index) while the old instance still holds its
+ *     share and interferes, else on a new GPU of the type where its share
+ *     costs least; the state with both instances is checked on every GPU,
+ *     the old instance is stopped and the state checked on every GPU again.
+ *  2. While it uses more than the fresh plan's GPUs plus one - or more than
+ *     the fresh plan's GPUs and all moves so far stay fewer than the fresh
+ *     plan's - the GPU with the fewest tenants (ties: least share) whose
+ *     tenants all move by step 1's rule to other open GPUs is emptied;
+ *     when none can be and it uses more than the fresh plan's GPUs plus one,
+ *     the tenant holding the most share above its solo share at its new
+ *     rate (a rate that fell) is shrunk by a shadow move (once per
+ *     workload) and emptying is tried again.
+ *  3. A result on more than the fresh plan's GPUs plus one is refused.
+ *     Held to the rule in every state: every workload that meets its SLO in
+ *     the deployed placement (and every new instance from its start); a
+ *     workload that misses it there is exempt only until its traffic shifts
+ *     to its new instance. A workload may move twice (placed in step 1, its
+ *     GPU emptied in step 2): n_moves counts steps.
+ * Moves of the fresh plan (res->fresh_moves, for comparison): every workload
+ * whose GPU, share or batch differs, fresh GPUs matched one-to-one to
+ * current GPUs of the same type greedily by most workloads unchanged; split
+ * workloads always move.
+ * Source: iGniter's placement (notes 2.2) and shadow instance (notes 2.3:
+ * the authors start a second Triton instance and switch traffic to it);
+ * model notes 1.2. Status: SLO_STATUS_FEASIBLE_UNPROVEN (the fewest moves
+ * and the cheapest cost are not proven; reason compares with the fresh
+ * plan) or SLO_STATUS_INFEASIBLE_UNPROVEN (a mover that fits on no single
+ * GPU, a state after a move that fails, or more than the fresh plan's GPUs
+ * plus one; reason says which and the figures; nothing else set).
+ * Errors (return value): those of slo_infer_solve; SLO_ERR_INVALID
+ * ("--current: ...") for a placement naming a workload, GPU or type out of
+ * range or that the model cannot predict; SLO_ERR_NOMEM.
+ */
+int slo_infer_replace(const struct slo_infer_problem *problem, const struct slo_infer_options *opt,
+                      const struct slo_infer_current *cur, struct slo_infer_replace_result *res,
+                      slo_error_t *err);
+
+/* ------------------------------------------------------------------ */
 /* Accuracy against measured co-locations                              */
 /* ------------------------------------------------------------------ */
 
