@@ -376,7 +376,7 @@ fi
 
 # ---- forged plans (no spank_slo.so involved: no --slo-* option is given;
 # tests/slurm/forge_spank.c records SLO_TEST_FORGE's words as the plan)
-GOOD='SLO_PLAN_VERSION=1 SLO_MODE=enforce SLO_PARTITION=onprem SLO_NODES=1 SLO_INSTANCES=t4-node:1 SLO_CONSTRAINT=t4-node SLO_GRES=gpu:1 SLO_SPOT=0'
+GOOD='SLO_PLAN_VERSION=1 SLO_MODE=enforce SLO_PARTITION=onprem SLO_NODES=1 SLO_INSTANCES=t4-node:1 SLO_CONSTRAINT=t4-node SLO_GRES=gpu:1 SLO_SPOT=0 SLO_DEADLINE_S=2400'
 forged "$GOOD" --hold -o /dev/null --wrap true
 # control: a consistent forged plan does reach job_submit.lua (it is within
 # the site's limits, so it is applied like any plan)
