@@ -405,9 +405,9 @@ done
 mpiprof=${SLO_MPIPROF:-$SLO_BUILDDIR/mpi_profiler/slo-mpiprof}
 demo=${SLO_TRAIN_DEMO:-$SLO_BUILDDIR/mpi_runtime/slo-train-demo}
 . "$SLO_SRCDIR/tests/mpi_env.sh"
-export OMPI_MCA_btl=self,tcp          # vader crashes across fake nodes (feasibility 4.3)
+export OMPI_MCA_btl=self,tcp          # vader crashes across fake nodes (tests/mpi_env.sh)
 if [ -x "$mpiprof" ]; then
-    if srun --mpi=pmix -p onprem -N1 -n2 -t 5 "$mpiprof" --quick --output "$D/prof.json" >"$tmp/out" 2>"$tmp/err" &&
+    if mpi_tcp_retry "$tmp/out" "$tmp/err" srun --mpi=pmix -p onprem -N1 -n2 -t 5 "$mpiprof" --quick --output "$D/prof.json" &&
        "$mpiprof" --check "$D/prof.json" >>"$tmp/out" 2>>"$tmp/err"; then
         ok "srun --mpi=pmix -N1 -n2 slo-mpiprof --quick: document passes --check"
     else
@@ -417,7 +417,7 @@ else
     echo "# $mpiprof not built: srun --mpi=pmix slo-mpiprof not run"
 fi
 if [ -x "$demo" ]; then
-    if srun --mpi=pmix -p onprem -N2 -n4 --overcommit -t 5 "$demo" --quick >"$tmp/out" 2>"$tmp/err"; then
+    if mpi_tcp_retry "$tmp/out" "$tmp/err" srun --mpi=pmix -p onprem -N2 -n4 --overcommit -t 5 "$demo" --quick; then
         ok "srun --mpi=pmix -N2 -n4 slo-train-demo --quick: allreduce results verified on every rank"
     else
         notok "srun --mpi=pmix -N2 -n4 slo-train-demo (exit $?)"
