@@ -10,7 +10,8 @@
 #   - failures: a submission that exits nonzero, and a job whose record does
 #     not show what its mode promises (enforce: AdminComment slo-plan:...,
 #     a time limit; advise: neither);
-#   - the plugin's added latency: median planned minus median baseline, ms;
+#   - the plugin's added latency: the median, over the rounds with a
+#     baseline, of planned minus the baseline submitted just before it, ms;
 #   - slurmctld's resident memory (VmRSS) before the first and after the last
 #     submission, with the jobs still pending, and after they are cancelled.
 # Prints one skip line and exits 0 where Slurm, root or the plugin is absent.
@@ -19,13 +20,14 @@ skip() { echo "bench_load: skipped: $*"; exit 0; }
 : "${SLO_SRCDIR:?SLO_SRCDIR must name the source tree (make bench sets it)}"
 : "${SLO_BUILDDIR:?SLO_BUILDDIR must name the build tree (make bench sets it)}"
 : "${SLO:=$SLO_BUILDDIR/cli/slo}"; export SLO
-n=${SLO_LOAD_JOBS:-500}
+load_n=${SLO_LOAD_JOBS:-500}
 spank=${SLO_SPANK_SO:-$SLO_BUILDDIR/spank_plugin/.libs/spank_slo.so}
 fix=${SLO_SLURM_FIXTURES:-$SLO_SRCDIR/tests/slurm}
 [ -e "$spank" ] || skip "spank_slo.so not built ($spank)"
 . "$SLO_SRCDIR/tests/testlib.sh"
 . "$SLO_SRCDIR/tests/slurm/cluster.sh"
 ( cluster_require_slurm ) >"$tmp/req" 2>&1 || skip "$(sed 's/^SKIP: //' "$tmp/req")"
+spank=$(cluster_private_copy "$spank") || skip "cannot copy $spank"
 CLUSTER_PLUGSTACK="required $spank catalog=$fix/catalog.json workloads=$fix/workloads mode=enforce"
 CLUSTER_POWER=standin    # no cloud node is started: every job is held
 cluster_start
@@ -35,25 +37,28 @@ mkdir -p "$D/etc-base"
 sed "s|^PlugStackConfig=.*|PlugStackConfig=$D/etc-base/plugstack.conf|" "$D/etc/slurm.conf" >"$D/etc-base/slurm.conf"
 rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$(cat "$D/run/slurmctld.pid")/status"; }
 now_us() { echo $(( $(date +%s%N) / 1000 )); }
-fails=0
-: >"$tmp/planned"; : >"$tmp/base"; : >"$tmp/jobs"
+sub_fails=0
+: >"$tmp/planned"; : >"$tmp/base"; : >"$tmp/jobs"; : >"$tmp/pairs"
 rss0=$(rss)
 i=0
-while [ "$i" -lt "$n" ]; do
+while [ "$i" -lt "$load_n" ]; do
     case $((i % 3)) in 0) t=40:00 ;; 1) t=25:00 ;; *) t=23:00 ;; esac
     mode=enforce; [ $((i % 3)) = 2 ] && mode=advise
-    t0=$(now_us)
-    if out=$(sbatch --parsable --hold -o /dev/null --slo-mode=$mode --slo-workload=testnet \
-            --slo-loss=0.8 --slo-time=$t --wrap true 2>"$tmp/err"); then
-        echo $(( $(now_us) - t0 )) >>"$tmp/planned"
-        echo "${out%%;*} $mode" >>"$tmp/jobs"
-    else
-        fails=$((fails + 1)); echo "bench_load: submission $i ($mode, $t) failed:"; cat "$tmp/err"
-    fi
+    # every 10th round a pair: the baseline right before the planned one
     if [ $((i % 10)) = 0 ]; then
         t0=$(now_us)
         SLURM_CONF=$D/etc-base/slurm.conf sbatch --hold -o /dev/null --wrap true >/dev/null 2>&1 &&
-            echo $(( $(now_us) - t0 )) >>"$tmp/base"
+            tb=$(( $(now_us) - t0 )) && echo "$tb" >>"$tmp/base"
+    fi
+    t0=$(now_us)
+    if out=$(sbatch --parsable --hold -o /dev/null --slo-mode=$mode --slo-workload=testnet \
+            --slo-loss=0.8 --slo-time=$t --wrap true 2>"$tmp/err"); then
+        tp=$(( $(now_us) - t0 ))
+        echo "$tp" >>"$tmp/planned"
+        [ $((i % 10)) = 0 ] && echo $((tp - tb)) >>"$tmp/pairs"
+        echo "${out%%;*} $mode" >>"$tmp/jobs"
+    else
+        sub_fails=$((sub_fails + 1)); echo "bench_load: submission $i ($mode, $t) failed:"; cat "$tmp/err"
     fi
     i=$((i + 1))
 done
@@ -76,14 +81,17 @@ cluster_wait '[ "$(squeue -h -u "$(id -u)" | wc -l)" = 0 ]' 300
 sleep 1
 rss2=$(rss)
 median() { sort -n "$1" | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-p=$(median "$tmp/planned"); b=$(median "$tmp/base")
+# (not p, b, d: cluster.sh's functions use short names)
+lat_p=$(median "$tmp/planned"); lat_b=$(median "$tmp/base"); lat_d=$(median "$tmp/pairs")
 health=ok; cluster_check_health >"$tmp/health" 2>&1 || health="FAILED: $(head -3 "$tmp/health" | tr '\n' ' ')"
-echo "load: $n planned submissions (1/3 advise, 2/3 enforce; spank_slo.so required, job_submit.lua):"
-echo "  failed submissions: $fails; jobs whose record disagrees with their mode: $bad"
-awk -v p="$p" -v b="$b" -v nb="$(wc -l <"$tmp/base")" 'BEGIN {
-    printf "  sbatch median: %.2f ms planned, %.2f ms without the plugin (%d interleaved), added %+.2f ms\n", p / 1000, b / 1000, nb, (p - b) / 1000 }'
-echo "  slurmctld VmRSS: ${rss0} kB before, ${rss1} kB with $n jobs pending (+$((rss1 - rss0)) kB), ${rss2} kB after cancelling"
+echo "load: $load_n planned submissions (1/3 advise, 2/3 enforce; spank_slo.so required, job_submit.lua):"
+echo "  failed submissions: $sub_fails; jobs whose record disagrees with their mode: $bad"
+awk -v p="$lat_p" -v b="$lat_b" -v d="$lat_d" -v nb="$(wc -l <"$tmp/pairs")" 'BEGIN {
+    printf "  sbatch median: %.2f ms planned (all), %.2f ms without the plugin; added by the plugin: median of %d back-to-back pairs %+.2f ms\n", p / 1000, b / 1000, nb, d / 1000 }'
+q() { sort -n "$1" | awk '{ v[NR] = $1 } END { printf "min %.2f / median %.2f / max %.2f ms", v[1] / 1000, v[int((NR + 1) / 2)] / 1000, v[NR] / 1000 }'; }
+echo "  planned: $(q "$tmp/planned"); baseline: $(q "$tmp/base"); pairs: $(q "$tmp/pairs")"
+echo "  slurmctld VmRSS: ${rss0} kB before, ${rss1} kB with $load_n jobs pending (+$((rss1 - rss0)) kB), ${rss2} kB after cancelling"
 echo "  cluster health: $health"
 cluster_stop >/dev/null || echo "bench_load: warning: a daemon had to be killed at teardown"
-[ "$fails" = 0 ] && [ "$bad" = 0 ] && [ "$health" = ok ] || exit 1
+[ "$sub_fails" = 0 ] && [ "$bad" = 0 ] && [ "$health" = ok ] || exit 1
 exit 0

@@ -27,6 +27,7 @@ command -v setpriv >/dev/null 2>&1 || cluster_skip "setpriv not found (util-linu
 spank=${SLO_SPANK_SO:-$SLO_BUILDDIR/spank_plugin/.libs/spank_slo.so}
 fix=$SLO_SRCDIR/tests/slurm
 [ -e "$spank" ] || cluster_skip "spank_slo.so not built"
+spank=$(cluster_private_copy "$spank") || { echo "not ok - copy of spank_slo.so"; exit 1; }
 CLUSTER_PLUGSTACK="required $spank catalog=$fix/catalog.json workloads=$fix/workloads mode=enforce"
 CLUSTER_POWER=standin
 cluster_start

@@ -29,6 +29,7 @@ forge=$SLO_BUILDDIR/tests/slurm/.libs/forge_spank.so
 have_spank=no
 if [ -e "$spank" ] && [ -e "$fix/catalog.json" ] && [ -d "$fix/workloads" ]; then
     have_spank=yes
+    spank=$(cluster_private_copy "$spank") || { echo "not ok - copy of spank_slo.so"; exit 1; }
     line="required $spank catalog=$fix/catalog.json workloads=$fix/workloads mode=enforce"
     CLUSTER_PLUGSTACK="$line
 optional $forge"
