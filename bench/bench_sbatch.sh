@@ -31,6 +31,7 @@ fix=${SLO_SLURM_FIXTURES:-$SLO_SRCDIR/tests/slurm}
 . "$SLO_SRCDIR/tests/slurm/cluster.sh"
 # cluster_require_slurm exits 77 with a SKIP line; make bench wants exit 0
 ( cluster_require_slurm ) >"$tmp/req" 2>&1 || skip "$(sed 's/^SKIP: //' "$tmp/req")"
+spank=$(cluster_private_copy "$spank") || skip "cannot copy $spank"
 CLUSTER_PLUGSTACK="required $spank catalog=$fix/catalog.json workloads=$fix/workloads mode=enforce"
 [ -n "$(cluster_slo_power)" ] || CLUSTER_POWER=standin    # no cloud node is used
 cluster_start

@@ -255,6 +255,14 @@ int main(int argc, char **argv)
                       "them DOWN: `scontrol update nodename=%s state=resume` after fixing "
                       "the cause", rc ? "cleanup failed" : "cleaned up", hostlist);
     }
+    /* What went to stdout (the dry run's requests) must have been written:
+     * a full disk or closed pipe is a failure, not "done". */
+    errno = 0;
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        power_log(&lg, "error", hostlist, "stdout: write error: %s",
+                  errno ? strerror(errno) : "output lost");
+        rc = rc ? rc : 1;
+    }
     power_log(&lg, rc ? "error" : "info", hostlist, "%s", rc ? "done, with failures" : "done");
     goto out;
 

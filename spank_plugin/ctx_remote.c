@@ -11,6 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
 #include "plan.h"
 #include "spank_slo.h"
 
@@ -40,15 +43,101 @@ static void export_one(spank_t sp, const char *from, const char *to)
         slurm_info("%s: cannot set %s: %s", SSLO_LOG_PREFIX, to, spank_strerror(rc));
 }
 
+/* The value of the job's SLURM_SPANK_<name> in v[len], or "" when absent or
+ * longer. */
+static void job_record(spank_t sp, const char *name, char *v, size_t len)
+{
+    char var[64];
+    snprintf(var, sizeof var, "SLURM_SPANK_%s", name);
+    if (spank_getenv(sp, var, v, (int)len) != ESPANK_SUCCESS)
+        v[0] = '\0';
+}
+
+/* 1 when slurmctld's record of this job shows the enforced plan of the job's
+ * SLURM_SPANK_SLO_* applied: AdminComment "slo-plan:<SLO_INSTANCES>" (which
+ * job_submit.lua writes when it applies a plan, and which only admins can
+ * set or change) and the plan's SLO_PARTITION, SLO_NODES and
+ * SLO_CONSTRAINT; else 0 with the reason in why[len]. What the job's
+ * environment says is the user's to set (sbatch --export): only the job
+ * record is evidence that the plan is real. */
+static int plan_applied(spank_t sp, char *why, size_t len)
+{
+    char mode[16], part[SSLO_VALUE_LENGTH], nodes[32], cons[SSLO_VALUE_LENGTH];
+    char inst[SSLO_VALUE_LENGTH], mark[SSLO_VALUE_LENGTH + 16];
+    uint32_t job_id = 0;
+    job_info_msg_t *msg = NULL;
+    int ok = 0;
+
+    job_record(sp, "SLO_MODE", mode, sizeof mode);
+    job_record(sp, "SLO_PARTITION", part, sizeof part);
+    job_record(sp, "SLO_NODES", nodes, sizeof nodes);
+    job_record(sp, "SLO_CONSTRAINT", cons, sizeof cons);
+    job_record(sp, "SLO_INSTANCES", inst, sizeof inst);
+    snprintf(mark, sizeof mark, "slo-plan:%s", inst);
+    if (strcmp(mode, "enforce") != 0) {
+        snprintf(why, len, "SLO_MODE is %s, not an enforced plan", mode[0] ? mode : "missing");
+        return 0;
+    }
+    if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS) {
+        snprintf(why, len, "no job id (spank_get_item S_JOB_ID)");
+        return 0;
+    }
+    if (slurm_load_job(&msg, job_id, SHOW_DETAIL) != SLURM_SUCCESS || !msg ||
+        msg->record_count < 1) {
+        snprintf(why, len, "cannot read job %u from slurmctld: %s", job_id,
+                 slurm_strerror(slurm_get_errno()));
+        if (msg)
+            slurm_free_job_info_msg(msg);
+        return 0;
+    }
+    const slurm_job_info_t *j = &msg->job_array[0];
+    char n[32];
+    snprintf(n, sizeof n, "%u", j->num_nodes);
+    if (!j->admin_comment || strcmp(j->admin_comment, mark) != 0)
+        snprintf(why, len, "job %u's AdminComment is %s, not %s (job_submit.lua marks the plans "
+                 "it applied)", job_id, j->admin_comment ? j->admin_comment : "(none)", mark);
+    else if (!j->partition || strcmp(j->partition, part) != 0)
+        snprintf(why, len, "job %u is in partition %s, the plan says %s", job_id,
+                 j->partition ? j->partition : "(none)", part);
+    else if (strcmp(n, nodes) != 0)
+        snprintf(why, len, "job %u has %s nodes, the plan says %s", job_id, n, nodes);
+    else if (!j->features || strcmp(j->features, cons) != 0)
+        snprintf(why, len, "job %u has features %s, the plan says %s", job_id,
+                 j->features ? j->features : "(none)", cons);
+    else
+        ok = 1;
+    slurm_free_job_info_msg(msg);
+    return ok;
+}
+
+/* Remove the SLURM_SPANK_SLO_* records of an unverified plan from the job. */
+static void drop_records(spank_t sp)
+{
+    char name[64];
+    for (int i = 0; i < SSLO_N_RECORDS; i++) {
+        snprintf(name, sizeof name, "SLURM_SPANK_%s", sslo_record_names[i]);
+        spank_unsetenv(sp, name);
+    }
+}
+
 int sslo_remote_user_init(spank_t sp, struct sslo_state *st)
 {
-    char name[64], version[16];
+    char name[64], version[16], why[SSLO_MSG_LENGTH];
 
     (void)st;
     /* Only a job submitted with a plan: SLO_PLAN_VERSION is written first. */
     if (spank_getenv(sp, "SLURM_SPANK_SLO_PLAN_VERSION", version, sizeof version) !=
         ESPANK_SUCCESS)
         return 0;
+    if (!plan_applied(sp, why, sizeof why)) {
+        char mode[16];
+        job_record(sp, "SLO_MODE", mode, sizeof mode);
+        if (strcmp(mode, "advise") == 0)
+            return 0; /* advice: left as sbatch recorded it, never exported as SLO_* */
+        slurm_info("%s: SLURM_SPANK_SLO_* not exported as SLO_*: %s", SSLO_LOG_PREFIX, why);
+        drop_records(sp);
+        return 0;
+    }
     for (int i = 0; i < SSLO_N_RECORDS; i++) {
         snprintf(name, sizeof name, "SLURM_SPANK_%s", sslo_record_names[i]);
         export_one(sp, name, sslo_record_names[i]);

@@ -101,6 +101,47 @@ static int record(spank_t sp, const struct sslo_plan_result *res)
     return 0;
 }
 
+/* 1 when the environment entry e ("NAME=value") is one the enclosing job
+ * passes down (sslo_submit_forget_inherited). */
+static int inherited_entry(const char *e)
+{
+    static const char *const prefixes[] = {"SLURM_SPANK__SLURM_SPANK_OPTION_slo_",
+                                           "SLURM_SPANK_SLO_", "SLO_PLAN="};
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (strncmp(e, prefixes[i], strlen(prefixes[i])) == 0)
+            return 1;
+    for (int i = 0; i < SSLO_N_RECORDS; i++) {
+        size_t n = strlen(sslo_record_names[i]);
+        if (strncmp(e, sslo_record_names[i], n) == 0 && e[n] == '=')
+            return 1;
+    }
+    return 0;
+}
+
+int sslo_submit_forget_inherited(void)
+{
+    extern char **environ;
+    char name[256];
+    int removed = 0;
+
+    for (size_t i = 0; environ && environ[i];) {
+        const char *e = environ[i], *eq = strchr(e, '=');
+        size_t n = eq ? (size_t)(eq - e) : strlen(e);
+        if (!inherited_entry(e) || n >= sizeof name) {
+            i++;
+            continue;
+        }
+        memcpy(name, e, n);
+        name[n] = '\0';
+        if (unsetenv(name) != 0) {
+            i++;
+            continue;
+        }
+        removed++; /* environ changed: look at index i again */
+    }
+    return removed;
+}
+
 int sslo_submit_post_opt(spank_t sp, struct sslo_state *st)
 {
     struct sslo_options o = st->opt;

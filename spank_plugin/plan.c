@@ -316,7 +316,10 @@ static int format_plan(const struct sslo_config *cfg, const struct slo_catalog *
                             SSLO_VALUE_LENGTH - 1, n_used);
     put(out, R_GRES, "gpu:%d", min_gpus);
     put(out, R_SPOT, "%d", cloud && req->pricing == SLO_PRICING_SPOT);
-    put(out, R_PRICING, "%s", sslo_pricing_name(req->pricing));
+    /* What the plan is priced at: the requested cloud pricing only when it
+     * has a cloud type (an all-on-prem plan recorded "spot" was a false
+     * record; job_submit.lua checks it). */
+    put(out, R_PRICING, "%s", cloud ? sslo_pricing_name(req->pricing) : "on-prem");
     if ((rv = put_fixed(out, R_COST, 6, e->cost_usd, err)) ||
         (rv = put_fixed(out, R_COST_PER_H, 4, e->usd_per_h, err)) ||
         (rv = put_fixed(out, R_TIME, 2, e->time_s, err)) ||

@@ -4,6 +4,7 @@
  * Hook/context matrix: shared/research/slurm-mpi-feasibility.md 3.1.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "spank_slo.h"
@@ -45,6 +46,15 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
     switch (ctx) {
     case S_CTX_ALLOCATOR:
     case S_CTX_LOCAL:
+        /* sbatch/salloc inside a job: not re-planned from what the job
+         * passes down (before Slurm applies environment options). */
+        if (ctx == S_CTX_ALLOCATOR && getenv("SLURM_JOB_ID")) {
+            int n = sslo_submit_forget_inherited();
+            if (n)
+                slurm_verbose("%s: inside job %s: %d inherited --slo-*/SLO_* variables not "
+                              "passed on (give --slo-* to plan this submission)",
+                              SSLO_LOG_PREFIX, getenv("SLURM_JOB_ID"), n);
+        }
         /* Where plans are made: workloads= must be a readable directory
          * (a mistake names the argument here, once, not per job). */
         if (state.cfg_ok && sslo_config_check_workloads(&state.cfg, msg, sizeof msg)) {

@@ -37,9 +37,24 @@ int sslo_options_register(spank_t sp);
  * input, infeasible SLO in enforce mode, unreadable catalog). */
 int sslo_submit_post_opt(spank_t sp, struct sslo_state *st);
 
+/* Allocator context (sbatch, salloc) inside a job (SLURM_JOB_ID set),
+ * slurm_spank_init: remove from this process's environment what the
+ * enclosing job passes down - its --slo-* options
+ * (SLURM_SPANK__SLURM_SPANK_OPTION_slo_*, which Slurm would apply to the
+ * nested submission as if given) and its plan (SLURM_SPANK_SLO_*, SLO_* of
+ * sslo_record_names and SLO_PLAN, which the nested job would inherit) - so
+ * a nested submission is planned only from --slo-* on its own command line.
+ * Returns the number of variables removed. */
+int sslo_submit_forget_inherited(void);
+
 /* Remote context (slurmstepd), slurm_spank_user_init: export the recorded
- * plan into the job as plain SLO_* variables. Always returns 0: a user's
- * mistake must never fail a step or drain a node. */
+ * plan into the job as plain SLO_* variables, only for an enforced plan that
+ * the job's record at slurmctld (slurm_load_job: AdminComment
+ * "slo-plan:<SLO_INSTANCES>" written by job_submit.lua, partition, node
+ * count, features) shows applied; otherwise the SLURM_SPANK_SLO_* the job got (a
+ * user's --export, an inherited copy) are removed from the job and nothing
+ * is exported. Always returns 0: a user's mistake must never fail a step or
+ * drain a node. */
 int sslo_remote_user_init(spank_t sp, struct sslo_state *st);
 
 #endif /* SSLO_SPANK_SLO_H */

@@ -69,3 +69,34 @@ lsan_retry() {
     rm -f "$_e"
     return "$_rc"
 }
+
+# Ranks on two fake Slurm nodes of one host (tests/slurm/cluster.sh: n1, n2
+# share 127.0.0.1) talk over TCP, never shared memory: vader crashed in
+# mca_btl_vader_poll_handle_frag in 5 of 6 such runs (both "nodes" have one
+# hostname and session directory; research notes 4.3), so the srun tests
+# export OMPI_MCA_btl=self,tcp (issue 14: vader crashed in 5 of 6 srun runs
+# without it). Over TCP, a first run once died with Open MPI's "failed to
+# TCP connect to a peer MPI process ... 127.0.0.1:1026" and then signal 11,
+# the next run passing (issue 14; not reproduced since). That message is
+# the signature of btl/tcp's simultaneous-connect race - two ranks dial each
+# other at once, the side that drops its own dial leaves the peer a dead
+# duplicate socket - which open-mpi/ompi PR 14403 describes and fixes after
+# the 4.1 series; that it is the same cause in Debian's 4.1.4 is inferred
+# from the message, not proven.
+# mpi_tcp_retry OUT ERR CMD...: run CMD with stdout in OUT and stderr in ERR;
+# only when it failed with that Open MPI message, run it again (at most three
+# runs, a note on stdout for each retry). Any other failure is returned as it is.
+mpi_tcp_retry() {
+    _o=$1 _e=$2; shift 2
+    _n=1
+    "$@" >"$_o" 2>"$_e"
+    _rc=$?
+    while [ "$_rc" != 0 ] && [ "$_n" -lt 3 ] &&
+          grep -q 'Open MPI failed to TCP connect to a peer MPI process' "$_e"; do
+        echo "# note: Open MPI btl/tcp simultaneous-connect race (run $_n: $(grep -m1 'Error:' "$_e" | sed 's/^ *//')); running once more"
+        _n=$((_n + 1))
+        "$@" >"$_o" 2>"$_e"
+        _rc=$?
+    done
+    return "$_rc"
+}

@@ -199,4 +199,44 @@ sc=$(sed -n 's/^sysconfdir = //p' "$SLO_BUILDDIR/Makefile" | sed "s|\${prefix}|$
 if "$P/slo-power" --help | tr -s ' \n' ' ' | grep -qF "else $sc/slo/power.conf)"; then
     ok "default config is SYSCONFDIR/slo/power.conf of this build ($sc)"
 else notok "default config path is not $sc/slo/power.conf"; fi
+# ---- issue 14: the node table's lines have any length. A comment of exactly
+# 2047 characters before " c9 ..." was split by a 2048-byte fgets, and its
+# tail became a live node c9 that a fleet was planned for; now c9 is not in
+# the table (exit 1, nothing on stdout) and the same table's real c1 works.
+{ printf '# %s' "$(head -c 2045 /dev/zero | tr '\0' x)"; printf 'c9 g4dn.12xlarge,spot\n'
+  cat "$FIX/nodes.txt"; } >"$tmp/long.txt"
+"$P/slo-power" --dry-run --node-table "$tmp/long.txt" --config "$tmp/ec2.conf" resume c9 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" = 1 ] && [ ! -s "$tmp/out" ] && grep -q "node c9 is not in the node table" "$tmp/err"; then
+    ok "a 2047-character comment stays a comment: c9 is not a node of the table"
+else
+    notok "long comment line (exit $rc)"
+fi
+"$P/slo-power" --dry-run --node-table "$tmp/long.txt" --config "$tmp/ec2.conf" resume c1 >"$tmp/out" 2>"$tmp/err" &&
+    grep -q 'CreateFleet' "$tmp/err" && ok "the same table's c1 resumes (dry run)" || notok "c1 after a long comment"
+# duplicates among 100,000 names (the documented limit; Slurm's hostlist
+# takes at most 65,536 per range), found by sorting: named, exit 2
+"$P/slo-power" --dry-run --node-table "$FIX/nodes.txt" --config "$tmp/ec2.conf" resume \
+    'c[1-50000],d[1-49999],c31337' >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" = 2 ] && grep -q "hostlist: node c31337 appears twice" "$tmp/err"; then
+    ok "c[1-50000],d[1-49999],c31337: the duplicate c31337 named"
+else
+    notok "duplicate among 100,000 names (exit $rc)"
+fi
+printf 'c1 g4dn.12xlarge,spot\nn1 a100-node\ng[1-3] g4dn.12xlarge,spot\nc1 g4dn.12xlarge,spot\n' >"$tmp/dup.txt"
+run "node listed twice in the table" 2 "dup.txt:4: node c1 is listed twice \\(also line 1\\)" \
+    "$P/slo-power" --dry-run --node-table "$tmp/dup.txt" --config "$tmp/ec2.conf" resume c1
+# a dry run whose requests cannot be written fails (it said "done", exit 0)
+if [ -w /dev/full ]; then
+    "$P/slo-power" --dry-run --config "$tmp/ec2.conf" --node-table "$FIX/nodes.txt" resume 'c[1-2]' \
+        >/dev/full 2>"$tmp/err"
+    rc=$?
+    if [ "$rc" = 1 ] && grep -q 'stdout: write error: No space left on device' "$tmp/err" &&
+       ! grep -q 'info: done$' "$tmp/err"; then
+        ok "--dry-run > /dev/full: write error, exit 1"
+    else
+        : >"$tmp/out"; notok "--dry-run > /dev/full (exit $rc)"
+    fi
+fi
 finish

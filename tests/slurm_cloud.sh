@@ -30,6 +30,7 @@ fix=${SLO_SLURM_FIXTURES:-$SLO_SRCDIR/tests/slurm}
 forge=$SLO_BUILDDIR/tests/slurm/.libs/forge_spank.so
 [ -e "$forge" ] || cluster_skip "test plugin $forge not built (configure found no slurm/spank.h)"
 if [ -e "$spank" ] && [ -e "$fix/catalog.json" ]; then
+    spank=$(cluster_private_copy "$spank") || { echo "not ok - copy of spank_slo.so"; exit 1; }
     CLUSTER_PLUGSTACK="required $spank catalog=$fix/catalog.json workloads=$fix/workloads mode=enforce
 optional $forge"
     # the burst plan of the test catalog (a100-node + t4-node + g4dn.12xlarge)
@@ -40,7 +41,7 @@ else
     echo "# spank_slo.so or its fixtures absent: the burst plan is recorded by the test plugin"
     CLUSTER_PLUGSTACK="optional $forge"
     slo_args=""
-    forge_words="SLO_PLAN_VERSION=1 SLO_MODE=enforce SLO_PARTITION=burst SLO_NODES=3 SLO_INSTANCES=a100-node:1,t4-node:1,g4dn.12xlarge:1 SLO_CONSTRAINT=[a100-node*1&t4-node*1&g4dn.12xlarge*1] SLO_GRES=gpu:2 SLO_SPOT=1"
+    forge_words="SLO_PLAN_VERSION=1 SLO_MODE=enforce SLO_PARTITION=burst SLO_NODES=3 SLO_INSTANCES=a100-node:1,t4-node:1,g4dn.12xlarge:1 SLO_CONSTRAINT=[a100-node*1&t4-node*1&g4dn.12xlarge*1] SLO_GRES=gpu:2 SLO_SPOT=1 SLO_DEADLINE_S=1380"
     how="a forged burst plan (test plugin)"
 fi
 t_start=$(date +%s)

@@ -29,6 +29,7 @@ forge=$SLO_BUILDDIR/tests/slurm/.libs/forge_spank.so
 have_spank=no
 if [ -e "$spank" ] && [ -e "$fix/catalog.json" ] && [ -d "$fix/workloads" ]; then
     have_spank=yes
+    spank=$(cluster_private_copy "$spank") || { echo "not ok - copy of spank_slo.so"; exit 1; }
     line="required $spank catalog=$fix/catalog.json workloads=$fix/workloads mode=enforce"
     CLUSTER_PLUGSTACK="$line
 optional $forge"
@@ -376,7 +377,7 @@ fi
 
 # ---- forged plans (no spank_slo.so involved: no --slo-* option is given;
 # tests/slurm/forge_spank.c records SLO_TEST_FORGE's words as the plan)
-GOOD='SLO_PLAN_VERSION=1 SLO_MODE=enforce SLO_PARTITION=onprem SLO_NODES=1 SLO_INSTANCES=t4-node:1 SLO_CONSTRAINT=t4-node SLO_GRES=gpu:1 SLO_SPOT=0'
+GOOD='SLO_PLAN_VERSION=1 SLO_MODE=enforce SLO_PARTITION=onprem SLO_NODES=1 SLO_INSTANCES=t4-node:1 SLO_CONSTRAINT=t4-node SLO_GRES=gpu:1 SLO_SPOT=0 SLO_DEADLINE_S=2400'
 forged "$GOOD" --hold -o /dev/null --wrap true
 # control: a consistent forged plan does reach job_submit.lua (it is within
 # the site's limits, so it is applied like any plan)
@@ -405,9 +406,9 @@ done
 mpiprof=${SLO_MPIPROF:-$SLO_BUILDDIR/mpi_profiler/slo-mpiprof}
 demo=${SLO_TRAIN_DEMO:-$SLO_BUILDDIR/mpi_runtime/slo-train-demo}
 . "$SLO_SRCDIR/tests/mpi_env.sh"
-export OMPI_MCA_btl=self,tcp          # vader crashes across fake nodes (feasibility 4.3)
+export OMPI_MCA_btl=self,tcp          # vader crashes across fake nodes (tests/mpi_env.sh)
 if [ -x "$mpiprof" ]; then
-    if srun --mpi=pmix -p onprem -N1 -n2 -t 5 "$mpiprof" --quick --output "$D/prof.json" >"$tmp/out" 2>"$tmp/err" &&
+    if mpi_tcp_retry "$tmp/out" "$tmp/err" srun --mpi=pmix -p onprem -N1 -n2 -t 5 "$mpiprof" --quick --output "$D/prof.json" &&
        "$mpiprof" --check "$D/prof.json" >>"$tmp/out" 2>>"$tmp/err"; then
         ok "srun --mpi=pmix -N1 -n2 slo-mpiprof --quick: document passes --check"
     else
@@ -417,7 +418,7 @@ else
     echo "# $mpiprof not built: srun --mpi=pmix slo-mpiprof not run"
 fi
 if [ -x "$demo" ]; then
-    if srun --mpi=pmix -p onprem -N2 -n4 --overcommit -t 5 "$demo" --quick >"$tmp/out" 2>"$tmp/err"; then
+    if mpi_tcp_retry "$tmp/out" "$tmp/err" srun --mpi=pmix -p onprem -N2 -n4 --overcommit -t 5 "$demo" --quick; then
         ok "srun --mpi=pmix -N2 -n4 slo-train-demo --quick: allreduce results verified on every rank"
     else
         notok "srun --mpi=pmix -N2 -n4 slo-train-demo (exit $?)"

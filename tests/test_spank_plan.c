@@ -299,7 +299,7 @@ static void test_plan_onprem(void **state)
     expect(r, "SLO_CONSTRAINT", "a100-node");
     expect(r, "SLO_GRES", "gpu:2");
     expect(r, "SLO_SPOT", "0");
-    expect(r, "SLO_PRICING", "spot");
+    expect(r, "SLO_PRICING", "on-prem"); /* no cloud type: not "spot" (issue 14) */
     expect_num(r, "SLO_TIME_S", 1681.152, 0.006);
     expect_num(r, "SLO_COST_USD", 0.513685, 1e-6);
     expect_num(r, "SLO_COST_USD_PER_H", 1.10, 1e-9);

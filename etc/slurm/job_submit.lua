@@ -52,6 +52,15 @@ local SITE = {
     -- "ondemand" (feature ondemand) or "both"; with "spot" or "both" a plan
     -- with a cloud type there may run on spot nodes and gets --requeue
     burst_cloud = "spot",
+    -- the time limit of an enforced plan, in minutes: the SLO deadline
+    -- (SLO_DEADLINE_S, from --slo-time) rounded up, plus this grace for
+    -- checkpointing and teardown; the plan's predicted time SLO_TIME_S is at
+    -- most the deadline, so a job that reaches the limit has missed its SLO
+    time_limit_grace_min = 5,
+    -- who may change a planned job with scontrol update (slurm_job_modify):
+    -- uid 0 and SlurmUser; add the uids of your Slurm operators. Everyone
+    -- else's changes to what the plan set are refused (Access/permission denied)
+    admin_uids = { [0] = true },
 }
 
 -- ------------------------------------------------------------------ helpers
@@ -67,7 +76,12 @@ end
 -- Fields the plan must carry to be applied (doc/slurm.md, "The
 -- recorded plan"); the others are informative and checked when present.
 local REQUIRED = { "SLO_PLAN_VERSION", "SLO_MODE", "SLO_PARTITION", "SLO_NODES",
-                   "SLO_INSTANCES", "SLO_CONSTRAINT", "SLO_GRES", "SLO_SPOT" }
+                   "SLO_INSTANCES", "SLO_CONSTRAINT", "SLO_GRES", "SLO_SPOT",
+                   "SLO_DEADLINE_S" }
+
+-- slurm_errno.h ESLURM_ACCESS_DENIED (Slurm 22.05 does not export it to Lua):
+-- scontrol update prints "Access/permission denied"
+local ESLURM_ACCESS_DENIED = 2002
 
 -- value patterns of the informative fields (anchored)
 local NUMBER = "^%d+%.?%d*$"           -- non-negative decimal, e.g. 12.5
@@ -250,6 +264,16 @@ local function validate(plan)
         return nil, "SLO_SPOT: cloud type " .. q(cloud_types[1]) .. " runs on on-demand nodes in " ..
             a.kind .. " partition " .. q(a.partition) .. ", found 1"
     end
+    -- a plan without cloud types is priced at the on-prem rates: SLO_PRICING
+    -- says so (an all-on-prem plan recorded as "spot" would be a false record)
+    if #cloud_types == 0 and plan.SLO_PRICING ~= nil and plan.SLO_PRICING ~= "on-prem" then
+        return nil, "SLO_PRICING: the plan has no cloud instance type, expected on-prem, found " ..
+            q(plan.SLO_PRICING)
+    end
+    if #cloud_types > 0 and plan.SLO_PRICING == "on-prem" then
+        return nil, "SLO_PRICING: cloud type " .. q(cloud_types[1]) ..
+            " is priced spot or on-demand, found 'on-prem'"
+    end
     if pricing ~= nil and plan.SLO_PRICING ~= nil and plan.SLO_PRICING ~= pricing then
         return nil, "SLO_PRICING: cloud type " .. q(cloud_types[1]) .. " in " .. a.kind ..
             " partition " .. q(a.partition) .. " is priced " .. pricing .. ", found " ..
@@ -263,9 +287,17 @@ local function validate(plan)
         end
     end
     if plan.SLO_PRICING ~= nil and plan.SLO_PRICING ~= "spot" and
-       plan.SLO_PRICING ~= "on-demand" then
-        return nil, "SLO_PRICING: expected spot or on-demand, found " .. q(plan.SLO_PRICING)
+       plan.SLO_PRICING ~= "on-demand" and plan.SLO_PRICING ~= "on-prem" then
+        return nil, "SLO_PRICING: expected spot, on-demand or on-prem, found " ..
+            q(plan.SLO_PRICING)
     end
+    local deadline = tonumber(plan.SLO_DEADLINE_S)
+    if not plan.SLO_DEADLINE_S:match(NUMBER) or deadline == nil or deadline <= 0 or
+       deadline > 366 * 86400 then
+        return nil, "SLO_DEADLINE_S: expected seconds 0 < s <= 31622400, found " ..
+            q(plan.SLO_DEADLINE_S)
+    end
+    a.time_limit = math.ceil(deadline / 60) + SITE.time_limit_grace_min
     a.instances = inst
     a.time_s = plan.SLO_TIME_S
     a.cost = plan.SLO_COST_USD
@@ -304,7 +336,8 @@ end
 local function describe(a)
     local s = "partition=" .. a.partition .. " nodes=" .. a.nodes ..
         " constraint=" .. a.features .. " gres=gpu:" .. a.gpus ..
-        " requeue=" .. (a.spot and "yes" or "no")
+        " requeue=" .. (a.spot and "yes" or "no") ..
+        " time_limit_min=" .. (a.applied_limit or a.time_limit)
     if a.time_s then s = s .. " predicted_time_s=" .. a.time_s end
     if a.cost then s = s .. " predicted_cost_usd=" .. a.cost end
     return s
@@ -364,13 +397,94 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
     if a.spot then
         job_desc.requeue = 1
     end
+    -- the user's own --time is kept when it is shorter (it asks for less)
+    local t = job_desc.time_limit
+    if t == nil or t == slurm.NO_VAL or t == 0 or t > a.time_limit then
+        job_desc.time_limit = a.time_limit
+    end
+    a.applied_limit = job_desc.time_limit
+    -- the mark of an applied plan that users cannot set or change (only
+    -- admins may write admin_comment): spank_slo.so exports the plan into
+    -- the job as SLO_* only when the job record carries it
+    job_desc.admin_comment = "slo-plan:" .. a.instances
     tell_user(PREFIX .. "request set by the SLO plan: " .. describe(a))
     slurm.log_info("slo: uid %u: plan %s applied: %s", submit_uid, a.instances, describe(a))
     return slurm.SUCCESS
 end
 
+-- What an enforced plan set (slurm_job_submit above) and the job_desc fields
+-- through which scontrol update would change it (Slurm 22.05 names; an
+-- unchanged field is nil/"" or NO_VAL). A value equal to the job's own is no
+-- change; a shorter time limit asks for less and is allowed.
+local PLANNED_STRINGS = {
+    { field = "partition", what = "Partition" },
+    { field = "features", what = "Features" },
+    { field = "tres_per_node", what = "Gres/TresPerNode" },
+    { field = "req_nodes", what = "NodeList" },
+    { field = "exc_nodes", what = "ExcNodeList" },
+    { field = "tres_per_job", what = "TresPerJob (--gpus)" },
+    { field = "tres_per_task", what = "TresPerTask" },
+    { field = "tres_per_socket", what = "TresPerSocket" },
+    { field = "reservation", what = "Reservation" },
+}
+
+local function is_set(v)
+    return v ~= nil and v ~= slurm.NO_VAL and v ~= 65534 and v ~= 4294967294
+end
+
+-- The fields of job_desc (a modification) that change what the enforced
+-- plan set on job_rec, as one text, or nil.
+local function plan_changes(job_desc, job_rec)
+    local found = {}
+    for _, c in ipairs(PLANNED_STRINGS) do
+        local v = job_desc[c.field]
+        if type(v) == "string" and v ~= "" and v ~= job_rec[c.field] then
+            found[#found + 1] = c.what .. "=" .. q(v)
+        end
+    end
+    for _, f in ipairs({ "min_nodes", "max_nodes" }) do
+        local v = job_desc[f]
+        if is_set(v) and v ~= job_rec.min_nodes and v ~= job_rec.max_nodes then
+            found[#found + 1] = "NumNodes (" .. f .. "=" .. tostring(v) .. ")"
+        end
+    end
+    local t = job_desc.time_limit
+    if is_set(t) and (job_rec.time_limit == nil or t > job_rec.time_limit) then
+        found[#found + 1] = "TimeLimit=" .. tostring(t) .. " min (the plan's limit is " ..
+            tostring(job_rec.time_limit) .. " min)"
+    end
+    if job_desc.requeue == 0 then
+        found[#found + 1] = "Requeue=0"
+    end
+    if #found == 0 then return nil end
+    return table.concat(found, ", ")
+end
+
+-- scontrol update of a job: a job whose enforced plan was applied keeps what
+-- the plan set, unless an admin (SITE.admin_uids) changes it. The plan is
+-- the job's own spank_job_env (recorded at submission, validated by
+-- slurm_job_submit); a user cannot add one afterwards.
 function slurm_job_modify(job_desc, job_rec, part_list, modify_uid)
-    return slurm.SUCCESS
+    local plan = read_plan(job_rec.spank_job_env)
+    if plan == nil or plan.SLO_PLAN_VERSION == nil or plan.SLO_MODE ~= "enforce" then
+        return slurm.SUCCESS          -- no enforced plan: not ours
+    end
+    local change = plan_changes(job_desc, job_rec)
+    if change == nil then
+        return slurm.SUCCESS
+    end
+    if SITE.admin_uids[modify_uid] then
+        slurm.log_info("slo: uid %u: job %u: admin change of a planned job allowed: %s",
+            modify_uid, job_rec.job_id, change)
+        return slurm.SUCCESS
+    end
+    -- Slurm 22.05 shows no log_user text for a modification (scontrol prints
+    -- "Access/permission denied"); the reason goes to slurmctld's log
+    slurm.log_info("slo: uid %u: job %u: refused, changes what its enforced SLO plan set: %s",
+        modify_uid, job_rec.job_id, change)
+    tell_user(PREFIX .. "refused: " .. change .. " changes what the enforced SLO plan set " ..
+        "(ask the site admin, or resubmit)")
+    return ESLURM_ACCESS_DENIED
 end
 
 return slurm.SUCCESS

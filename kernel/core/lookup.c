@@ -2,9 +2,14 @@
  * lookup.c - the one "embedded NAME or FILE path" rule of libslo: every
  * front end (the CLI, the SPANK plugin) names catalogs, workloads, GPU
  * profiles and layer tables the same way, through the *_open functions.
+ * A NAME is read, in this order, from SYSCONFDIR/slo/{catalogs,workloads,
+ * gpus}/NAME.json (the installed copy an admin may edit; the environment's
+ * SLO_SYSCONFDIR in place of SYSCONFDIR, empty: skip), then from the copy
+ * compiled into libslo (doc/slurm.md "Install").
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -30,17 +35,54 @@ int slo__not_embedded(slo_error_t *err, const char *opt, const char *what,
                      file_kind, arg);
 }
 
+#ifndef SLO_SYSCONFDIR
+#define SLO_SYSCONFDIR "/usr/local/etc" /* configure's sysconfdir (Makefile.am) */
+#endif
+
+/* The installed directory of WHAT, under SYSCONFDIR/slo/ (make install puts
+ * the compiled-in catalogs, workloads and GPU profiles there); NULL for a
+ * kind that is not installed. */
+static const char *installed_dir(const char *what)
+{
+    static const struct {
+        const char *what, *dir;
+    } dirs[] = {{"catalog", "catalogs"}, {"workload", "workloads"}, {"profile", "gpus"}};
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
+        if (strcmp(what, dirs[i].what) == 0)
+            return dirs[i].dir;
+    return NULL;
+}
+
+int slo__installed_path(const char *what, const char *name, char *path, size_t len)
+{
+    const char *dir = installed_dir(what), *etc = getenv("SLO_SYSCONFDIR");
+    int n;
+
+    if (!etc)
+        etc = SLO_SYSCONFDIR;
+    if (!dir || !etc[0] || !name[0] || strchr(name, '/') || name[0] == '.')
+        return 0;
+    n = snprintf(path, len, "%s/slo/%s/%s.json", etc, dir, name);
+    return n > 0 && (size_t)n < len && access(path, F_OK) == 0;
+}
+
 int slo__open_named(const char *arg, const char *opt, const char *what, const char *suffix,
                     const char *(*embedded)(const char *), const char *const *names,
                     const char *file_kind, const char **text, char *src, size_t src_len,
                     slo_error_t *err)
 {
     *text = NULL;
+    if (src_len)
+        src[0] = '\0';
     if (!arg)
         return slo__fail(err, SLO_ERR_INVALID, opt, "expected a %s name or file, found none",
                          what);
     if (slo__is_path(arg, suffix))
         return SLO_OK; /* a file: the caller loads arg */
+    if (slo__installed_path(what, arg, src, src_len))
+        return SLO_OK; /* the installed copy: the caller loads src */
+    if (src_len)
+        src[0] = '\0';
     if (!(*text = embedded(arg)))
         return slo__not_embedded(err, opt, what, names, arg, file_kind);
     snprintf(src, src_len, "embedded %s %s", what, arg);
@@ -60,5 +102,5 @@ int slo_catalog_open(const char *name_or_path, const char *opt, struct slo_catal
                               &text, src, sizeof src, err)))
         return rc;
     return text ? slo_catalog_parse(text, src, cat, err)
-                : slo_catalog_load(name_or_path, cat, err);
+                : slo_catalog_load(src[0] ? src : name_or_path, cat, err);
 }

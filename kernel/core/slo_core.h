@@ -206,9 +206,12 @@ int slo_catalog_find(const struct slo_catalog *cat, const char *name);
  * (its speed profile), or -1. */
 int slo_catalog_find_type(const struct slo_catalog *cat, const char *type);
 /*
- * Open a catalog the way every front end names one: an embedded NAME
- * (slo_embedded_catalog_names()) or a FILE path - an argument with a '/',
- * ending in .json, or naming an existing file is a path. opt names the
+ * Open a catalog the way every front end names one: a NAME or a FILE path -
+ * an argument with a '/', ending in .json, or naming an existing file is a
+ * path. A NAME is read from SYSCONFDIR/slo/catalogs/NAME.json when that file
+ * exists (the installed copy; environment SLO_SYSCONFDIR in place of the
+ * configured sysconfdir, set and empty: not looked at), else it is the
+ * embedded catalog NAME (slo_embedded_catalog_names()). opt names the
  * argument in messages ("--catalog"; NULL: "catalog"). Errors: those of
  * slo_catalog_load / slo_catalog_parse, and SLO_ERR_NOT_FOUND with source OPT
  * and text "expected an embedded catalog (NAMES) or a JSON file path, found

@@ -71,11 +71,19 @@ int slo__is_path(const char *arg, const char *suffix);
 int slo__not_embedded(slo_error_t *err, const char *opt, const char *what,
                       const char *const *names, const char *arg, const char *file_kind);
 
+/* The installed copy of a NAMEd WHAT ("catalog", "workload", "profile"):
+ * writes SYSCONFDIR/slo/{catalogs,workloads,gpus}/NAME.json to path[len]
+ * (environment SLO_SYSCONFDIR in place of the configured sysconfdir; set
+ * and empty: none) and returns 1 when that file exists, else 0 (also for a
+ * name with '/' or a leading '.', or a path longer than len). */
+int slo__installed_path(const char *what, const char *name, char *path, size_t len);
 /* The name-or-path rule of every *_open function: arg NULL is SLO_ERR_INVALID
  * ("expected a WHAT name or file, found none", source opt); a path
- * (slo__is_path with suffix) returns SLO_OK with *text NULL - the caller
- * loads arg; an embedded NAME returns SLO_OK with *text its embedded text
- * and src "embedded WHAT NAME"; else slo__not_embedded. */
+ * (slo__is_path with suffix) returns SLO_OK with *text NULL and src "" -
+ * the caller loads arg; an installed NAME (slo__installed_path) returns
+ * SLO_OK with *text NULL and src its path - the caller loads src; an
+ * embedded NAME returns SLO_OK with *text its embedded text and src
+ * "embedded WHAT NAME"; else slo__not_embedded. */
 int slo__open_named(const char *arg, const char *opt, const char *what, const char *suffix,
                     const char *(*embedded)(const char *), const char *const *names,
                     const char *file_kind, const char **text, char *src, size_t src_len,

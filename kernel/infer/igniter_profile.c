@@ -463,7 +463,7 @@ int slo_ig_profile_open(const char *name_or_path, const char *opt, struct slo_ig
                               "JSON", &text, src, sizeof src, err)))
         return rc;
     return text ? slo_ig_profile_parse(text, src, p, err)
-                : slo_ig_profile_load(name_or_path, p, err);
+                : slo_ig_profile_load(src[0] ? src : name_or_path, p, err);
 }
 
 void slo_ig_profile_free(struct slo_ig_profile *p)

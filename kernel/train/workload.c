@@ -262,5 +262,5 @@ int slo_workload_open(const char *name_or_path, const char *opt, struct slo_work
                               &text, src, sizeof src, err)))
         return rc;
     return text ? slo_workload_parse(text, src, wl, err)
-                : slo_workload_load(name_or_path, wl, err);
+                : slo_workload_load(src[0] ? src : name_or_path, wl, err);
 }

@@ -69,6 +69,24 @@ cluster_require_slurm() {
     fi
 }
 
+# cluster_private_copy FILE: print the path of a copy of FILE (the build
+# tree's spank_slo.so) in the test's scratch directory, copied under the
+# lock of tests/testinstall.sh. `make install` relinks spank_slo.so (it
+# links libslo.la) in the build tree's .libs: libtool moves the build copy
+# aside while it links the one to install, so a cluster test that loads
+# .libs/spank_slo.so while another test (make check -j) installs can dlopen
+# a half-written file ("file too short", sbatch: "Failed to initialize
+# plugin stack"). Readable by the test's other users (uid 65534). Returns
+# nonzero, printing nothing, when FILE cannot be copied.
+cluster_private_copy() {
+    mkdir -p "$tmp/private" && chmod 711 "$tmp" && chmod 755 "$tmp/private" || return 1
+    _lk=
+    command -v flock >/dev/null 2>&1 && [ -n "${SLO_BUILDDIR:-}" ] &&
+        _lk="flock $SLO_BUILDDIR/.install-test.lock"
+    $_lk cp "$1" "$tmp/private/${1##*/}" && chmod 755 "$tmp/private/${1##*/}" &&
+        echo "$tmp/private/${1##*/}"
+}
+
 # The slo-power binary of this build, or empty.
 cluster_slo_power() {
     p=${SLO_POWER_BIN:-$SLO_BUILDDIR/power/slo-power}

@@ -135,7 +135,7 @@ end
 local BASE = {
     SLO_PLAN_VERSION = "1", SLO_MODE = "enforce", SLO_PARTITION = "onprem",
     SLO_NODES = "1", SLO_INSTANCES = "a100-node:1", SLO_CONSTRAINT = "a100-node",
-    SLO_GRES = "gpu:2", SLO_SPOT = "0", SLO_PRICING = "spot",
+    SLO_GRES = "gpu:2", SLO_SPOT = "0", SLO_PRICING = "on-prem",
     SLO_COST_USD = "0.51", SLO_COST_USD_PER_H = "1.10", SLO_TIME_S = "1681.15",
     SLO_DEADLINE_S = "2400", SLO_LOSS = "0.8", SLO_ITERATIONS = "1200",
     SLO_WORKERS = "1", SLO_WORKLOAD = "testnet",
@@ -211,13 +211,15 @@ applied("on-prem plan a100-node:1 (the test cluster's on-prem SLO)", plan(),
 applied("mixed burst plan: feature counts [a*1&b*1&c*1], requeue for spot",
     plan({ SLO_PARTITION = "burst", SLO_NODES = "3",
            SLO_INSTANCES = "a100-node:1,t4-node:1,g4dn.12xlarge:1",
-           SLO_CONSTRAINT = "[a100-node*1&t4-node*1&g4dn.12xlarge*1]", SLO_SPOT = "1" }),
+           SLO_CONSTRAINT = "[a100-node*1&t4-node*1&g4dn.12xlarge*1]", SLO_SPOT = "1",
+           SLO_PRICING = "spot" }),
     { partition = "burst", min_nodes = 3, max_nodes = 3,
       features = "[a100-node*1&t4-node*1&g4dn.12xlarge*1]", tres_per_node = "gres:gpu:2",
       requeue = 1 })
 applied("cloud spot plan g4dn.12xlarge:2",
     plan({ SLO_PARTITION = "cloud-spot", SLO_NODES = "2", SLO_INSTANCES = "g4dn.12xlarge:2",
-           SLO_CONSTRAINT = "g4dn.12xlarge", SLO_SPOT = "1", SLO_GRES = "gpu:4" }),
+           SLO_CONSTRAINT = "g4dn.12xlarge", SLO_SPOT = "1", SLO_GRES = "gpu:4",
+           SLO_PRICING = "spot" }),
     { partition = "cloud-spot", min_nodes = 2, features = "g4dn.12xlarge",
       tres_per_node = "gres:gpu:4", requeue = 1 })
 applied("on-demand plan: no requeue",
@@ -342,10 +344,94 @@ applied("burst plan of on-prem types only: no requeue",
     { partition = "burst", min_nodes = 2, requeue = NO_VAL })
 applied("burst plan of cloud types only, SLO_SPOT=1: requeue",
     plan({ SLO_PARTITION = "burst", SLO_NODES = "2", SLO_INSTANCES = "g4dn.12xlarge:2",
-           SLO_CONSTRAINT = "g4dn.12xlarge", SLO_SPOT = "1" }),
+           SLO_CONSTRAINT = "g4dn.12xlarge", SLO_SPOT = "1", SLO_PRICING = "spot" }),
     { partition = "burst", min_nodes = 2, requeue = 1 })
-applied("on-prem plan: SLO_PRICING does not matter (no cloud node)",
-    plan({ SLO_PRICING = "on-demand" }), { partition = "onprem", requeue = NO_VAL })
+-- SLO_PRICING says what the plan is priced at (issue 14: an all-on-prem plan
+-- recorded spot): on-prem exactly when the plan has no cloud type
+rejected("on-prem plan recorded SLO_PRICING=spot", plan({ SLO_PRICING = "spot" }), "SLO_PRICING")
+rejected("on-prem plan recorded SLO_PRICING=on-demand", plan({ SLO_PRICING = "on-demand" }),
+    "SLO_PRICING")
+rejected("cloud plan recorded SLO_PRICING=on-prem",
+    plan({ SLO_PARTITION = "cloud-spot", SLO_INSTANCES = "g4dn.12xlarge:1",
+           SLO_CONSTRAINT = "g4dn.12xlarge", SLO_SPOT = "1", SLO_PRICING = "on-prem" }),
+    "SLO_PRICING")
+applied("burst plan of on-prem types only, SLO_PRICING=on-prem",
+    plan({ SLO_PARTITION = "burst", SLO_NODES = "2", SLO_INSTANCES = "a100-node:1,t4-node:1",
+           SLO_CONSTRAINT = "[a100-node*1&t4-node*1]", SLO_SPOT = "0" }),
+    { partition = "burst", requeue = NO_VAL })
+
+-- ---------------------------------------------------------------- time limit (issue 14)
+-- minutes = ceil(SLO_DEADLINE_S / 60) + SITE.time_limit_grace_min (5):
+-- 2400 s -> 40 + 5 = 45; 2401 s -> 41 + 5 = 46; the user's shorter --time stays
+applied("time limit: deadline 2400 s -> 45 min", plan(), { time_limit = 45 })
+applied("time limit: deadline 2401 s -> 46 min", plan({ SLO_DEADLINE_S = "2401" }),
+    { time_limit = 46 })
+do
+    local rc, jd = run(plan(), { time_limit = 30 })
+    report(rc == slurm.SUCCESS and jd.time_limit == 30, "the user's --time=30 (< 45) is kept",
+        "rc " .. tostring(rc) .. " time_limit " .. tostring(jd.time_limit))
+    rc, jd = run(plan(), { time_limit = 525600 })
+    report(rc == slurm.SUCCESS and jd.time_limit == 45, "the user's --time=365-0 becomes 45",
+        "rc " .. tostring(rc) .. " time_limit " .. tostring(jd.time_limit))
+    rc, jd = run(plan({ SLO_MODE = "advise" }), { time_limit = NO_VAL })
+    report(rc == slurm.SUCCESS and jd.time_limit == NO_VAL, "advise: no time limit set",
+        "rc " .. tostring(rc) .. " time_limit " .. tostring(jd.time_limit))
+end
+rejected("deadline missing", plan({ SLO_DEADLINE_S = false }), "SLO_DEADLINE_S")
+rejected("deadline 0", plan({ SLO_DEADLINE_S = "0" }), "SLO_DEADLINE_S")
+rejected("deadline over a year", plan({ SLO_DEADLINE_S = "99999999" }), "SLO_DEADLINE_S")
+
+-- ---------------------------------------------------------------- scontrol update (issue 14)
+-- slurm_job_modify(job_desc, job_rec, part_list, uid): job_rec is the job as
+-- submitted with its enforced plan applied; job_desc holds only what the
+-- update sets (unset: nil / NO_VAL).
+do
+    local ESLURM_ACCESS_DENIED = 2002
+    local function rec(env)
+        local r = { job_id = 7, partition = "onprem", features = "a100-node",
+                    tres_per_node = "gres:gpu:2", min_nodes = 1, max_nodes = 1,
+                    time_limit = 45, spank_job_env = {} }
+        for i, e in ipairs(env) do r.spank_job_env[i - 1] = e end
+        return r
+    end
+    local function upd(t)
+        local d = { min_nodes = NO_VAL, max_nodes = NO_VAL, time_limit = NO_VAL, requeue = NO_VAL }
+        for k, v in pairs(t) do d[k] = v end
+        return d
+    end
+    local cases = {
+        { "Partition=admin", { partition = "admin" } },
+        { "Features=t4-node", { features = "t4-node" } },
+        { "Gres=gpu:1", { tres_per_node = "gres:gpu:1" } },
+        { "NumNodes=2", { min_nodes = 2, max_nodes = 2 } },
+        { "TimeLimit=365-0", { time_limit = 525600 } },
+        { "NodeList=n2", { req_nodes = "n2" } },
+    }
+    for _, c in ipairs(cases) do
+        messages = {}
+        local rc = slurm_job_modify(upd(c[2]), rec(plan()), {}, 1000)
+        report(rc == ESLURM_ACCESS_DENIED, "user uid 1000: scontrol update " .. c[1] ..
+            " of an enforced planned job -> refused", "rc " .. tostring(rc))
+        rc = slurm_job_modify(upd(c[2]), rec(plan()), {}, 0)
+        report(rc == slurm.SUCCESS, "uid 0: scontrol update " .. c[1] .. " -> allowed",
+            "rc " .. tostring(rc))
+    end
+    local ok_cases = {
+        { "the same Partition=onprem", { partition = "onprem" } },
+        { "a shorter TimeLimit=30", { time_limit = 30 } },
+        { "Comment only", { comment = "x" } },
+    }
+    for _, c in ipairs(ok_cases) do
+        local rc = slurm_job_modify(upd(c[2]), rec(plan()), {}, 1000)
+        report(rc == slurm.SUCCESS, "user: " .. c[1] .. " -> allowed", "rc " .. tostring(rc))
+    end
+    local rc = slurm_job_modify(upd({ partition = "admin" }), rec(plan({ SLO_MODE = "advise" })), {}, 1000)
+    report(rc == slurm.SUCCESS, "user: Partition=admin of an advise-mode job -> allowed (not planned)",
+        "rc " .. tostring(rc))
+    rc = slurm_job_modify(upd({ partition = "admin" }), rec({ "FOO=1" }), {}, 1000)
+    report(rc == slurm.SUCCESS, "user: Partition=admin of a job without a plan -> allowed",
+        "rc " .. tostring(rc))
+end
 
 -- ---------------------------------------------------------------- the user's own -w/-x/--gpus* (trial S2, S3)
 -- Field names of Slurm 22.05's job_submit/lua (job_submit_lua.c
