@@ -23,10 +23,12 @@ static int cmp_name_ptr(const void *a, const void *b)
  * of size bytes at base, or NULL; *rc = -1 when out of memory (and NULL). */
 static const char *first_duplicate(const void *base, size_t size, size_t n, int *rc)
 {
-    const char **names = n ? malloc(n * sizeof *names) : NULL;
+    if (n < 2)
+        return NULL; /* nothing to sort (qsort of NULL is undefined: the fuzz smoke run) */
+    const char **names = malloc(n * sizeof *names);
     const char *dup = NULL;
 
-    if (n && !names) {
+    if (!names) {
         *rc = -1;
         return NULL;
     }
