@@ -25,6 +25,7 @@ spank=${SLO_SPANK_SO:-$SLO_BUILDDIR/spank_plugin/.libs/spank_slo.so}
 fix=$SLO_SRCDIR/tests/slurm
 [ -e "$spank" ] || cluster_skip "spank_slo.so not built"
 spank=$(cluster_private_copy "$spank") || { echo "not ok - copy of spank_slo.so"; exit 1; }
+fix=$(cluster_private_fixtures "$fix") || { echo "not ok - copy of the fixtures"; exit 1; }
 CLUSTER_POWER=standin
 CLUSTER_PLUGSTACK="required $spank catalog=$fix/catalog.json workloads=$fix/workloads mode=enforce"
 cluster_start
@@ -34,7 +35,7 @@ printf 'required %s catalog=%s workloads=%s mode=enforce\n' "$spank" "$D/catalog
     >"$D/etc/plugstack.conf"
 U=$D/user
 mkdir -p "$U" && chown 65534:65534 "$U"
-as_user() { (cd "$U" && setpriv --reuid=65534 --regid=65534 --clear-groups "$@"); }
+as_user() { cluster_as_user "$U" "$@"; }
 SLO_ARGS="--slo-workload=testnet --slo-loss=0.8"
 view() { # JOB -> what the plan set, as scontrol shows it
     echo "$(cluster_job_field "$1" Partition) $(cluster_job_field "$1" Features) $(cluster_job_field "$1" TimeLimit) $(cluster_job_field "$1" AdminComment)"

@@ -28,6 +28,7 @@ spank=${SLO_SPANK_SO:-$SLO_BUILDDIR/spank_plugin/.libs/spank_slo.so}
 fix=$SLO_SRCDIR/tests/slurm
 [ -e "$spank" ] || cluster_skip "spank_slo.so not built"
 spank=$(cluster_private_copy "$spank") || { echo "not ok - copy of spank_slo.so"; exit 1; }
+fix=$(cluster_private_fixtures "$fix") || { echo "not ok - copy of the fixtures"; exit 1; }
 CLUSTER_PLUGSTACK="required $spank catalog=$fix/catalog.json workloads=$fix/workloads mode=enforce"
 CLUSTER_POWER=standin
 cluster_start
@@ -36,7 +37,7 @@ U=$D/user
 mkdir -p "$U" && chown 65534:65534 "$U"
 SLO_ARGS="--slo-workload=testnet --slo-loss=0.8 --slo-time=40:00"
 
-as_user() { (cd "$U" && setpriv --reuid=65534 --regid=65534 --clear-groups "$@"); }
+as_user() { cluster_as_user "$U" "$@"; }
 # submit [as_user] ARGS...: sbatch --parsable; rc, job, $tmp/out, $tmp/err
 submit() {
     "$@" >"$tmp/out" 2>"$tmp/err"

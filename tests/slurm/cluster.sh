@@ -83,8 +83,33 @@ cluster_private_copy() {
     _lk=
     command -v flock >/dev/null 2>&1 && [ -n "${SLO_BUILDDIR:-}" ] &&
         _lk="flock $SLO_BUILDDIR/.install-test.lock"
-    $_lk cp "$1" "$tmp/private/${1##*/}" && chmod 755 "$tmp/private/${1##*/}" &&
-        echo "$tmp/private/${1##*/}"
+    $_lk cp "$1" "$tmp/private/${1##*/}" && chmod 755 "$tmp/private/${1##*/}" || return 1
+    # The plugin's libslo.so.0 beside it: its RUNPATH names the build tree,
+    # which a test user cannot reach when the build lies in a private
+    # directory (CI's clone is in a mode-700 mktemp -d); tests that submit
+    # as a user run with LD_LIBRARY_PATH=$tmp/private (cluster_as_user).
+    _lib=${SLO_BUILDDIR:-.}/kernel/.libs/libslo.so.0
+    if [ -e "$_lib" ]; then
+        $_lk cp -L "$_lib" "$tmp/private/libslo.so.0" && chmod 755 "$tmp/private/libslo.so.0" || return 1
+    fi
+    echo "$tmp/private/${1##*/}"
+}
+
+# cluster_private_fixtures DIR: print the path of a copy of DIR's catalog.json
+# and workloads/ (tests/slurm) that the test user (uid 65534) can read, for
+# the same reason as cluster_private_copy.
+cluster_private_fixtures() {
+    mkdir -p "$tmp/private/fixtures" && chmod 711 "$tmp" && chmod 755 "$tmp/private" "$tmp/private/fixtures" &&
+        cp "$1/catalog.json" "$tmp/private/fixtures/" && cp -R "$1/workloads" "$tmp/private/fixtures/" &&
+        chmod -R a+rX "$tmp/private/fixtures" && echo "$tmp/private/fixtures"
+}
+
+# cluster_as_user DIR CMD...: run CMD in DIR as uid/gid 65534 with no
+# groups, finding the private copy's libslo.so.0 (cluster_private_copy).
+cluster_as_user() {
+    _d=$1; shift
+    (cd "$_d" && LD_LIBRARY_PATH="$tmp/private${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+        setpriv --reuid=65534 --regid=65534 --clear-groups "$@")
 }
 
 # The slo-power binary of this build, or empty.
