@@ -121,6 +121,24 @@ int sslo_inventory_quotas(const struct sslo_config *cfg, struct slo_catalog *cat
     return 0;
 }
 
+int sslo_catalog_check_pools(const struct slo_catalog *cat, const char *path, char *msg,
+                             size_t len)
+{
+    size_t pools = 0, first = 0;
+    for (size_t k = 0; k < cat->n_types; k++)
+        if (cat->types[k].zone[0] && !pools++)
+            first = k;
+    if (!pools)
+        return 0;
+    snprintf(msg, len,
+             "instance catalog %s: expected one entry per instance type (nodes are counted "
+             "and requested by their instance-type feature, which does not name a spot "
+             "pool), found %zu spot pool%s (first \"%s\"); give the plugin a catalog "
+             "without \"pools\"",
+             path, pools, pools == 1 ? "" : "s", cat->types[first].name);
+    return -1;
+}
+
 /* Append to buf (size len) at its end. Returns 0, or -1 when the text did
  * not fit (buf then holds what fit). */
 __attribute__((format(printf, 3, 4))) static int append(char *buf, size_t len, const char *fmt,
