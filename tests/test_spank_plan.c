@@ -607,6 +607,30 @@ static void test_inventory_no_types(void **state)
     free(usable);
 }
 
+/* A pooled catalog is refused with one message (tests/catalog/site-base.json
+ * holds one pool, g3.16xlarge@us-east-1a, among plain types); before, its
+ * pool entries matched no node feature and got quota 0 without a word. The
+ * test cluster's catalog (no pools) passes. */
+static void test_pooled_catalog_refused(void **state)
+{
+    struct fixture *f = *state;
+    struct slo_catalog cat = {0};
+    slo_error_t err = {0};
+    const char *src = getenv("SLO_SRCDIR");
+    char path[1024], msg[SSLO_MSG_LENGTH] = "";
+
+    snprintf(path, sizeof path, "%s/tests/catalog/site-base.json", src ? src : ".");
+    assert_int_equal(slo_catalog_load(path, &cat, &err), SLO_OK);
+    assert_int_equal(sslo_catalog_check_pools(&cat, "site.json", msg, sizeof msg), -1);
+    assert_string_equal(msg, "instance catalog site.json: expected one entry per instance type "
+                             "(nodes are counted and requested by their instance-type feature, "
+                             "which does not name a spot pool), found 1 spot pool (first "
+                             "\"g3.16xlarge@us-east-1a\"); give the plugin a catalog without "
+                             "\"pools\"");
+    slo_catalog_free(&cat);
+    assert_int_equal(sslo_catalog_check_pools(&f->cat, "catalog.json", msg, sizeof msg), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -620,6 +644,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_records_fixed_point, setup, teardown),
         cmocka_unit_test_setup_teardown(test_records_too_long, setup, teardown),
         cmocka_unit_test_setup_teardown(test_inventory_no_types, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pooled_catalog_refused, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
