@@ -356,13 +356,20 @@ static int format_plan(const struct sslo_config *cfg, const struct slo_catalog *
            "plan for workload %s: loss %.10g within %s (%.0f s), %s prices, mode %s\n",
            req->workload, req->loss, dl, req->deadline_s, sslo_pricing_name(req->pricing),
            sslo_mode_name(req->mode));
-    append(out->table, SSLO_TABLE_LENGTH, "  %-16s %-7s %-6s %4s %5s %6s %10s\n",
+    /* The name column fits the plan's longest name (up to 63 characters). */
+    int w = 16;
+    for (size_t k = 0; k < s->n_types; k++) {
+        int len = (int)strlen(cat->types[s->types[k].catalog_index].name);
+        if (p->counts[k] && len > w)
+            w = len;
+    }
+    append(out->table, SSLO_TABLE_LENGTH, "  %-*s %-7s %-6s %4s %5s %6s %10s\n", w,
            "instance type", "site", "GPU", "GPUs", "nodes", "usable", "USD/h each");
     for (size_t k = 0; k < s->n_types; k++) {
         const struct slo_instance_type *it = &cat->types[s->types[k].catalog_index];
         if (!p->counts[k])
             continue;
-        append(out->table, SSLO_TABLE_LENGTH, "  %-16s %-7s %-6s %4d %5d %6d %10.4f\n",
+        append(out->table, SSLO_TABLE_LENGTH, "  %-*s %-7s %-6s %4d %5d %6d %10.4f\n", w,
                it->name, it->site == SLO_SITE_ONPREM ? "onprem" : "cloud", it->gpu_model,
                it->gpus, p->counts[k], usable ? usable[s->types[k].catalog_index] : it->quota,
                s->types[k].usd_per_h);
