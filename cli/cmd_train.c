@@ -475,13 +475,21 @@ static void print_human(const struct train_opts *o, const struct slo_cluster *ke
            : p->proven ? "exact search: proven cheapest under the model"
                        : "exact search stopped at its node limit: the cheapest plan found, "
                          "not proven");
-    printf("  %-16s %-7s %-6s %5s %6s %11s\n", "instance type", "site", "GPU", "GPUs", "count",
-           "USD/h each");
+    /* The name column fits the longest name in the plan: pool names
+     * (TYPE@ZONE, up to 63 characters) are longer than 16. */
+    int w = 16;
+    for (size_t k = 0; k < s->n_types; k++) {
+        int len = (int)strlen(cat->types[s->types[k].catalog_index].name);
+        if (p->counts[k] && len > w)
+            w = len;
+    }
+    printf("  %-*s %-7s %-6s %5s %6s %11s\n", w, "instance type", "site", "GPU", "GPUs",
+           "count", "USD/h each");
     for (size_t k = 0; k < s->n_types; k++) {
         if (!p->counts[k])
             continue;
         const struct slo_instance_type *it = &cat->types[s->types[k].catalog_index];
-        printf("  %-16s %-7s %-6s %5d %6d %11.4f\n", it->name,
+        printf("  %-*s %-7s %-6s %5d %6d %11.4f\n", w, it->name,
                it->site == SLO_SITE_ONPREM ? "onprem" : "cloud", it->gpu_model, it->gpus,
                p->counts[k], s->types[k].usd_per_h);
         gpus += it->gpus * p->counts[k];

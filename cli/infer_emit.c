@@ -54,12 +54,17 @@ static int write_file(const char *dir, const char *name, const char *text)
 {
     char path[4096], tmp[4200];
     FILE *f;
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    /* A cut path would name another file: refuse it. */
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path ||
+        (size_t)snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= sizeof tmp)
+        return cli_usage_error(CMD, "--output-dir: expected a path of at most %zu characters, "
+                                    "found %zu for %s in \"%.64s...\"",
+                               sizeof path - 1, strlen(dir) + 1 + strlen(name), name, dir);
     f = fopen(tmp, "w");
     if (!f)
         return cli_usage_error(CMD, "--output-dir: cannot write %s: %s", tmp, strerror(errno));
-    if (fputs(text, f) == EOF || fclose(f) != 0) {
+    int put = fputs(text, f), closed = fclose(f); /* closed also when fputs failed */
+    if (put == EOF || closed != 0) {
         int e = errno;
         remove(tmp);
         return cli_usage_error(CMD, "--output-dir: cannot write %s: %s", tmp, strerror(e));

@@ -424,7 +424,7 @@ int power_config_check_catalog(const struct power_config *cfg, const struct slo_
 {
     for (size_t i = 0; i < cfg->n_type_templates; i++) {
         const struct power_type_template *t = &cfg->type_templates[i];
-        if (slo_catalog_find(cat, t->type) < 0)
+        if (slo_catalog_find_type(cat, t->type) < 0)
             return power_fail(err, errlen, "%s:%d: launch_template[%s]: expected an instance type of "
                         "catalog %s (%s), found '%s'", cfg->path, t->line, t->type, cat->name,
                         cfg->catalog, t->type);

@@ -147,7 +147,7 @@ size_t power_map_nodes(const struct slo_catalog *cat, const struct power_node_in
                 else if (!n_cap)
                     n_cap = 1;
                 cap = c;
-            } else if (cat && slo_catalog_find(cat, f) >= 0) {
+            } else if (cat && slo_catalog_find_type(cat, f) >= 0) {
                 if (n_types == 0)
                     snprintf(first_type, sizeof first_type, "%s", f);
                 else if (n_types == 1)

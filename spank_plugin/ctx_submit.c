@@ -205,6 +205,10 @@ int sslo_submit_post_opt(spank_t sp, struct sslo_state *st)
         slurm_error("%s: instance catalog %s: %s", SSLO_LOG_PREFIX, st->cfg.catalog, err.text);
         goto out;
     }
+    if (sslo_catalog_check_pools(&cat, st->cfg.catalog, msg, sizeof msg)) {
+        slurm_error("%s: %s", SSLO_LOG_PREFIX, msg);
+        goto out;
+    }
     if (slo_workload_load(path, &wl, &err) != SLO_OK) {
         slurm_error("%s: workload profile %s: %s", SSLO_LOG_PREFIX, path, err.text);
         goto out;

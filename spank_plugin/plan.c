@@ -121,6 +121,24 @@ int sslo_inventory_quotas(const struct sslo_config *cfg, struct slo_catalog *cat
     return 0;
 }
 
+int sslo_catalog_check_pools(const struct slo_catalog *cat, const char *path, char *msg,
+                             size_t len)
+{
+    size_t pools = 0, first = 0;
+    for (size_t k = 0; k < cat->n_types; k++)
+        if (cat->types[k].zone[0] && !pools++)
+            first = k;
+    if (!pools)
+        return 0;
+    snprintf(msg, len,
+             "instance catalog %s: expected one entry per instance type (nodes are counted "
+             "and requested by their instance-type feature, which does not name a spot "
+             "pool), found %zu spot pool%s (first \"%s\"); give the plugin a catalog "
+             "without \"pools\"",
+             path, pools, pools == 1 ? "" : "s", cat->types[first].name);
+    return -1;
+}
+
 /* Append to buf (size len) at its end. Returns 0, or -1 when the text did
  * not fit (buf then holds what fit). */
 __attribute__((format(printf, 3, 4))) static int append(char *buf, size_t len, const char *fmt,
@@ -338,13 +356,20 @@ static int format_plan(const struct sslo_config *cfg, const struct slo_catalog *
            "plan for workload %s: loss %.10g within %s (%.0f s), %s prices, mode %s\n",
            req->workload, req->loss, dl, req->deadline_s, sslo_pricing_name(req->pricing),
            sslo_mode_name(req->mode));
-    append(out->table, SSLO_TABLE_LENGTH, "  %-16s %-7s %-6s %4s %5s %6s %10s\n",
+    /* The name column fits the plan's longest name (up to 63 characters). */
+    int w = 16;
+    for (size_t k = 0; k < s->n_types; k++) {
+        int len = (int)strlen(cat->types[s->types[k].catalog_index].name);
+        if (p->counts[k] && len > w)
+            w = len;
+    }
+    append(out->table, SSLO_TABLE_LENGTH, "  %-*s %-7s %-6s %4s %5s %6s %10s\n", w,
            "instance type", "site", "GPU", "GPUs", "nodes", "usable", "USD/h each");
     for (size_t k = 0; k < s->n_types; k++) {
         const struct slo_instance_type *it = &cat->types[s->types[k].catalog_index];
         if (!p->counts[k])
             continue;
-        append(out->table, SSLO_TABLE_LENGTH, "  %-16s %-7s %-6s %4d %5d %6d %10.4f\n",
+        append(out->table, SSLO_TABLE_LENGTH, "  %-*s %-7s %-6s %4d %5d %6d %10.4f\n", w,
                it->name, it->site == SLO_SITE_ONPREM ? "onprem" : "cloud", it->gpu_model,
                it->gpus, p->counts[k], usable ? usable[s->types[k].catalog_index] : it->quota,
                s->types[k].usd_per_h);

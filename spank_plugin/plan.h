@@ -75,6 +75,20 @@ int sslo_inventory_quotas(const struct sslo_config *cfg, struct slo_catalog *cat
                           const struct sslo_node *nodes, size_t n_nodes,
                           enum slo_pricing pricing, int **usable);
 
+/*
+ * Refuse a catalog with spot pools (entries TYPE@ZONE, doc/formats.md "Spot
+ * pools"): the plugin counts usable nodes by the Slurm feature of an
+ * instance type and asks Slurm for nodes by that feature, and a node's
+ * feature says nothing of its pool, so a pool's quota would be counted as
+ * zero (a plan that silently leaves out the pools) or, if counted by type,
+ * shared among the type's pools (a plan that needs more nodes than there
+ * are). cat is the loaded catalog, path its file (for the message).
+ * Returns 0 (no pool), or -1 with msg (size len) naming the file, the first
+ * pool entry, what was expected and what was found.
+ */
+int sslo_catalog_check_pools(const struct slo_catalog *cat, const char *path, char *msg,
+                             size_t len);
+
 /* What the user asked for. */
 struct sslo_plan_request {
     const char *workload;  /* name, for the records */

@@ -141,6 +141,22 @@ for slo in "0.8 1h" "0.7 2h" "1.0 30m" "0.8 45m"; do
     else notok "slo train on the imported catalog: loss $1 in $2"; fi
 done
 
+# The human table keeps its columns with pool names (TYPE@ZONE is longer
+# than the 16 characters it had): each row's site word starts where the
+# header's "site" does, and each row names a pool of the --json plan.
+"$SLO" train --workload resnet110 --catalog "$CAT" --slo-loss 0.8 --slo-time 1h >"$tmp/human" 2>&1
+"$SLO" train --workload resnet110 --catalog "$CAT" --slo-loss 0.8 --slo-time 1h --json |
+    jq -r '.plan | keys[]' | sort >"$tmp/keys"
+awk '/^recommended plan/ { t = 1; next }
+     t && /instance type/ { col = index($0, " site ") + 1; next }
+     t && col && /(cloud|onprem)/ { print $1, index($0, ($2 == "cloud" ? " cloud " : " onprem ")) + 1 == col }
+     t && /worker/ { exit }' "$tmp/human" >"$tmp/rows"
+sort "$tmp/rows" | awk '{ print $1 }' >"$tmp/names"
+if [ -s "$tmp/rows" ] && ! grep -q ' 0$' "$tmp/rows" && cmp -s "$tmp/names" "$tmp/keys" &&
+   grep -q @ "$tmp/names"; then
+    ok "the human plan table stays aligned with pool names ($(tr '\n' ' ' <"$tmp/names"))"
+else cat "$tmp/human" "$tmp/rows" >"$tmp/out"; notok "the human plan table with pool names"; fi
+
 # ------------------------------------------------------------ --from-aws
 # A stand-in aws CLI that prints the fixtures and logs how it was called.
 mkdir -p "$tmp/bin"

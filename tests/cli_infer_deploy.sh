@@ -132,6 +132,18 @@ expect "--emit with --predict" '^slo infer: --emit: only for planning, not with 
 expect "unwritable --output-dir" '^slo infer: --output-dir: expected a directory to write into, cannot create ".*/no/such": ' \
     infer --workload vgg19:rate=200:slo=60 --emit triton --output-dir "$tmp/no/such"
 [ ! -e "$tmp/x" ] && ok "nothing written on bad input" || notok "nothing written on bad input"
+# A directory whose files' paths pass 4095 characters (PATH_MAX 4096): they
+# were cut silently, so the script went to another name; now refused.
+long=$tmp/long
+while [ ${#long} -lt 4040 ]; do long=$long/dddddddddddddddddddddddddddddddddddddddd; done
+long=$long/$(printf '%*s' $((4089 - ${#long})) '' | tr ' ' e)   # 4090 characters
+if mkdir -p "$long" 2>/dev/null; then
+    expect "an --output-dir whose file paths are too long" \
+        '^slo infer: --output-dir: expected a path of at most 4095 characters, found [0-9]+ for ' \
+        infer --workload vgg19:rate=200:slo=60 --emit slurm --output-dir "$long"
+    [ -z "$(ls -A "$long")" ] && ok "nothing written under the too-long --output-dir" ||
+        notok "files written under the too-long --output-dir"
+fi
 # A plan whose shares cannot round to whole gres/mps units (a profile with
 # u = 0.5 % and no interference terms, 101 one-unit alexnet tenants on one
 # GPU: ceil gives 101 units, so one would get 0): exit 2 naming it.

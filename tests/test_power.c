@@ -389,6 +389,41 @@ static void test_config_type_not_in_catalog(void **state)
     slo_catalog_free(&cat);
 }
 
+/* A catalog with spot pools (TYPE@ZONE entries) names its EC2 types by
+ * their profile: tests/catalog/site-base.json lists g3.16xlarge only as the
+ * pool g3.16xlarge@us-east-1a. launch_template[g3.16xlarge] and a node
+ * whose feature is g3.16xlarge are of that catalog (they were refused: the
+ * check looked for an entry named g3.16xlarge); a pool name is no EC2
+ * instance type and stays refused. */
+static void test_pooled_catalog(void **state)
+{
+    (void)state;
+    struct power_config cfg;
+    struct slo_catalog cat;
+    slo_error_t serr;
+    char err[POWER_ERR_LEN];
+    assert_int_equal(slo_catalog_load(POWER_SRCDIR "/tests/catalog/site-base.json", &cat, &serr),
+                     SLO_OK);
+    assert_int_equal(power_config_parse("provider=ec2\nregion=us-east-1\ncatalog=c.json\n"
+                                        "launch_template[g3.16xlarge]=lt-0abc\n"
+                                        "launch_template[p3.2xlarge]=lt-0abd\n",
+                                        "p.conf", &cfg, err, sizeof err), 0);
+    assert_int_equal(power_config_check_catalog(&cfg, &cat, err, sizeof err), 0);
+    assert_int_equal(power_config_parse("provider=ec2\nregion=us-east-1\ncatalog=c.json\n"
+                                        "launch_template[g3.16xlarge@us-east-1a]=lt-0abc\n",
+                                        "p.conf", &cfg, err, sizeof err), 0);
+    assert_int_equal(power_config_check_catalog(&cfg, &cat, err, sizeof err), -1);
+    assert_string_equal(err, "p.conf:4: launch_template[g3.16xlarge@us-east-1a]: expected an "
+                             "instance type of catalog site-east (c.json), found "
+                             "'g3.16xlarge@us-east-1a'");
+    struct power_node one = {.name = "cloud7"};
+    struct power_node_info info = {.name = "cloud7", .features = "g3.16xlarge,spot"};
+    assert_int_equal(power_map_nodes(&cat, &info, 1, &one, 1, 1, NULL), 1);
+    assert_string_equal(one.type, "g3.16xlarge");
+    assert_int_equal(one.capacity, POWER_SPOT);
+    slo_catalog_free(&cat);
+}
+
 static void test_config_errors(void **state)
 {
     (void)state;
@@ -1513,6 +1548,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_config_local_defaults, setup, teardown),
         cmocka_unit_test_setup_teardown(test_config_errors, setup, teardown),
         cmocka_unit_test(test_config_type_not_in_catalog),
+        cmocka_unit_test(test_pooled_catalog),
         cmocka_unit_test_setup_teardown(test_config_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hostlist, setup, teardown),
         cmocka_unit_test_setup_teardown(test_map_nodes, setup, teardown),

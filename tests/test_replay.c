@@ -81,6 +81,12 @@ static void test_trace_parse(void **state)
                                           " \"extra\": 1}", "t.json", "x", &tr, &err),
                      SLO_ERR_INVALID);
     assert_int_equal(slo_spot_trace_parse("[1, 2]", "t.json", "x", &tr, &err), SLO_ERR_INVALID);
+    /* the trace's instance type: the message says what was found */
+    assert_int_equal(slo_spot_trace_parse("{\"metadata\": {\"gap_seconds\": 5}, \"data\": [1]}",
+                                          "t.json", "", &tr, &err), SLO_ERR_INVALID);
+    assert_string_equal(err.source, "t.json");
+    assert_string_equal(err.text, "instance type: expected a name of 1 to 63 characters, "
+                                  "found \"\"");
     assert_int_equal(slo_spot_trace_load("/nonexistent/t.json", "x", &tr, &err), SLO_ERR_IO);
     assert_null(tr.capacity);
 }

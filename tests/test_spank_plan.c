@@ -607,6 +607,74 @@ static void test_inventory_no_types(void **state)
     free(usable);
 }
 
+/* A pooled catalog is refused with one message (tests/catalog/site-base.json
+ * holds one pool, g3.16xlarge@us-east-1a, among plain types); before, its
+ * pool entries matched no node feature and got quota 0 without a word. The
+ * test cluster's catalog (no pools) passes. */
+static void test_pooled_catalog_refused(void **state)
+{
+    struct fixture *f = *state;
+    struct slo_catalog cat = {0};
+    slo_error_t err = {0};
+    const char *src = getenv("SLO_SRCDIR");
+    char path[1024], msg[SSLO_MSG_LENGTH] = "";
+
+    snprintf(path, sizeof path, "%s/tests/catalog/site-base.json", src ? src : ".");
+    assert_int_equal(slo_catalog_load(path, &cat, &err), SLO_OK);
+    assert_int_equal(sslo_catalog_check_pools(&cat, "site.json", msg, sizeof msg), -1);
+    assert_string_equal(msg, "instance catalog site.json: expected one entry per instance type "
+                             "(nodes are counted and requested by their instance-type feature, "
+                             "which does not name a spot pool), found 1 spot pool (first "
+                             "\"g3.16xlarge@us-east-1a\"); give the plugin a catalog without "
+                             "\"pools\"");
+    slo_catalog_free(&cat);
+    assert_int_equal(sslo_catalog_check_pools(&f->cat, "catalog.json", msg, sizeof msg), 0);
+}
+
+/* The plan table keeps its columns with a name longer than 16 characters
+ * (names may have 63): the a100-node class renamed (its profile stays
+ * a100-node), planned as in test_plan_onprem; the row's site word starts
+ * where the header's "site" does. */
+static void test_table_long_name(void **state)
+{
+    struct fixture *f = *state;
+    static const char long_name[] = "a100-node-of-a-class-with-a-long-name";
+    struct sslo_node nodes[] = {{"n1", long_name, "onprem,burst", NODE_STATE_IDLE}};
+    struct slo_catalog cat = {0};
+    slo_error_t err = {0};
+    const char *src = getenv("SLO_SRCDIR");
+    char path[1024];
+    int usable[3];
+    struct sslo_plan_request req = {.workload = "testnet", .loss = 0.8, .deadline_s = 2400,
+                                    .pricing = SLO_PRICING_SPOT, .mode = SSLO_MODE_ENFORCE};
+    struct sslo_plan_result *r = calloc(1, sizeof *r);
+    assert_non_null(r);
+    snprintf(path, sizeof path, "%s/tests/slurm/catalog.json", src ? src : ".");
+    assert_int_equal(slo_catalog_load(path, &cat, &err), SLO_OK);
+    assert_string_equal(cat.types[0].name, "a100-node");
+    snprintf(cat.types[0].name, sizeof cat.types[0].name, "%s", long_name);
+    sslo_inventory_count(&f->cfg, &cat, nodes, 1, SLO_PRICING_SPOT, usable);
+    sslo_apply_inventory(&cat, usable, f->cfg.max_nodes);
+    assert_int_equal(sslo_plan(&f->cfg, &cat, usable, &f->wl, &req, r, &err), SLO_OK);
+    slo_catalog_free(&cat);
+    expect(r, "SLO_INSTANCES", "a100-node-of-a-class-with-a-long-name:1");
+    const char *head = strstr(r->table, "instance type"), *row = strstr(r->table, long_name);
+    assert_non_null(head);
+    assert_non_null(row);
+    const char *head_line = head, *row_line = row;
+    while (head_line > r->table && head_line[-1] != '\n')
+        head_line--;
+    while (row_line > r->table && row_line[-1] != '\n')
+        row_line--;
+    const char *site = strstr(head, " site "), *onprem = strstr(row, " onprem ");
+    assert_non_null(site);
+    assert_non_null(onprem);
+    if (site - head_line != onprem - row_line)
+        fail_msg("site column at %td, the row's at %td:\n%s", site - head_line,
+                 onprem - row_line, r->table);
+    free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -620,6 +688,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_records_fixed_point, setup, teardown),
         cmocka_unit_test_setup_teardown(test_records_too_long, setup, teardown),
         cmocka_unit_test_setup_teardown(test_inventory_no_types, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pooled_catalog_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_table_long_name, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -513,9 +513,10 @@ struct slo_infer_placement {
     int batch;             /* requests per batch, 1..SLO_IG_MAX_BATCH */
     double share_pct;      /* MPS share, % of the GPU's SMs (a multiple of the unit) */
     int mps_gres_count;    /* Slurm gres/mps count with Count=100 per GPU: the share
-                              rounded down, so co-located counts never exceed 100 */
-    int mps_active_thread_pct; /* CUDA_MPS_ACTIVE_THREAD_PERCENTAGE: the share rounded up,
-                                  so the workload keeps at least its planned SMs */
+                              rounded by slo_infer_mps_round (up, then lowered until the
+                              GPU's counts sum to at most 100) */
+    int mps_active_thread_pct; /* CUDA_MPS_ACTIVE_THREAD_PERCENTAGE: equal to
+                                  mps_gres_count (what Slurm exports for it) */
     double latency_ms;     /* predicted with this GPU's co-runners (notes 1.2.10) */
     double slo_half_ms;    /* the bound it is held to: the workload's SLO / 2 */
     double throughput_rps; /* predicted (notes 1.2.11) */

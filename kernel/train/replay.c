@@ -54,8 +54,9 @@ int slo_spot_trace_parse(const char *json, const char *source, const char *type,
         source = "trace";
     if (!type || !type[0] || strlen(type) >= SLO_NAME_LENGTH)
         return slo__fail(err, SLO_ERR_INVALID, source,
-                         "expected an instance type name of 1 to %d characters",
-                         SLO_NAME_LENGTH - 1);
+                         "instance type: expected a name of 1 to %d characters, found \"%.*s%s\"",
+                         SLO_NAME_LENGTH - 1, SLO_NAME_LENGTH - 1, type ? type : "",
+                         type && strlen(type) >= SLO_NAME_LENGTH ? "..." : "");
     if ((rc = slo__json_parse_text(json, source, &root, err)))
         return rc;
     if ((rc = slo__json_known_keys(root, top_keys, source, "", err)))
