@@ -12,7 +12,10 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -122,6 +125,30 @@ static int parse_count(const char *opt, const char *text, long max, long *out)
         return -1;
     }
     *out = v;
+    return 0;
+}
+
+/* --plot FILE is checked before the search: a directory, or a file in a
+ * directory that is missing or not writable, is bad input (exit 2), so
+ * gnuplot never fails on it and nothing of the user's is removed. */
+static int plot_target_error(const char *file)
+{
+    struct stat st;
+    if (stat(file, &st) == 0 && S_ISDIR(st.st_mode)) {
+        cli_usage_error(CMD, "--plot: expected a file to write, found a directory \"%s\"", file);
+        return 1;
+    }
+    const char *slash = strrchr(file, '/');
+    char dir[PATH_MAX];
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else
+        snprintf(dir, sizeof dir, "%.*s", slash == file ? 1 : (int)(slash - file), file);
+    if (access(dir, W_OK) != 0) {
+        cli_usage_error(CMD, "--plot: cannot write \"%s\": directory %s: %s", file, dir,
+                        strerror(errno));
+        return 1;
+    }
     return 0;
 }
 
@@ -283,6 +310,8 @@ static int parse_opts(int argc, char **argv, struct train_opts *o)
             cli_usage_error(CMD, "--plot: expected FILE.svg or FILE.png, found \"%s\"", o->plot);
             return -1;
         }
+        if (o->plot && plot_target_error(o->plot))
+            return -1;
         o->exact = 1;
         return 0;
     }
@@ -579,10 +608,15 @@ static int plot_frontier(const struct train_opts *o, const struct slo_workload *
     }
     int st = pclose(g);
     if (st != 0) {
-        fprintf(stderr, "slo " CMD ": --plot %s: gnuplot failed (status %d; is gnuplot "
-                        "installed? Debian: gnuplot-nox)\n",
-                o->plot, st);
-        remove(o->plot);
+        if (st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 127)
+            fprintf(stderr, "slo " CMD ": --plot %s: cannot run gnuplot (not installed? "
+                            "Debian: gnuplot-nox)\n", o->plot);
+        else
+            fprintf(stderr, "slo " CMD ": --plot %s: gnuplot failed (exit status %d)\n", o->plot,
+                    st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+        struct stat sb;
+        if (stat(o->plot, &sb) == 0 && S_ISREG(sb.st_mode))
+            remove(o->plot); /* a half-drawn picture, never a directory */
         return 1;
     }
     return 0;

@@ -262,6 +262,21 @@ else notok "--frontier with --slo-time"; fi
 run train --workload resnet110 --slo-loss 0.8 --frontier --plot "$tmp/f.pdf"
 if [ "$(rc)" = 2 ] && grep -q "plot: expected FILE.svg or FILE.png" "$tmp/err"; then ok "--plot FILE.pdf refused"
 else notok "--plot FILE.pdf"; fi
+# A --plot target that cannot be written is bad input before any search, and
+# an existing directory of that name is left alone (before this check, gnuplot
+# failed on it, slo blamed a missing gnuplot and remove()d the empty directory).
+mkdir "$tmp/dir.svg"
+run train --workload resnet110 --slo-loss 0.8 --frontier --plot "$tmp/dir.svg"
+if [ "$(rc)" = 2 ] && [ -d "$tmp/dir.svg" ] && [ ! -s "$tmp/out" ] &&
+   grep -q "plot: expected a file to write, found a directory" "$tmp/err"; then
+    ok "--plot DIR.svg refused, the directory kept"
+else notok "--plot DIR.svg"; fi
+run train --workload resnet110 --slo-loss 0.8 --frontier --plot "$tmp/missing/f.svg"
+if [ "$(rc)" = 2 ] && [ ! -s "$tmp/out" ] &&
+   grep -q "plot: cannot write \"$tmp/missing/f.svg\": directory $tmp/missing: No such file" "$tmp/err"; then
+    ok "--plot into a missing directory refused"
+else notok "--plot into a missing directory"; fi
+rmdir "$tmp/dir.svg"
 # The picture, drawn by gnuplot (skipped without it).
 if command -v gnuplot >/dev/null 2>&1; then
     run train --workload resnet110 --slo-loss 0.8 --frontier --catalog aws-table3 --plot "$tmp/f.svg"
