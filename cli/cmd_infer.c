@@ -742,7 +742,7 @@ int slo_cmd_infer(int argc, char **argv)
             goto out;
         default:
             status = cli_usage_error(CMD, "unknown or ambiguous option \"%s\" (slo infer --help)",
-                                     argv[optind - 1]);
+                                     cli_refused_option(argc, argv));
             goto out;
         }
     }
@@ -952,7 +952,7 @@ int slo_cmd_fit_infer(int argc, char **argv)
         default:
             return cli_usage_error("fit infer", "unknown or ambiguous option \"%s\" (slo fit "
                                                 "infer --help)",
-                                   argv[optind - 1]);
+                                   cli_refused_option(argc, argv));
         }
     }
     if (argc - optind != 1)

@@ -264,7 +264,7 @@ static int parse_opts(int argc, char **argv, struct train_opts *o)
             return -1;
         default:
             cli_usage_error(CMD, "unknown or ambiguous option \"%s\" (slo train --help)",
-                            argv[optind - 1]);
+                            cli_refused_option(argc, argv));
             return -1;
         }
     }

@@ -277,6 +277,12 @@ if [ "$(rc)" = 2 ] && [ ! -s "$tmp/out" ] &&
     ok "--plot into a missing directory refused"
 else notok "--plot into a missing directory"; fi
 rmdir "$tmp/dir.svg"
+# A long option typed with one dash is named as typed, not as the word before
+# it (getopt leaves optind on a cluster of short options: "0.8" was blamed).
+run train --slo-loss 0.8 -workload resnet110 --slo-time 40m
+if [ "$(rc)" = 2 ] && grep -q 'unknown or ambiguous option "-workload"' "$tmp/err"; then
+    ok "one-dash -workload named in the error"
+else notok "one-dash -workload: $(cat "$tmp/err")"; fi
 # The picture, drawn by gnuplot (skipped without it).
 if command -v gnuplot >/dev/null 2>&1; then
     run train --workload resnet110 --slo-loss 0.8 --frontier --catalog aws-table3 --plot "$tmp/f.svg"
