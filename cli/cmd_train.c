@@ -700,9 +700,15 @@ static int run_frontier(const struct train_opts *o, const struct slo_catalog *ca
                 printf("no plan meets a deadline below %.2f s\n", f.points[0].eval.time_s);
         }
     }
-    if (!f.n)
-        fprintf(stderr, "slo " CMD ": no plan %s loss %.10g within %.6g s\n",
-                f.proven ? "meets" : "found that meets", o->loss, o->to_s);
+    if (!f.n) { /* without --to the deadline is unbounded: no "within 1e+300 s" */
+        char within[64] = "at any deadline", budget[64] = "";
+        if (o->have_to)
+            snprintf(within, sizeof within, "within %.6g s", o->to_s);
+        if (o->budget > 0)
+            snprintf(budget, sizeof budget, " at a cost of at most %.10g USD", o->budget);
+        fprintf(stderr, "slo " CMD ": no plan %s loss %.10g %s%s\n",
+                f.proven ? "meets" : "found that meets", o->loss, within, budget);
+    }
     status = f.n ? SLO_EXIT_OK : SLO_EXIT_USAGE;
     if (fflush(stdout) != 0)
         status = SLO_EXIT_INTERNAL;

@@ -277,6 +277,12 @@ if [ "$(rc)" = 2 ] && [ ! -s "$tmp/out" ] &&
     ok "--plot into a missing directory refused"
 else notok "--plot into a missing directory"; fi
 rmdir "$tmp/dir.svg"
+# A budget no plan meets and no --to: the deadline is unbounded, so the
+# message names the budget, not the internal "within 1e+300 s".
+run train --workload resnet110 --slo-loss 0.8 --frontier --budget 0.5
+if [ "$(rc)" = 2 ] && grep -q "^slo train: no plan meets loss 0.8 at any deadline at a cost of at most 0.5 USD$" "$tmp/err"; then
+    ok "frontier: unmeetable budget without --to named as such"
+else notok "frontier: unmeetable budget: $(cat "$tmp/err")"; fi
 # A long option typed with one dash is named as typed, not as the word before
 # it (getopt leaves optind on a cluster of short options: "0.8" was blamed).
 run train --slo-loss 0.8 -workload resnet110 --slo-time 40m
