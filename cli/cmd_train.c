@@ -662,8 +662,12 @@ static int run_frontier(const struct train_opts *o, const struct slo_catalog *ca
                                         : f.n ? "optimal" : "infeasible"));
         json_object_set_new(root, "proven", json_boolean(f.proven));
         json_object_set_new(root, "nodes", json_integer(f.nodes));
+        /* known only when no plan meets --from: then the first point is the
+         * fastest plan (as the table's "no plan meets a deadline below") */
         json_object_set_new(root, "no_plan_below_s",
-                            f.n ? json_real(f.points[0].eval.time_s) : json_null());
+                            f.n && f.points[0].eval.time_s > o->from_s
+                                ? json_real(f.points[0].eval.time_s)
+                                : json_null());
         for (size_t i = 0; i < f.n; i++) {
             json_t *pt = plan_object(&s, &f.points[i], 0);
             double from = f.points[i].eval.time_s;

@@ -277,6 +277,23 @@ if [ "$(rc)" = 2 ] && [ ! -s "$tmp/out" ] &&
     ok "--plot into a missing directory refused"
 else notok "--plot into a missing directory"; fi
 rmdir "$tmp/dir.svg"
+# no_plan_below_s: with --from 2h a plan meets 7200 s (the 3709 s one), and
+# plans faster than it exist (the frontier from 0 starts at 1932.35 s), so
+# the JSON must not claim that no plan meets a deadline below 3709 s.
+if command -v jq >/dev/null; then
+    run train --workload resnet110 --slo-loss 0.8 --frontier --json
+    fastest=$(jq '.points[0].time_s' "$tmp/out")
+    below0=$(jq '.no_plan_below_s' "$tmp/out")
+    run train --workload resnet110 --slo-loss 0.8 --frontier --from 2h --json
+    below2h=$(jq '.no_plan_below_s' "$tmp/out")
+    first2h=$(jq '.points[0].time_s' "$tmp/out")
+    if [ "$below0" = "$fastest" ] && [ "$below2h" = null ] &&
+       awk -v a="$fastest" -v b="$first2h" 'BEGIN { exit !(a < b && b <= 7200) }'; then
+        ok "no_plan_below_s: the fastest plan from 0 ($fastest s), null when a plan meets --from 2h"
+    else notok "no_plan_below_s: from 0 $below0 (fastest $fastest), from 2h $below2h (first $first2h)"; fi
+else
+    echo "ok - no_plan_below_s: jq not installed # SKIP"
+fi
 # A budget no plan meets and no --to: the deadline is unbounded, so the
 # message names the budget, not the internal "within 1e+300 s".
 run train --workload resnet110 --slo-loss 0.8 --frontier --budget 0.5
