@@ -277,6 +277,21 @@ if [ "$(rc)" = 2 ] && [ ! -s "$tmp/out" ] &&
     ok "--plot into a missing directory refused"
 else notok "--plot into a missing directory"; fi
 rmdir "$tmp/dir.svg"
+# --existing TYPE with a catalog of spot pools (imported from the aws CLI
+# replicas in tests/catalog: p3.2xlarge in us-east-1a, -1b, -1c): the pools
+# are named, and a pool as --existing is accepted.
+C=$SLO_SRCDIR/tests/catalog
+"$SLO" catalog import --spot-prices "$C/spot-price-history.json" --instance-types "$C/instance-types.json" \
+    --pricing "$C/get-products.json" --quota 2 --output "$tmp/pools.json" 2>/dev/null
+run train --workload resnet110 --catalog "$tmp/pools.json" --slo-loss 0.8 --slo-time 2600s \
+    --existing p3.2xlarge=1 --elapsed 600s --loss-now 1.2
+if [ "$(rc)" = 2 ] && grep -q 'found "p3.2xlarge", which the catalog lists as spot pools (p3.2xlarge@us-east-1a, p3.2xlarge@us-east-1b, p3.2xlarge@us-east-1c)' "$tmp/err"; then
+    ok "--existing TYPE of a pooled catalog names its pools"
+else notok "--existing TYPE of a pooled catalog: $(cat "$tmp/err")"; fi
+run train --workload resnet110 --catalog "$tmp/pools.json" --slo-loss 0.8 --slo-time 2600s \
+    --existing p3.2xlarge@us-east-1a=1 --elapsed 600s --loss-now 1.2
+if [ "$(rc)" = 0 ] && grep -q "keeping p3.2xlarge@us-east-1a=1" "$tmp/out"; then ok "--existing POOL accepted"
+else notok "--existing POOL: $(cat "$tmp/err")"; fi
 # no_plan_below_s: with --from 2h a plan meets 7200 s (the 3709 s one), and
 # plans faster than it exist (the frontier from 0 starts at 1932.35 s), so
 # the JSON must not claim that no plan meets a deadline below 3709 s.
