@@ -67,5 +67,11 @@ int slo_cmd_catalog(int argc, char **argv);
 int slo_cmd_convert(int argc, char **argv);
 /* `slo replay` (cli/cmd_replay.c, issue 13). */
 int slo_cmd_replay(int argc, char **argv);
+/* The command-line word getopt_long (optstring ":", opterr 0) just refused
+ * with '?': argv[optind - 1], except inside a cluster of short options such
+ * as "-workload" (a long option typed with one dash) or "-1:10:x.csv", where
+ * getopt leaves optind on the cluster itself (argv[optind - 1] is then the
+ * word before it, e.g. the previous option's value). */
+const char *cli_refused_option(int argc, char **argv);
 
 #endif

@@ -78,3 +78,13 @@ int cli_load_workload(const char *arg, struct slo_workload *wl, slo_error_t *err
 {
     return slo_workload_open(arg, "--workload", wl, err);
 }
+
+const char *cli_refused_option(int argc, char **argv)
+{
+    const char *prev = optind > 0 ? argv[optind - 1] : "";
+    const char *cur = optind < argc ? argv[optind] : NULL;
+    if (optopt > 0 && !(prev[0] == '-' && prev[1] == optopt && prev[2] == '\0') && cur &&
+        cur[0] == '-' && cur[1] != '-' && strchr(cur + 1, optopt))
+        return cur;
+    return prev;
+}

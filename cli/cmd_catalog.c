@@ -1000,7 +1000,7 @@ static int cmd_import(int argc, char **argv)
         case 'h': usage_import(stdout); return SLO_EXIT_OK;
         case ':': return cli_usage_error(CMD, "%s: expected a value", argv[optind - 1]);
         default: return cli_usage_error(CMD, "unknown option \"%s\" (slo catalog import "
-                                        "--help)", argv[optind - 1]);
+                                        "--help)", cli_refused_option(argc, argv));
         }
     }
     if (optind < argc)

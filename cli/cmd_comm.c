@@ -222,7 +222,8 @@ static int parse_options(int argc, char **argv, struct options *o)
             cli_usage_error(CMD, "%s: expected a value, found none", argv[optind - 1]);
             return -1;
         default:
-            cli_usage_error(CMD, "unknown option \"%s\" (slo comm --help)", argv[optind - 1]);
+            cli_usage_error(CMD, "unknown option \"%s\" (slo comm --help)",
+                            cli_refused_option(argc, argv));
             return -1;
         }
     }

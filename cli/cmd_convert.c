@@ -605,7 +605,7 @@ int slo_cmd_convert(int argc, char **argv)
             return cli_usage_error(CMD, "%s: expected a value, found none", argv[optind - 1]);
         default:
             return cli_usage_error(CMD, "unknown or ambiguous option \"%s\" (slo convert --help)",
-                                   argv[optind - 1]);
+                                   cli_refused_option(argc, argv));
         }
     }
     if ((pair || hardware || idle) && strcmp(tool, "nvidia-smi"))

@@ -79,7 +79,7 @@ int slo_cmd_fit(int argc, char **argv)
             return cli_usage_error(CMD, "%s: expected a value, found none", argv[optind - 1]);
         default:
             return cli_usage_error(CMD, "unknown option \"%s\" (slo fit train --help)",
-                                   argv[optind - 1]);
+                                   cli_refused_option(argc, argv));
         }
     }
     m.form = workload ? SLO_LOSS_SPOTDNN_2023 : SLO_LOSS_SPOTDNN_2022;

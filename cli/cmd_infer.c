@@ -742,7 +742,7 @@ int slo_cmd_infer(int argc, char **argv)
             goto out;
         default:
             status = cli_usage_error(CMD, "unknown or ambiguous option \"%s\" (slo infer --help)",
-                                     argv[optind - 1]);
+                                     cli_refused_option(argc, argv));
             goto out;
         }
     }
@@ -860,6 +860,21 @@ int slo_cmd_infer(int argc, char **argv)
         status = cli_report(CMD, &err);
         goto out;
     }
+    /* --instance-type prices profiles that name no type (slo_infer_price_gpu);
+     * one that names another type would silently keep its own */
+    if (instance && !*instance) {
+        status = cli_usage_error(CMD, "--instance-type: expected an instance type of catalog "
+                                      "%s, found an empty value", cat.name);
+        goto out;
+    }
+    for (size_t i = 0; instance && i < n_prof; i++)
+        if (prof[i].instance_type[0] && strcmp(prof[i].instance_type, instance) != 0) {
+            status = cli_usage_error(CMD, "--instance-type %s: expected a profile that names no "
+                                          "instance type, found %s naming %s "
+                                          "(gpu.instance_type; it is priced as that type)",
+                                     instance, prof[i].source, prof[i].instance_type);
+            goto out;
+        }
     for (size_t i = 0; i < n_prof; i++)
         instance_types[i] = instance;
     problem.profiles = prof;
@@ -952,7 +967,7 @@ int slo_cmd_fit_infer(int argc, char **argv)
         default:
             return cli_usage_error("fit infer", "unknown or ambiguous option \"%s\" (slo fit "
                                                 "infer --help)",
-                                   argv[optind - 1]);
+                                   cli_refused_option(argc, argv));
         }
     }
     if (argc - optind != 1)

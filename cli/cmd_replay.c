@@ -188,7 +188,7 @@ static int parse_opts(int argc, char **argv, struct replay_opts *o)
             return -1;
         default:
             cli_usage_error(CMD, "unknown or ambiguous option \"%s\" (slo replay --help)",
-                            argv[optind - 1]);
+                            cli_refused_option(argc, argv));
             return -1;
         }
     }

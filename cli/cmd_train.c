@@ -12,7 +12,10 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -122,6 +125,30 @@ static int parse_count(const char *opt, const char *text, long max, long *out)
         return -1;
     }
     *out = v;
+    return 0;
+}
+
+/* --plot FILE is checked before the search: a directory, or a file in a
+ * directory that is missing or not writable, is bad input (exit 2), so
+ * gnuplot never fails on it and nothing of the user's is removed. */
+static int plot_target_error(const char *file)
+{
+    struct stat st;
+    if (stat(file, &st) == 0 && S_ISDIR(st.st_mode)) {
+        cli_usage_error(CMD, "--plot: expected a file to write, found a directory \"%s\"", file);
+        return 1;
+    }
+    const char *slash = strrchr(file, '/');
+    char dir[PATH_MAX];
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else
+        snprintf(dir, sizeof dir, "%.*s", slash == file ? 1 : (int)(slash - file), file);
+    if (access(dir, W_OK) != 0) {
+        cli_usage_error(CMD, "--plot: cannot write \"%s\": directory %s: %s", file, dir,
+                        strerror(errno));
+        return 1;
+    }
     return 0;
 }
 
@@ -237,7 +264,7 @@ static int parse_opts(int argc, char **argv, struct train_opts *o)
             return -1;
         default:
             cli_usage_error(CMD, "unknown or ambiguous option \"%s\" (slo train --help)",
-                            argv[optind - 1]);
+                            cli_refused_option(argc, argv));
             return -1;
         }
     }
@@ -283,6 +310,8 @@ static int parse_opts(int argc, char **argv, struct train_opts *o)
             cli_usage_error(CMD, "--plot: expected FILE.svg or FILE.png, found \"%s\"", o->plot);
             return -1;
         }
+        if (o->plot && plot_target_error(o->plot))
+            return -1;
         o->exact = 1;
         return 0;
     }
@@ -587,10 +616,15 @@ static int plot_frontier(const struct train_opts *o, const struct slo_workload *
     }
     int st = pclose(g);
     if (st != 0) {
-        fprintf(stderr, "slo " CMD ": --plot %s: gnuplot failed (status %d; is gnuplot "
-                        "installed? Debian: gnuplot-nox)\n",
-                o->plot, st);
-        remove(o->plot);
+        if (st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 127)
+            fprintf(stderr, "slo " CMD ": --plot %s: cannot run gnuplot (not installed? "
+                            "Debian: gnuplot-nox)\n", o->plot);
+        else
+            fprintf(stderr, "slo " CMD ": --plot %s: gnuplot failed (exit status %d)\n", o->plot,
+                    st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+        struct stat sb;
+        if (stat(o->plot, &sb) == 0 && S_ISREG(sb.st_mode))
+            remove(o->plot); /* a half-drawn picture, never a directory */
         return 1;
     }
     return 0;
@@ -636,8 +670,12 @@ static int run_frontier(const struct train_opts *o, const struct slo_catalog *ca
                                         : f.n ? "optimal" : "infeasible"));
         json_object_set_new(root, "proven", json_boolean(f.proven));
         json_object_set_new(root, "nodes", json_integer(f.nodes));
+        /* known only when no plan meets --from: then the first point is the
+         * fastest plan (as the table's "no plan meets a deadline below") */
         json_object_set_new(root, "no_plan_below_s",
-                            f.n ? json_real(f.points[0].eval.time_s) : json_null());
+                            f.n && f.points[0].eval.time_s > o->from_s
+                                ? json_real(f.points[0].eval.time_s)
+                                : json_null());
         for (size_t i = 0; i < f.n; i++) {
             json_t *pt = plan_object(&s, &f.points[i], 0);
             double from = f.points[i].eval.time_s;
@@ -674,9 +712,15 @@ static int run_frontier(const struct train_opts *o, const struct slo_catalog *ca
                 printf("no plan meets a deadline below %.2f s\n", f.points[0].eval.time_s);
         }
     }
-    if (!f.n)
-        fprintf(stderr, "slo " CMD ": no plan %s loss %.10g within %.6g s\n",
-                f.proven ? "meets" : "found that meets", o->loss, o->to_s);
+    if (!f.n) { /* without --to the deadline is unbounded: no "within 1e+300 s" */
+        char within[64] = "at any deadline", budget[64] = "";
+        if (o->have_to)
+            snprintf(within, sizeof within, "within %.6g s", o->to_s);
+        if (o->budget > 0)
+            snprintf(budget, sizeof budget, " at a cost of at most %.10g USD", o->budget);
+        fprintf(stderr, "slo " CMD ": no plan %s loss %.10g %s%s\n",
+                f.proven ? "meets" : "found that meets", o->loss, within, budget);
+    }
     status = f.n ? SLO_EXIT_OK : SLO_EXIT_USAGE;
     if (fflush(stdout) != 0)
         status = SLO_EXIT_INTERNAL;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -227,6 +228,36 @@ out:
     return status;
 }
 
+/* An earlier plan's scripts for GPUs beyond this plan's n: left in DIR, a
+ * submitting every script of DIR would start that plan's GPUs too. Only
+ * files of our name whose second line is ours are removed, with a note. */
+static void remove_stale_scripts(const char *dir, size_t n)
+{
+    static const char mark[] = "# Slurm batch script written by `slo infer --emit slurm`";
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    if (!d)
+        return;
+    while ((e = readdir(d))) {
+        size_t j;
+        int end = 0;
+        char path[4096], line[128];
+        if (sscanf(e->d_name, "slo-serve-gpu%zu.sbatch%n", &j, &end) != 1 ||
+            e->d_name[end] != '\0' || j <= n)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        FILE *f = fopen(path, "r");
+        int ours = f && fgets(line, sizeof line, f) && fgets(line, sizeof line, f) &&
+                   strncmp(line, mark, sizeof mark - 1) == 0;
+        if (f)
+            fclose(f);
+        if (ours && unlink(path) == 0)
+            fprintf(stderr, "slo %s: note: removed %s (GPU %zu of an earlier plan; this plan "
+                            "has %zu)\n", CMD, path, j, n);
+    }
+    closedir(d);
+}
+
 int infer_emit_slurm(const char *dir, const struct slo_ig_workload *w, size_t n,
                      const struct slo_infer_result *res)
 {
@@ -314,5 +345,6 @@ int infer_emit_slurm(const char *dir, const struct slo_ig_workload *w, size_t n,
             chmod(path, 0755);
         }
     }
+    remove_stale_scripts(dir, res->n_gpus);
     return SLO_EXIT_OK;
 }

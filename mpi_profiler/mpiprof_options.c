@@ -153,6 +153,19 @@ static void default_params(struct mpiprof_params *p, int quick)
     }
 }
 
+/* The word getopt_long refused: argv[optind - 1], except inside a cluster of
+ * short options ("-quick"), where optind stays on the cluster (and
+ * argv[optind - 1] is the word before it, or the program's own path). */
+static const char *refused_word(int argc, char **argv)
+{
+    const char *prev = optind > 0 ? argv[optind - 1] : "";
+    const char *cur = optind < argc ? argv[optind] : NULL;
+    if (optopt > 0 && !(prev[0] == '-' && prev[1] == optopt && prev[2] == '\0') && cur &&
+        cur[0] == '-' && cur[1] != '-' && strchr(cur + 1, optopt))
+        return cur;
+    return prev;
+}
+
 /* Pure: every rank parses the same argv. */
 int mpiprof_parse_options(int argc, char **argv, struct mpiprof_options *o, char *msg,
                           size_t len)
@@ -198,7 +211,7 @@ int mpiprof_parse_options(int argc, char **argv, struct mpiprof_options *o, char
             return -1;
         default:
             snprintf(msg, len, "unknown option \"%s\" (expected --quick, --output FILE, "
-                               "--sizes LIST, --check FILE or --help)", argv[optind - 1]);
+                               "--sizes LIST, --check FILE or --help)", refused_word(argc, argv));
             return -1;
         }
     }

@@ -302,7 +302,15 @@ static void parse_options(int argc, char **argv, struct options *o)
             exit(0);
         case ':': collective_fail(2, "%s: expected a value, found none", argv[optind - 1]);
         default:
-            collective_fail(2, "unknown option \"%s\" (" PROG " --help)", argv[optind - 1]);
+        {
+            /* in a short-option cluster ("-policy") getopt leaves optind on
+             * the cluster: argv[optind - 1] would be the word before it */
+            const char *w = argv[optind - 1], *cur = optind < argc ? argv[optind] : NULL;
+            if (optopt > 0 && !(w[0] == '-' && w[1] == optopt && w[2] == '\0') && cur &&
+                cur[0] == '-' && cur[1] != '-' && strchr(cur + 1, optopt))
+                w = cur;
+            collective_fail(2, "unknown option \"%s\" (" PROG " --help)", w);
+        }
         }
     }
     if (optind < argc)

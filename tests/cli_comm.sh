@@ -371,6 +371,12 @@ awk '!/^#/ && $1 == 1024 { $9 = 3 } { print }' "$nccl" >"$tmp/nccl_wrong.txt"
 expect "nccl-tests: corrupted data (#wrong > 0)" \
     'nccl_wrong\.txt:[0-9]+: column #wrong: expected 0 wrong elements, found "3"' \
     comm --model resnet50 --profile "$tmp/nccl_wrong.txt"
+# the in-place run's #wrong (the row's last field) counts too: before, only
+# the out-of-place one was checked and a corrupted in-place run was read
+awk '!/^#/ && $1 == 1024 { $13 = 3 } { print }' "$nccl" >"$tmp/nccl_wrong_ip.txt"
+expect "nccl-tests: corrupted in-place data (#wrong > 0)" \
+    'nccl_wrong_ip\.txt:[0-9]+: column #wrong \(in-place\): expected 0 wrong elements, found "3"' \
+    comm --model resnet50 --profile "$tmp/nccl_wrong_ip.txt"
 grep -v 'Rank  [4-7]' "$nccl" >"$tmp/nccl_4ranks.txt"
 expect "nccl-tests: busbw of another rank count" \
     'column busbw: expected algbw x 2\(p-1\)/p = .* for the 4 ranks listed' \

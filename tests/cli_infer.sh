@@ -83,6 +83,14 @@ expect "missing hardware section" 'nohw.json: hardware: expected a section .* fo
 sed 's/"unit": 2.5/"unit": -1/' "$SLO_SRCDIR/etc/slo/gpus/v100.json" >"$tmp/badunit.json"
 expect "out-of-range unit" 'badunit.json: hardware.unit: expected a number in \[0.01, 100\], found -1' infer --profile "$tmp/badunit.json" $README
 grep -v '"instance_type"' "$SLO_SRCDIR/etc/slo/gpus/v100.json" | sed 's/"model": "V100",/"model": "V100"/' | sed 's/"V100"/"H100"/' >"$tmp/unpriced.json"
+# --instance-type only prices profiles that name no type: with the embedded
+# v100 profile (gpu.instance_type p3.2xlarge) another type was silently
+# ignored and the plan priced as p3.2xlarge, exit 0.
+expect "--instance-type against a profile naming another type" \
+    '^slo infer: --instance-type g5.xlarge: expected a profile that names no instance type, found embedded profile v100 naming p3.2xlarge' \
+    infer --instance-type g5.xlarge --workload resnet50:rate=300:slo=40
+expect "--instance-type empty" '^slo infer: --instance-type: expected an instance type of catalog aws-table3, found an empty value' \
+    infer --instance-type "" --workload resnet50:rate=300:slo=40
 expect "unpriced GPU type" 'unpriced.json: gpu: expected a price for this GPU type .* pass --instance-type TYPE' \
     infer --profile "$tmp/unpriced.json" $README
 expect "predict without share" '--predict: workload 1 \(vgg19\): expected share=S and batch=B, found share missing' \

@@ -162,4 +162,18 @@ echo "half-unit plan: $("$PY" -c 'import json,sys; p=json.load(open(sys.argv[1])
 expect "a share that rounds to 0 units" '^slo infer: --emit slurm: the plan.s MPS shares do not round to Slurm.s gres/mps units: GPU 1, workload [0-9]+ \(alexnet\): MPS share 0.5 % rounds to 0 of the 100 gres/mps units' \
     infer --profile "$tmp/halfunit.json" $(cat "$tmp/tiny") --emit slurm --output-dir "$tmp/x"
 [ ! -e "$tmp/x" ] && ok "nothing written for a share that rounds to 0" || notok "nothing written for a share that rounds to 0"
+# Re-emitting into the same DIR: a 3-GPU plan, then a 1-GPU plan. The old
+# plan's scripts for GPUs 2 and 3 are removed (submitting DIR's scripts would
+# start them beside the new plan); a file of that name not written by slo stays.
+"$SLO" infer --workload alexnet:rate=2000:slo=15 --workload resnet50:rate=1500:slo=40 \
+    --workload vgg19:rate=600:slo=60 --emit slurm --output-dir "$tmp/re" >/dev/null 2>&1
+echo "mine" >"$tmp/re/slo-serve-gpu9.sbatch"
+n_before=$(ls "$tmp/re"/slo-serve-gpu[1-3].sbatch 2>/dev/null | wc -l)
+"$SLO" infer --workload alexnet:rate=500:slo=15 --emit slurm --output-dir "$tmp/re" >/dev/null 2>"$tmp/err"
+if [ "$n_before" = 3 ] && [ -f "$tmp/re/slo-serve-gpu1.sbatch" ] &&
+   [ ! -e "$tmp/re/slo-serve-gpu2.sbatch" ] && [ ! -e "$tmp/re/slo-serve-gpu3.sbatch" ] &&
+   [ "$(cat "$tmp/re/slo-serve-gpu9.sbatch")" = mine ] &&
+   grep -q "note: removed $tmp/re/slo-serve-gpu3.sbatch (GPU 3 of an earlier plan; this plan has 1)" "$tmp/err"; then
+    ok "re-emit: an earlier plan's scripts for GPUs 2, 3 removed, a foreign file kept"
+else notok "re-emit into the same DIR ($n_before scripts before; $(ls "$tmp/re" | tr '\n' ' '))"; fi
 finish

@@ -103,6 +103,21 @@ expect "--interruption-rate for an untraced type" "expected a type given with --
     --slo-time 3h --interruption-rate p2.8xlarge=0.1
 expect "type not in the catalog" "--trace: expected a cloud instance type of catalog aws-table3, found \"v100_1\"" \
     replay --trace v100_1="$tmp/always.json" --workload resnet110 --slo-loss 0.8 --slo-time 3h
+# A catalog with spot pools (slo catalog import of the aws CLI replicas in
+# tests/catalog: p3.2xlarge in us-east-1a, -1b, -1c): a trace is one zone's
+# capacity, so TYPE must be a pool, and the message names the pools.
+C=$SLO_SRCDIR/tests/catalog
+"$SLO" catalog import --spot-prices "$C/spot-price-history.json" --instance-types "$C/instance-types.json" \
+    --pricing "$C/get-products.json" --quota 1 --output "$tmp/pools.json" 2>/dev/null
+expect "a type listed as pools names its pools" \
+    "--trace: expected a cloud instance type or spot pool of catalog aws-import, found \"p3.2xlarge\", which it lists as spot pools \(p3.2xlarge@us-east-1a, p3.2xlarge@us-east-1b, p3.2xlarge@us-east-1c\)" \
+    replay --trace p3.2xlarge="$tmp/always.json" --catalog "$tmp/pools.json" --workload resnet110 \
+    --slo-loss 0.8 --slo-time 3h
+if "$SLO" replay --trace p3.2xlarge@us-east-1a="$tmp/always.json" --catalog "$tmp/pools.json" \
+       --workload resnet110 --slo-loss 0.8 --slo-time 3h --starts 2 >"$tmp/out" 2>"$tmp/err" &&
+   grep -q "^  trace p3.2xlarge@us-east-1a: " "$tmp/out"; then
+    ok "a pool as --trace TYPE replays"
+else notok "a pool as --trace TYPE: $(cat "$tmp/err")"; fi
 expect "type the workload lacks" "expected instance types that workload resnet110 profiles, found \"g3.4xlarge\"" \
     replay --trace g3.4xlarge="$tmp/always.json" --workload resnet110 --slo-loss 0.8 --slo-time 3h
 expect "trace shorter than the deadline" "expected traces covering the deadline" \

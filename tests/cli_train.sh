@@ -262,6 +262,65 @@ else notok "--frontier with --slo-time"; fi
 run train --workload resnet110 --slo-loss 0.8 --frontier --plot "$tmp/f.pdf"
 if [ "$(rc)" = 2 ] && grep -q "plot: expected FILE.svg or FILE.png" "$tmp/err"; then ok "--plot FILE.pdf refused"
 else notok "--plot FILE.pdf"; fi
+# A --plot target that cannot be written is bad input before any search, and
+# an existing directory of that name is left alone (before this check, gnuplot
+# failed on it, slo blamed a missing gnuplot and remove()d the empty directory).
+mkdir "$tmp/dir.svg"
+run train --workload resnet110 --slo-loss 0.8 --frontier --plot "$tmp/dir.svg"
+if [ "$(rc)" = 2 ] && [ -d "$tmp/dir.svg" ] && [ ! -s "$tmp/out" ] &&
+   grep -q "plot: expected a file to write, found a directory" "$tmp/err"; then
+    ok "--plot DIR.svg refused, the directory kept"
+else notok "--plot DIR.svg"; fi
+run train --workload resnet110 --slo-loss 0.8 --frontier --plot "$tmp/missing/f.svg"
+if [ "$(rc)" = 2 ] && [ ! -s "$tmp/out" ] &&
+   grep -q "plot: cannot write \"$tmp/missing/f.svg\": directory $tmp/missing: No such file" "$tmp/err"; then
+    ok "--plot into a missing directory refused"
+else notok "--plot into a missing directory"; fi
+rmdir "$tmp/dir.svg"
+# --existing TYPE with a catalog of spot pools (imported from the aws CLI
+# replicas in tests/catalog: p3.2xlarge in us-east-1a, -1b, -1c): the pools
+# are named, and a pool as --existing is accepted.
+C=$SLO_SRCDIR/tests/catalog
+"$SLO" catalog import --spot-prices "$C/spot-price-history.json" --instance-types "$C/instance-types.json" \
+    --pricing "$C/get-products.json" --quota 2 --output "$tmp/pools.json" 2>/dev/null
+run train --workload resnet110 --catalog "$tmp/pools.json" --slo-loss 0.8 --slo-time 2600s \
+    --existing p3.2xlarge=1 --elapsed 600s --loss-now 1.2
+if [ "$(rc)" = 2 ] && grep -q 'found "p3.2xlarge", which the catalog lists as spot pools (p3.2xlarge@us-east-1a, p3.2xlarge@us-east-1b, p3.2xlarge@us-east-1c)' "$tmp/err"; then
+    ok "--existing TYPE of a pooled catalog names its pools"
+else notok "--existing TYPE of a pooled catalog: $(cat "$tmp/err")"; fi
+run train --workload resnet110 --catalog "$tmp/pools.json" --slo-loss 0.8 --slo-time 2600s \
+    --existing p3.2xlarge@us-east-1a=1 --elapsed 600s --loss-now 1.2
+if [ "$(rc)" = 0 ] && grep -q "keeping p3.2xlarge@us-east-1a=1" "$tmp/out"; then ok "--existing POOL accepted"
+else notok "--existing POOL: $(cat "$tmp/err")"; fi
+# no_plan_below_s: with --from 2h a plan meets 7200 s (the 3709 s one), and
+# plans faster than it exist (the frontier from 0 starts at 1932.35 s), so
+# the JSON must not claim that no plan meets a deadline below 3709 s.
+if command -v jq >/dev/null; then
+    run train --workload resnet110 --slo-loss 0.8 --frontier --json
+    fastest=$(jq '.points[0].time_s' "$tmp/out")
+    below0=$(jq '.no_plan_below_s' "$tmp/out")
+    run train --workload resnet110 --slo-loss 0.8 --frontier --from 2h --json
+    below2h=$(jq '.no_plan_below_s' "$tmp/out")
+    first2h=$(jq '.points[0].time_s' "$tmp/out")
+    if [ "$below0" = "$fastest" ] && [ "$below2h" = null ] &&
+       awk -v a="$fastest" -v b="$first2h" 'BEGIN { exit !(a < b && b <= 7200) }'; then
+        ok "no_plan_below_s: the fastest plan from 0 ($fastest s), null when a plan meets --from 2h"
+    else notok "no_plan_below_s: from 0 $below0 (fastest $fastest), from 2h $below2h (first $first2h)"; fi
+else
+    echo "ok - no_plan_below_s: jq not installed # SKIP"
+fi
+# A budget no plan meets and no --to: the deadline is unbounded, so the
+# message names the budget, not the internal "within 1e+300 s".
+run train --workload resnet110 --slo-loss 0.8 --frontier --budget 0.5
+if [ "$(rc)" = 2 ] && grep -q "^slo train: no plan meets loss 0.8 at any deadline at a cost of at most 0.5 USD$" "$tmp/err"; then
+    ok "frontier: unmeetable budget without --to named as such"
+else notok "frontier: unmeetable budget: $(cat "$tmp/err")"; fi
+# A long option typed with one dash is named as typed, not as the word before
+# it (getopt leaves optind on a cluster of short options: "0.8" was blamed).
+run train --slo-loss 0.8 -workload resnet110 --slo-time 40m
+if [ "$(rc)" = 2 ] && grep -q 'unknown or ambiguous option "-workload"' "$tmp/err"; then
+    ok "one-dash -workload named in the error"
+else notok "one-dash -workload: $(cat "$tmp/err")"; fi
 # The picture, drawn by gnuplot (skipped without it).
 if command -v gnuplot >/dev/null 2>&1; then
     run train --workload resnet110 --slo-loss 0.8 --frontier --catalog aws-table3 --plot "$tmp/f.svg"

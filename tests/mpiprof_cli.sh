@@ -122,5 +122,10 @@ else
     else notok "--help: srun line \"$s\", mpirun line \"$m\", doc \"$d\""; fi
     timeout 60 "$PROF" --frobnicate >"$tmp/out" 2>"$tmp/err"
     if [ $? = 2 ] && grep -q 'unknown option "--frobnicate"' "$tmp/err"; then ok "unknown option without mpirun"; else notok "unknown option without mpirun"; fi
+    # a long option typed with one dash: named as typed (before, the message
+    # named argv[0], the profiler's own path)
+    timeout 60 "$PROF" -quick >"$tmp/out" 2>"$tmp/err"
+    if [ $? = 2 ] && grep -q 'unknown option "-quick"' "$tmp/err"; then ok "one-dash -quick named in the error"
+    else notok "one-dash -quick: $(cat "$tmp/err")"; fi
 fi
 finish

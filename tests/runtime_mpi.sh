@@ -426,6 +426,8 @@ bad "profile missing its fields" "--profile: $tmp/prof.json: [a-z_.]+: expected"
     --quick --profile "$tmp/prof.json"
 "$SLO" comm --model vgg16 --bandwidth 10Gbit --workers 4 --json >"$tmp/vgg.json" 2>/dev/null
 bad "unknown option" 'unknown option "--bogus"' 4 --quick --bogus
+# a long option typed with one dash is named as typed (before: argv[0])
+bad "one-dash long option" 'unknown option "-policy"' 2 --quick -policy
 bad "bad number" '--compute-scale: expected a number > 0 and <= 100, found "-1"' 2 \
     --compute-scale -1
 # (trial finding M13) hexadecimal was accepted (0x1p-3 = 0.125)

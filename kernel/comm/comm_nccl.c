@@ -72,6 +72,7 @@ int slo_comm_nccl_parse(const char *text, const char *source, struct slo_comm_li
     char where[SLO_ERROR_SOURCE_LENGTH], *copy = NULL, *line, *next, *f[NCCL_MAX_FIELDS];
     char type0[32] = "", test[64] = "";
     int col[C_N], have_header = 0, ranks = 0, lineno = 0, rc = SLO_OK, nf, need = 0;
+    int wrong_in_place = -1; /* the second #wrong column: the in-place run's */
     size_t n = 0, cap = 1;
     double *bytes = NULL, *time_s = NULL, *alg = NULL, *bus = NULL;
     struct slo_comm_alpha_beta fit;
@@ -137,6 +138,9 @@ int slo_comm_nccl_parse(const char *text, const char *source, struct slo_comm_li
                 for (int c = 0; c < C_N; c++)
                     if (col[c] + 1 > need)
                         need = col[c] + 1;
+                for (int i = col[C_WRONG] + 1; col[C_WRONG] >= 0 && i < nf; i++)
+                    if (strcmp(f[i], "#wrong") == 0)
+                        wrong_in_place = i;
                 have_header = 1;
             }
             continue;
@@ -168,6 +172,14 @@ int slo_comm_nccl_parse(const char *text, const char *source, struct slo_comm_li
                 (!number(f[col[C_WRONG]], &w) || w != 0))
                 FAIL("column #wrong: expected 0 wrong elements, found \"%s\": the collective "
                      "returned corrupted data, its times are not a profile", f[col[C_WRONG]]);
+            /* the in-place run of the same row returned corrupted data too
+             * (the same collective, the same buffers' size) */
+            if (wrong_in_place >= 0 && wrong_in_place < nf &&
+                strcmp(f[wrong_in_place], "N/A") != 0 &&
+                (!number(f[wrong_in_place], &w) || w != 0))
+                FAIL("column #wrong (in-place): expected 0 wrong elements, found \"%s\": the "
+                     "collective returned corrupted data, its times are not a profile",
+                     f[wrong_in_place]);
             if (!*type0)
                 snprintf(type0, sizeof type0, "%s", f[col[C_TYPE]]);
             else if (strcmp(type0, f[col[C_TYPE]]) != 0)

@@ -892,7 +892,25 @@ int slo_replay_solve(const struct slo_replay_problem *pb, const struct slo_repla
     for (size_t k = 0; k < c.m; k++) {
         int idx = slo_catalog_find(pb->catalog, pb->traces[k].type);
         if (idx < 0 || pb->catalog->types[idx].site != SLO_SITE_CLOUD) {
+            /* a type listed as spot pools has entries TYPE@ZONE only: name them */
+            char pools[256] = "";
+            size_t tl = strlen(pb->traces[k].type), used = 0;
+            for (size_t i = 0; idx < 0 && i < pb->catalog->n_types && used < sizeof pools; i++) {
+                const char *nm = pb->catalog->types[i].name;
+                if (strncmp(nm, pb->traces[k].type, tl) == 0 && nm[tl] == '@') {
+                    int w = snprintf(pools + used, sizeof pools - used, "%s%s",
+                                     used ? ", " : "", nm);
+                    used = w < 0 ? sizeof pools : used + (size_t)w;
+                }
+            }
             ctx_free(&c);
+            if (pools[0])
+                return slo__fail(err, SLO_ERR_NOT_FOUND, "--trace",
+                                 "expected a cloud instance type or spot pool of catalog %s, found "
+                                 "\"%s\", which it lists as spot pools (%s%s): a trace is one "
+                                 "zone's capacity, give --trace POOL=FILE",
+                                 pb->catalog->name, pb->traces[k].type, pools,
+                                 used >= sizeof pools ? "..." : "");
             return slo__fail(err, SLO_ERR_NOT_FOUND, "--trace",
                              "expected a cloud instance type of catalog %s, found \"%s\"",
                              pb->catalog->name, pb->traces[k].type);

@@ -72,11 +72,23 @@ static int map_existing(const struct slo_train_setup *s, const struct slo_cluste
         for (k = 0; k < s->n_types; k++)
             if (strcmp(s->types[k].name, e->type) == 0)
                 break;
-        if (k == s->n_types)
+        if (k == s->n_types) {
+            /* a type listed as spot pools is planned as TYPE@ZONE entries */
+            char pools[256] = "";
+            size_t tl = strlen(e->type), used = 0;
+            for (size_t j = 0; j < s->n_types && used < sizeof pools; j++)
+                if (strncmp(s->types[j].name, e->type, tl) == 0 && s->types[j].name[tl] == '@') {
+                    int w = snprintf(pools + used, sizeof pools - used, "%s%s", used ? ", " : "",
+                                     s->types[j].name);
+                    used = w < 0 ? sizeof pools : used + (size_t)w;
+                }
             return slo__fail(err, SLO_ERR_NOT_FOUND, "--existing",
                              "expected an instance type of the catalog that the workload "
-                             "profiles, found \"%s\"",
-                             e->type);
+                             "profiles, found \"%s\"%s%s%s%s",
+                             e->type, pools[0] ? ", which the catalog lists as spot pools (" : "",
+                             pools, used >= sizeof pools ? "..." : "",
+                             pools[0] ? "): name the pools the survivors run in" : "");
+        }
         if (e->count < 0 || e->count > s->types[k].quota)
             return slo__fail(err, SLO_ERR_INVALID, "--existing",
                              "%s: expected a count from 0 to the catalog's quota %d, found "
