@@ -114,9 +114,28 @@ def _median_step(path):
     return rows, (statistics.median(steps[1:]) if len(steps) > 1 else None)
 
 
-def run_cluster(command, cluster, out_dir, steps, types_path, launcher, timeout):
+def _port_taken(rec):
+    """True when a run failed only because its MASTER_PORT was taken between
+    _free_port() closing it and rank 0 binding it (another process on the
+    host won the race: c10d's TCPStore says "Address already in use")."""
+    return bool(rec["failed"]) and any("Address already in use" in f["stderr"]
+                                       for f in rec["failed"])
+
+
+def run_cluster(command, cluster, out_dir, steps, types_path, launcher, timeout, attempts=3):
     """Run command as a PS + workers job on cluster ({type: n}), logs in
-    out_dir/RUN.  Returns the run's record for runs.json."""
+    out_dir/RUN.  Returns the run's record for runs.json.  A run whose port
+    was taken before rank 0 could bind it is started again on a new port, at
+    most `attempts` times in all (the record's "attempts" says how many)."""
+    for attempt in range(1, attempts + 1):
+        rec = _run_cluster_once(command, cluster, out_dir, steps, types_path, launcher, timeout)
+        rec["attempts"] = attempt
+        if not _port_taken(rec):
+            break
+    return rec
+
+
+def _run_cluster_once(command, cluster, out_dir, steps, types_path, launcher, timeout):
     cluster = trainlog.parse_cluster(cluster)
     text = trainlog.format_cluster(cluster)
     wtypes = [t for t in sorted(cluster, key=lambda s: s.encode()) for _ in range(cluster[t])]
