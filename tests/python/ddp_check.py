@@ -126,7 +126,29 @@ def main():
             print("FAIL rank %s: %s: %s" % (os.environ["SLURM_PROCID"], type(e).__name__, e))
             return 1
         return 1 if out.failed else 0
-    port = 29500 + os.getpid() % 20000
+    for attempt in range(3):
+        rc, lines = local_run(mode, plans)
+        # the port is chosen free, closed, then bound by rank 0: another
+        # process on the host can take it in between; that race, and only
+        # it, is retried on a new port
+        if not any("Address already in use" in line for line in lines):
+            break
+    for line in lines:
+        print(line)
+    return rc
+
+
+def free_port():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def local_run(mode, plans):
+    """The WORLD ranks as spawned processes; (exit status, report lines)."""
+    port = free_port()
+    report = []
     ctx = mp.get_context("spawn")
     out = ctx.Queue()
     procs = [ctx.Process(target=run, args=(r, mode, plans, port, out)) for r in range(WORLD)]
@@ -138,17 +160,16 @@ def main():
             r, lines = out.get(timeout=float(os.environ.get("SLO_TEST_TIMEOUT", "240")))
             got[r] = lines
     except Exception:  # queue.Empty: a rank hung or died
-        print("FAIL: %d of %d ranks reported (hang or crash)" % (len(got), WORLD))
+        report.append("FAIL: %d of %d ranks reported (hang or crash)" % (len(got), WORLD))
     for p in procs:
         p.join(timeout=30)
         if p.is_alive():
             p.kill()
-            print("FAIL: a rank did not exit")
+            report.append("FAIL: a rank did not exit")
     for r in sorted(got):
-        for line in got[r]:
-            print(line)
+        report.extend(got[r])
     bad = len(got) != WORLD or any(p.exitcode for p in procs)
-    return 1 if bad else 0
+    return (1 if bad else 0), report
 
 
 if __name__ == "__main__":
