@@ -27,6 +27,7 @@
 
 #include "slo.h"
 #include "slo_infer.h"
+#include "refdata.h"
 
 static double now_s(void)
 {
@@ -41,21 +42,6 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static void make_workloads(struct slo_ig_workload *w, size_t n, uint64_t seed)
-{
-    static const char *const names[4] = {"alexnet", "resnet50", "vgg19", "ssd"};
-    static const double min_slo[4] = {8, 20, 30, 30};
-    uint64_t s = seed;
-    for (size_t i = 0; i < n; i++) {
-        int m;
-        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-        m = (int)((s >> 33) % 4);
-        memset(&w[i], 0, sizeof w[i]);
-        snprintf(w[i].model, sizeof w[i].model, "%s", names[m]);
-        w[i].slo_ms = min_slo[m] + (double)((s >> 20) % 80);
-        w[i].rate_rps = 10.0 + (double)((s >> 40) % 400);
-    }
-}
 
 /* Median wall time (s) of slo_ig_plan over reps runs; 0 on failure. */
 static double time_plan(const struct slo_ig_profile *p, const struct slo_ig_workload *w,
@@ -353,7 +339,7 @@ static int variants(const char *dir)
         char label[64];
         if (!w)
             return 1;
-        make_workloads(w, n, 7 + (uint64_t)n);
+        refdata_seeded_workloads(w, n, 7 + (uint64_t)n);
         snprintf(label, sizeof label, "seeded set, %zu workloads", n);
         status |= plan_row(&f, &c, label, w, n);
         free(w);
@@ -390,7 +376,7 @@ int main(void)
         struct slo_ig_workload *w = malloc(n * sizeof *w);
         if (!w)
             return 1;
-        make_workloads(w, n, 7 + (uint64_t)n);
+        refdata_seeded_workloads(w, n, 7 + (uint64_t)n);
         t = time_plan(&p, w, n, SLO_IG_POLICY_IGNITER, &g, &cost);
         tf = time_plan(&p, w, n, SLO_IG_POLICY_FFD, &gf, &costf);
         if (t <= 0.0 || tf <= 0.0)

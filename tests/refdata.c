@@ -139,3 +139,19 @@ void load_embedded(const char *catalog, const char *workload, struct slo_catalog
         exit(99);
     }
 }
+
+void refdata_seeded_workloads(struct slo_ig_workload *w, size_t n, uint64_t seed)
+{
+    static const char *const names[4] = {"alexnet", "resnet50", "vgg19", "ssd"};
+    static const double min_slo[4] = {8, 20, 30, 30};
+    uint64_t s = seed;
+    for (size_t i = 0; i < n; i++) {
+        int m;
+        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+        m = (int)((s >> 33) % 4);
+        memset(&w[i], 0, sizeof w[i]);
+        snprintf(w[i].model, sizeof w[i].model, "%s", names[m]);
+        w[i].slo_ms = min_slo[m] + (double)((s >> 20) % 80);
+        w[i].rate_rps = 10.0 + (double)((s >> 40) % 400);
+    }
+}

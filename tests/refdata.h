@@ -6,6 +6,7 @@
 #define SLO_TESTS_REFDATA_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct csv {
     size_t n_cols, n_rows;
@@ -35,5 +36,12 @@ struct slo_catalog;
 struct slo_workload;
 void load_embedded(const char *catalog, const char *workload, struct slo_catalog *cat,
                    struct slo_workload *wl);
+
+/* n seeded inference workloads [n], the one list bench_infer and the
+ * iGniter tests draw (same seed, same list): model alexnet, resnet50, vgg19
+ * or ssd; SLO its minimum (8, 20, 30, 30 ms) + [0, 80) ms; rate 10 + [0, 400)
+ * req/s; a 64-bit LCG (Knuth's MMIX constants). */
+struct slo_ig_workload;
+void refdata_seeded_workloads(struct slo_ig_workload *w, size_t n, uint64_t seed);
 
 #endif

@@ -28,6 +28,7 @@
 #include "slo.h"
 #include "slo_infer.h"
 #include "infer_private.h"
+#include "refdata.h"
 
 static double now(void)
 {
@@ -36,21 +37,6 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static void make_workloads(struct slo_ig_workload *w, size_t n, uint64_t seed)
-{
-    static const char *const names[4] = {"alexnet", "resnet50", "vgg19", "ssd"};
-    static const double min_slo[4] = {8, 20, 30, 30};
-    uint64_t s = seed;
-    for (size_t i = 0; i < n; i++) {
-        int m;
-        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-        m = (int)((s >> 33) % 4);
-        memset(&w[i], 0, sizeof w[i]);
-        snprintf(w[i].model, sizeof w[i].model, "%s", names[m]);
-        w[i].slo_ms = min_slo[m] + (double)((s >> 20) % 80);
-        w[i].rate_rps = 10.0 + (double)((s >> 40) % 400);
-    }
-}
 
 /* Plan with the index and with the scan; both must agree exactly. */
 static void same_plans(const struct slo_ig_profile *p, size_t n_types,
@@ -157,7 +143,7 @@ static void seeded(const char *profile, size_t n_types)
         struct slo_ig_workload *w = malloc(n * sizeof *w);
         char label[96];
         assert_non_null(w);
-        make_workloads(w, n, 7 + (uint64_t)n);
+        refdata_seeded_workloads(w, n, 7 + (uint64_t)n);
         snprintf(label, sizeof label, "%s x%zu, seeded %zu", profile, n_types, n);
         for (int pol = 0; pol <= SLO_IG_POLICY_GPULETS; pol++)
             if (n <= 1000 || pol == SLO_IG_POLICY_IGNITER || pol == SLO_IG_POLICY_FFD)

@@ -381,22 +381,6 @@ static void test_bad_input(void **state)
     free(text);
 }
 
-/* Seeded workloads as bench_infer draws them (model mix, SLO, rate). */
-static void make_workloads(struct slo_ig_workload *w, size_t n, uint64_t seed)
-{
-    static const char *const names[4] = {"alexnet", "resnet50", "vgg19", "ssd"};
-    static const double min_slo[4] = {8, 20, 30, 30};
-    uint64_t s = seed;
-    for (size_t i = 0; i < n; i++) {
-        int m;
-        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-        m = (int)((s >> 33) % 4);
-        memset(&w[i], 0, sizeof w[i]);
-        snprintf(w[i].model, sizeof w[i].model, "%s", names[m]);
-        w[i].slo_ms = min_slo[m] + (double)((s >> 20) % 80);
-        w[i].rate_rps = 10.0 + (double)((s >> 40) % 400);
-    }
-}
 
 /*
  * The planner with the variant: plans pass the independent verifier (it
@@ -420,14 +404,14 @@ static void test_planner(void **state)
     open_profile("v100", &f);
     c.usd_per_gpu_h = f.usd_per_gpu_h = 3.06;
     for (uint64_t seed = 1; seed <= 5; seed++) {
-        make_workloads(w, 100, seed);
+        refdata_seeded_workloads(w, 100, seed);
         if (slo_ig_plan(&c, 1, w, 100, SLO_IG_POLICY_IGNITER, &plan, &err))
             fail_msg("%s", err.text);
         if (slo_ig_plan_verify(&c, 1, w, 100, &plan, &err))
             fail_msg("seed %d: %s", (int)seed, err.text);
         slo_ig_plan_free(&plan);
     }
-    make_workloads(w, 20, 11);
+    refdata_seeded_workloads(w, 20, 11);
     pb.profiles = &c;
     pb.n_types = 1;
     pb.workloads = w;
