@@ -23,7 +23,7 @@ packages=(build-essential autoconf automake libtool pkg-config libjansson-dev li
 # tests/cli_infer_deploy.sh parses Triton fragments against model_config.proto.
 [ "$mode" = test ] && packages+=(protobuf-compiler python3-protobuf)
 # `slo train --frontier --plot` draws with gnuplot (its test skips without it).
-packages+=(gnuplot-nox)
+[ "$mode" = test ] && packages+=(gnuplot-nox)
 # the training kit's asynchronous PS job on the digits set (tests/test_python_train.sh)
 [ "$mode" = test ] && packages+=(python3-sklearn)
 # The fuzz harnesses' smoke run (tests/fuzz/) needs clang with libFuzzer.
