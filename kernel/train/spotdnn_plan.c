@@ -1612,8 +1612,10 @@ int slo_plan_frontier(const struct slo_train_setup *s, const struct slo_train_re
         first++;
     for (size_t i = 0; i < first; i++)
         slo_train_plan_free(&f->points[i]);
-    memmove(f->points, f->points + first, (f->n - first) * sizeof *f->points);
-    f->n -= first;
+    if (first) { /* points is NULL for an empty frontier (UBSan: memmove of NULL) */
+        memmove(f->points, f->points + first, (f->n - first) * sizeof *f->points);
+        f->n -= first;
+    }
     f->from_s = from_s;
     f->to_s = req->deadline_s;
     return SLO_OK;
