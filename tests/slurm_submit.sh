@@ -259,7 +259,9 @@ if [ "$have_spank" = yes ]; then
     out="$D/env-$job.out"
     sed 's/^/# sbatch job: /' "$out" 2>/dev/null
     if [ "$st" = COMPLETED ] && grep -q "^srun-slo: .*spank_slo: inside job $job: --slo-\* ignored for a job step" "$out" &&
-       ! grep -q '^srun-plain: ' "$out"; then
+       ! grep -q '^srun-plain: .*spank_slo' "$out"; then
+        # (Slurm itself may say "step creation temporarily disabled, retrying"
+        # while the previous step's node is released on a loaded host: not ours)
         ok "srun --slo-loss inside job $job: one note, plain srun silent"
     else
         cp "$out" "$tmp/out" 2>/dev/null; notok "srun --slo-* inside an allocation (state ${st:-none})"
