@@ -53,10 +53,13 @@ int slo_comm_framework_find(const char *name)
 
 void slo_comm_knobs_default(struct slo_comm_knobs *k)
 {
-    k->ddp_bucket_cap_mb = 25;
-    k->ddp_first_bucket_mb = 1;
-    k->hvd_fusion_threshold_bytes = 134217728;
-    k->hvd_cycle_time_ms = 1;
+    /* the frameworks' defaults the simulator's parameters already hold */
+    struct slo_comm_params p;
+    slo_comm_params_default(&p);
+    k->ddp_bucket_cap_mb = p.ddp_bucket_bytes / MIB;
+    k->ddp_first_bucket_mb = p.ddp_first_bucket_bytes / MIB;
+    k->hvd_fusion_threshold_bytes = p.hvd_fusion_bytes;
+    k->hvd_cycle_time_ms = p.hvd_cycle_s * 1e3;
     k->ds_reduce_bucket_size = 5e8;
     k->ds_allgather_bucket_size = 5e8;
 }
