@@ -7,6 +7,7 @@
 #define _XOPEN_SOURCE 700 /* realpath */
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +20,9 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: slo fit train [--workload NAME|FILE] [--catalog NAME|FILE]\n"
             "                     [--form spotdnn-2023|spotdnn-2022] LOG.csv...\n"
+            "       slo fit train --model-bytes N [--catalog NAME|FILE] [--form F]\n"
+            "                     [--mpiprof FILE] [--b-req-mbps X] [--b-ps-mbps X]\n"
+            "                     [--ps-type TYPE] [--contention A,B] [--name NAME] LOG.csv...\n"
             "       slo fit infer PROFILE   (iGniter coefficients; slo fit infer --help)\n"
             "\n"
             "Fit the spotDNN loss model (Eq. 3) to per-worker training logs (format:\n"
@@ -29,20 +33,115 @@ static void usage(FILE *f)
             "(form spotdnn-2023 needs it: the convergence coefficient comes from its\n"
             "speeds); without, prints the loss_model object alone. Fit quality goes to\n"
             "stderr.\n"
-            "  --form F      spotdnn-2023 (paper, default with --workload) or spotdnn-2022\n"
-            "                (draft/code, default without)\n");
+            "\n"
+            "With --model-bytes (or a \"# parameter_bytes:\" comment in the logs) and no\n"
+            "--workload, fits EVERY coefficient and prints a complete workload profile:\n"
+            "per-type speeds from each type's run alone (step_s), S_parm from the bytes,\n"
+            "B_req/B_ps from --b-req-mbps/--b-ps-mbps, --mpiprof or --ps-type's\n"
+            "network_mbps, alpha1/beta1 (Eq. 9) from the multi-worker runs, the loss\n"
+            "model (doc/cli.md \"slo fit train\").\n"
+            "  --form F      spotdnn-2023 (paper, default with --workload or a complete\n"
+            "                profile) or spotdnn-2022 (draft/code, default otherwise)\n");
+}
+
+/* A complete profile from nothing but logs (issue 12, item 2). */
+static int fit_complete(struct slo_train_log *logs, size_t n_logs,
+                        struct slo_train_fit_options *fo, const char *catalog)
+{
+    struct slo_catalog cat = {0};
+    struct slo_workload wl = {0};
+    struct slo_train_fit_result res = {0};
+    struct slo_train_setup s = {0};
+    slo_error_t err = {0};
+    int status;
+
+    if (catalog && cli_load_catalog(catalog, &cat, &err))
+        return cli_report(CMD, &err);
+    fo->catalog = catalog ? &cat : NULL;
+    if (slo_fit_train_profile(logs, n_logs, fo, &wl, &res, &err) ||
+        (catalog && slo_train_setup_init(&s, &cat, &wl, SLO_PRICING_SPOT, &err))) {
+        status = cli_report(CMD, &err);
+        goto out;
+    }
+    fprintf(stderr, "slo " CMD ": %zu logs, %zu runs; S_parm %.6g MB; B_req %.6g MB/s (%s); "
+                    "B_ps %.6g MB/s (%s); B_pcie: %s\n",
+            n_logs, res.n_runs, wl.s_parm_mb, wl.b_req_mbps, res.b_req_source, wl.b_ps_mbps,
+            res.b_ps_source,
+            catalog ? "the catalog's pcie_mbps per type, else 10000 MB/s (paper)"
+                    : "10000 MB/s (paper default; not measured)");
+    for (size_t k = 0; k < res.n_types; k++) {
+        const struct slo_train_fit_type *t = &res.types[k];
+        double se_v = t->batch / (t->t_alone_s * t->t_alone_s) * t->t_alone_se_s;
+        fprintf(stderr, "slo " CMD ": %s: T(1) %.6g s +- %.2g (median of %zu steps alone), "
+                        "speed %.6g +- %.2g samples/s, batch %g (%d GPU%s), B_req %.6g MB/s\n",
+                t->type, t->t_alone_s, 2 * t->t_alone_se_s, t->n_steps, t->batch / t->t_alone_s,
+                2 * se_v, t->batch, t->gpus, t->gpus == 1 ? "" : "s", t->b_req_mbps);
+    }
+    if (res.contention_fitted)
+        fprintf(stderr, "slo " CMD ": contention (Eq. 9) from %zu workers: alpha1 %.5g +- %.2g, "
+                        "beta1 %.5g +- %.2g (two standard errors), rms residual of P %.3g\n",
+                res.contention_used, wl.alpha1, 2 * res.alpha1_se, wl.beta1, 2 * res.beta1_se,
+                res.rms_p);
+    else
+        fprintf(stderr, "slo " CMD ": contention (Eq. 9): alpha1 %g, beta1 %g as --contention "
+                        "states (not fitted)\n",
+                wl.alpha1, wl.beta1);
+    if (res.n_time_obs)
+        fprintf(stderr, "slo " CMD ": iteration times of %zu workers in multi-worker runs: "
+                        "model vs median step_s, rms %.2f%%, max %.2f%%\n",
+                res.n_time_obs, 100 * res.time_rms_rel, 100 * res.time_max_rel);
+    fprintf(stderr,
+            "slo " CMD ": %zu loss samples from %zu clusters: rmse %.4g, R^2 %.4f, "
+            "condition number %.3g, gamma1 %.5g +- %.2g, gamma2 %.4g +- %.2g, gamma3 %.5g "
+            "+- %.2g, gamma5 %.4g +- %.2g (two standard errors)%s\n",
+            res.loss.n_samples, res.loss.n_clusters, res.loss.rmse, res.loss.r2,
+            res.loss.condition, wl.loss.gamma1, 2 * res.loss.gamma1_se, wl.loss.gamma2,
+            2 * res.loss.gamma2_se, wl.loss.gamma3, 2 * res.loss.gamma3_se, wl.loss.gamma5,
+            2 * res.loss.gamma5_se,
+            wl.loss.form == SLO_LOSS_SPOTDNN_2023 ? "" : "; form spotdnn-2022");
+    if (wl.loss.form == SLO_LOSS_SPOTDNN_2023)
+        fprintf(stderr, "slo " CMD ": gamma4 %.5g%s\n", wl.loss.gamma4,
+                res.loss.gamma4_at_limit ? " (the lower end of [0, 10]: R alone scales the loss)"
+                                         : "");
+    {
+        char *text = slo_workload_to_json(&wl);
+        if (!text) {
+            status = SLO_EXIT_INTERNAL;
+            goto out;
+        }
+        printf("%s\n", text);
+        free(text);
+    }
+    status = fflush(stdout) == 0 ? SLO_EXIT_OK : SLO_EXIT_INTERNAL;
+out:
+    slo_train_setup_free(&s);
+    slo_train_fit_result_free(&res);
+    slo_workload_free(&wl);
+    slo_catalog_free(&cat);
+    return status;
 }
 
 int slo_cmd_fit(int argc, char **argv)
 {
-    enum { O_WORKLOAD = 256, O_CATALOG, O_FORM, O_HELP };
+    enum { O_WORKLOAD = 256, O_CATALOG, O_FORM, O_HELP, O_BYTES, O_MPIPROF, O_BREQ, O_BPS,
+           O_PSTYPE, O_CONT, O_NAME };
     static const struct option longopts[] = {
         {"workload", required_argument, NULL, O_WORKLOAD},
         {"catalog", required_argument, NULL, O_CATALOG},
         {"form", required_argument, NULL, O_FORM},
         {"help", no_argument, NULL, O_HELP},
+        {"model-bytes", required_argument, NULL, O_BYTES},
+        {"mpiprof", required_argument, NULL, O_MPIPROF},
+        {"b-req-mbps", required_argument, NULL, O_BREQ},
+        {"b-ps-mbps", required_argument, NULL, O_BPS},
+        {"ps-type", required_argument, NULL, O_PSTYPE},
+        {"contention", required_argument, NULL, O_CONT},
+        {"name", required_argument, NULL, O_NAME},
         {NULL, 0, NULL, 0}};
-    const char *workload = NULL, *catalog = NULL, *form = NULL;
+    const char *workload = NULL, *catalog = NULL, *form = NULL, *complete_opt = NULL;
+    struct slo_train_fit_options fo;
+    struct cli_seen seen = {{0}};
+    int has_loss = 1;
     struct slo_workload wl = {0};
     struct slo_catalog cat = {0};
     struct slo_train_setup s = {0};
@@ -69,11 +168,56 @@ int slo_cmd_fit(int argc, char **argv)
     argv++;
     opterr = 0;
     optind = 1;
+    slo_train_fit_options_init(&fo);
     while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+        if (c >= O_WORKLOAD && c <= O_NAME && c != O_HELP &&
+            cli_repeated_option(CMD, longopts, O_WORKLOAD, c, optarg, &seen))
+            return SLO_EXIT_USAGE;
+        if (c >= O_BYTES && c <= O_NAME && !complete_opt)
+            complete_opt = argv[optind - 1];
         switch (c) {
         case O_WORKLOAD: workload = optarg; break;
         case O_CATALOG: catalog = optarg; break;
         case O_FORM: form = optarg; break;
+        case O_BYTES:
+            if (cli_parse_double(CMD, "model-bytes", optarg, 1, 1e13,
+                                 "a number of parameter bytes in [1, 1e13]",
+                                 &fo.parameter_bytes))
+                return SLO_EXIT_USAGE;
+            break;
+        case O_MPIPROF: fo.mpiprof_path = optarg; break;
+        case O_BREQ:
+            if (cli_parse_double(CMD, "b-req-mbps", optarg, 1e-9, 1e9,
+                                 "a bandwidth in (0, 1e9] MB/s", &fo.b_req_mbps))
+                return SLO_EXIT_USAGE;
+            break;
+        case O_BPS:
+            if (cli_parse_double(CMD, "b-ps-mbps", optarg, 1e-9, 1e9,
+                                 "a bandwidth in (0, 1e9] MB/s", &fo.b_ps_mbps))
+                return SLO_EXIT_USAGE;
+            break;
+        case O_PSTYPE: fo.ps_type = optarg; break;
+        case O_CONT: {
+            char *end;
+            fo.alpha1 = slo_strtod(optarg, &end);
+            if (*end == ',')
+                fo.beta1 = slo_strtod(end + 1, &end);
+            if (end == optarg || *end != '\0' || !(fo.alpha1 > 0 && fo.alpha1 <= 1e3) ||
+                !(fabs(fo.beta1) <= 1e3) || !strchr(optarg, ','))
+                return cli_usage_error(CMD, "--contention: expected ALPHA1,BETA1 with alpha1 in "
+                                            "(0, 1e3] and beta1 in [-1e3, 1e3] (Eq. 9), found "
+                                            "\"%s\"",
+                                       optarg);
+            fo.contention_given = 1;
+            break;
+        }
+        case O_NAME:
+            if (!optarg[0] || strlen(optarg) >= SLO_NAME_LENGTH)
+                return cli_usage_error(CMD, "--name: expected a profile name of 1 to %d "
+                                            "characters, found \"%s\"",
+                                       SLO_NAME_LENGTH - 1, optarg);
+            fo.name = optarg;
+            break;
         case O_HELP: usage(stdout); return SLO_EXIT_OK;
         case ':':
             return cli_usage_error(CMD, "%s: expected a value, found none", argv[optind - 1]);
@@ -82,7 +226,12 @@ int slo_cmd_fit(int argc, char **argv)
                                    cli_refused_option(argc, argv));
         }
     }
-    m.form = workload ? SLO_LOSS_SPOTDNN_2023 : SLO_LOSS_SPOTDNN_2022;
+    if (complete_opt && workload)
+        return cli_usage_error(CMD, "%s: expected it without --workload (it fits a complete "
+                                    "profile from the logs; --workload keeps the profile's "
+                                    "values and fits its loss_model), found both",
+                               complete_opt);
+    m.form = workload || complete_opt ? SLO_LOSS_SPOTDNN_2023 : SLO_LOSS_SPOTDNN_2022;
     if (form && strcmp(form, "spotdnn-2023") == 0)
         m.form = SLO_LOSS_SPOTDNN_2023;
     else if (form && strcmp(form, "spotdnn-2022") == 0)
@@ -90,14 +239,9 @@ int slo_cmd_fit(int argc, char **argv)
     else if (form)
         return cli_usage_error(CMD, "--form: expected spotdnn-2023 or spotdnn-2022, found \"%s\"",
                                form);
-    if (m.form == SLO_LOSS_SPOTDNN_2023 && !workload)
-        return cli_usage_error(CMD, "--form spotdnn-2023: expected --workload too (the "
-                                    "convergence coefficient needs its per-instance speeds)");
     if (optind >= argc)
         return cli_usage_error(CMD, "expected training log files (CSV), found none");
-    if (catalog && !workload)
-        return cli_usage_error(CMD, "--catalog: expected --workload too (the catalog only "
-                                    "serves the workload's convergence coefficient)");
+
     for (int i = optind; i < argc; i++)
         for (int k = optind; k < i; k++) {
             char a[PATH_MAX], b[PATH_MAX];
@@ -109,7 +253,7 @@ int slo_cmd_fit(int argc, char **argv)
         }
 
     if (workload &&
-        (cli_load_workload(workload, &wl, &err) ||
+        (slo_workload_open_for_fit(workload, "--workload", &wl, &has_loss, &err) ||
          cli_load_catalog(catalog ? catalog : slo_embedded_default_catalog(wl.name), &cat,
                           &err) ||
          slo_train_setup_init(&s, &cat, &wl, SLO_PRICING_SPOT, &err))) {
@@ -126,6 +270,30 @@ int slo_cmd_fit(int argc, char **argv)
             status = cli_report(CMD, &err);
             goto out;
         }
+    /* Logs that carry the parameter bytes fit a complete profile too. */
+    for (size_t i = 0; i < n_logs && !workload && !complete_opt; i++)
+        if (logs[i].bytes_line) {
+            complete_opt = "# parameter_bytes:";
+            if (!form)
+                m.form = SLO_LOSS_SPOTDNN_2023;
+        }
+    if (m.form == SLO_LOSS_SPOTDNN_2023 && !workload && !complete_opt) {
+        status = cli_usage_error(CMD, "--form spotdnn-2023: expected --workload too (the "
+                                      "convergence coefficient needs its per-instance speeds)");
+        goto out;
+    }
+    if (catalog && !workload && !complete_opt) {
+        status = cli_usage_error(CMD, "--catalog: expected --workload or --model-bytes too "
+                                      "(the catalog serves the workload's convergence "
+                                      "coefficient or the fitted profile's types)");
+        goto out;
+    }
+    if (complete_opt) {
+        fo.form = m.form;
+        status = fit_complete(logs, n_logs, &fo, catalog);
+        goto out;
+    }
+    (void)has_loss; /* a --workload without loss_model gets the fitted one */
     if (slo_train_logs_to_samples(logs, n_logs, workload ? &s : NULL,
                                   m.form == SLO_LOSS_SPOTDNN_2023, &samples, &n_samples, &err) ||
         slo_fit_loss(samples, n_samples, &m, &rep, &err)) {

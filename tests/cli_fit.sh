@@ -119,7 +119,7 @@ expect "missing file" "$tmp/none.csv: cannot open" fit train "$tmp/none.csv"
 expect "no logs" "expected training log files" fit train
 expect "same log twice" 'a0.csv: expected each log once, found it again' fit train "$tmp/a0.csv" "$tmp/a0.csv"
 expect "same log by two paths" 'expected each log once, found it again' fit train "$tmp/a0.csv" "$tmp/../$(basename "$tmp")/a0.csv"
-expect "catalog without workload" '--catalog: expected --workload too' fit train --catalog aws-table3 "$tmp/a0.csv"
+expect "catalog without workload" '--catalog: expected --workload or --model-bytes too' fit train --catalog aws-table3 "$tmp/a0.csv"
 expect "bad form" '--form: expected spotdnn-2023 or spotdnn-2022, found "x"' fit train --form x "$tmp/a0.csv"
 
 # ---- slo fit infer / slo infer on iGniter profiles the data do not

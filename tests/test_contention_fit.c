@@ -47,7 +47,7 @@ static void exact_recovery(void **state)
     slo_error_t err = {0};
 
     for (int i = 0; i < 8; i++)
-        r[i] = (struct slo__contention_run){ns[i], t_iter(ns[i], 140, 0.3)};
+        r[i] = (struct slo__contention_run){ns[i], t_iter(ns[i], 140, 0.3), 0, 0};
     assert_int_equal(slo__fit_contention(r, 8, t_iter(1, 140, 0.3), S_MB, 140, B_PS, &f, &err),
                      SLO_OK);
     assert_float_equal(f.alpha1, ALPHA1, 1e-9);
@@ -79,10 +79,10 @@ static void noisy_recovery(void **state)
 
     for (int i = 0; i < 21; i++) {
         int n = 6 + i / 3;
-        r[i] = (struct slo__contention_run){n, t_iter(n, 1000, 0.05) * (1 + 0.01 * e[i])};
+        r[i] = (struct slo__contention_run){n, t_iter(n, 1000, 0.05) * (1 + 0.01 * e[i]), 0, 0};
     }
-    r[21] = (struct slo__contention_run){2, t_iter(2, 1000, 0.05)}; /* P = 0: floored */
-    r[22] = (struct slo__contention_run){4, t_iter(4, 1000, 0.05)};
+    r[21] = (struct slo__contention_run){2, t_iter(2, 1000, 0.05), 0, 0}; /* P = 0: floored */
+    r[22] = (struct slo__contention_run){4, t_iter(4, 1000, 0.05), 0, 0};
     assert_int_equal(slo__fit_contention(r, 23, t_iter(1, 1000, 0.05) * 1.01, S_MB, 1000, B_PS,
                                          &f, &err),
                      SLO_OK);
@@ -98,9 +98,9 @@ static void noisy_recovery(void **state)
 static void too_few_sizes(void **state)
 {
     (void)state;
-    struct slo__contention_run r[] = {{2, t_iter(2, 140, 0.3)}, {4, t_iter(4, 140, 0.3)},
-                                      {9, t_iter(9, 140, 0.3)}, {9, t_iter(9, 140, 0.3)},
-                                      {16, t_iter(16, 140, 0.3)}};
+    struct slo__contention_run r[] = {{2, t_iter(2, 140, 0.3), 0, 0}, {4, t_iter(4, 140, 0.3), 0, 0},
+                                      {9, t_iter(9, 140, 0.3), 0, 0}, {9, t_iter(9, 140, 0.3), 0, 0},
+                                      {16, t_iter(16, 140, 0.3), 0, 0}};
     struct slo__contention_fit f;
     slo_error_t err = {0};
 
@@ -118,7 +118,7 @@ static void too_few_sizes(void **state)
 static void bad_arguments(void **state)
 {
     (void)state;
-    struct slo__contention_run r[] = {{9, 0.5}, {0, 0.5}};
+    struct slo__contention_run r[] = {{9, 0.5, 0, 0}, {0, 0.5, 0, 0}};
     struct slo__contention_fit f;
     slo_error_t err = {0};
 

@@ -553,8 +553,8 @@ static void test_log_load_and_samples(void **state)
 /* A hand-built setup with the ResNet-110 profile of p3.2xlarge and
  * g3.8xlarge (shared/data/spotdnn/repo_resnet110_*.csv, paper Eqs. 6-7). */
 static struct slo_train_type setup_types[2] = {
-    {0, "p3.2xlarge", SLO_SITE_CLOUD, 1, 1024, 0.378964, 0.0023, 0.918, 2},
-    {2, "g3.8xlarge", SLO_SITE_CLOUD, 2, 1024, 0.839322, 0.0046, 0.684, 5}};
+    {0, "p3.2xlarge", SLO_SITE_CLOUD, 1, 1024, 0.378964, 0.0023, 0.918, 2, 142},
+    {2, "g3.8xlarge", SLO_SITE_CLOUD, 2, 1024, 0.839322, 0.0046, 0.684, 5, 142}};
 
 static void make_setup(struct slo_train_setup *s)
 {

@@ -59,7 +59,9 @@ int slo__fit_contention(const struct slo__contention_run *runs, size_t n_runs,
                          "expected s_parm_mb, b_req_mbps, b_ps_mbps > 0, found %g, %g, %g", S,
                          b_req_mbps, b_ps_mbps);
     for (size_t i = 0; i < n_runs; i++)
-        if (runs[i].n_workers < 1 || !(runs[i].t_iter_s > 0) || !isfinite(runs[i].t_iter_s))
+        if (runs[i].n_workers < 1 || !(runs[i].t_iter_s > 0) || !isfinite(runs[i].t_iter_s) ||
+            !(runs[i].t_alone_s >= 0) || !isfinite(runs[i].t_alone_s) ||
+            !(runs[i].b_req_mbps >= 0) || !isfinite(runs[i].b_req_mbps))
             return slo__fail(err, SLO_ERR_INVALID, SRC,
                              "runs[%zu]: expected n_workers >= 1 and t_iter_s > 0, found %d "
                              "and %g",
@@ -78,13 +80,15 @@ int slo__fit_contention(const struct slo__contention_run *runs, size_t n_runs,
     }
     for (size_t i = 0; i < n_runs; i++) {
         double n = runs[i].n_workers;
-        if (n * b_req_mbps <= b_ps_mbps) { /* Eq. 8: B_wk = B_req, P unseen */
+        double breq = runs[i].b_req_mbps > 0 ? runs[i].b_req_mbps : b_req_mbps;
+        double t1 = runs[i].t_alone_s > 0 ? runs[i].t_alone_s : t_alone_s;
+        if (n * breq <= b_ps_mbps) { /* Eq. 8: B_wk = B_req, P unseen */
             below[i] = 1;
             continue;
         }
-        double denom = runs[i].t_iter_s - t_alone_s + 2 * S / b_req_mbps;
+        double denom = runs[i].t_iter_s - t1 + 2 * S / breq;
         double bwk = denom > 0 ? 2 * S / denom : INFINITY;
-        p[i] = (b_req_mbps - bwk) / (b_req_mbps - b_ps_mbps / n);
+        p[i] = (breq - bwk) / (breq - b_ps_mbps / n);
         if (p[i] >= 1) {
             sat[i] = 1;
             out->n_saturated++;
@@ -147,6 +151,22 @@ int slo__fit_contention(const struct slo__contention_run *runs, size_t n_runs,
                 ss += d * d;
             }
         out->rms_p = sqrt(ss / (double)m);
+        /* (A^T A)^-1 of the columns (sqrt n, 1), 2 x 2 in closed form. */
+        double sxx = 0, sx = 0;
+        for (size_t i = 0; i < n_runs; i++)
+            if (use[i]) {
+                double x = sqrt((double)runs[i].n_workers);
+                sxx += x * x;
+                sx += x;
+            }
+        double det = sxx * (double)m - sx * sx;
+        if (m > 2 && det > 0) {
+            double s2 = ss / (double)(m - 2);
+            out->alpha1_se = sqrt(s2 * (double)m / det);
+            out->beta1_se = sqrt(s2 * sxx / det);
+        } else {
+            out->alpha1_se = out->beta1_se = NAN;
+        }
     }
 out:
     free(a);

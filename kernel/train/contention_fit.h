@@ -16,6 +16,10 @@
 struct slo__contention_run {
     int n_workers;   /* n >= 1 */
     double t_iter_s; /* measured mean iteration time T(n), s, > 0 */
+    /* Optional per run (0: the call's arguments), so that one fit takes the
+     * workers of mixed clusters, each against its own type (issue 12): */
+    double t_alone_s;  /* the worker's type's iteration time alone, s */
+    double b_req_mbps; /* the worker's type's B_req (per-type network), MB/s */
 };
 
 struct slo__contention_fit {
@@ -24,6 +28,9 @@ struct slo__contention_fit {
     size_t n_saturated;   /* contention runs left out because measured P(n) >= 1 */
     size_t n_floored;     /* contention runs left out because measured P(n) <= 0 */
     double rms_p;         /* root mean square residual of P over the used runs */
+    double alpha1_se, beta1_se; /* asymptotic standard errors of the least squares,
+                                   sigma^2 (A^T A)^-1 with sigma^2 = rss / (m - 2);
+                                   NAN with m = 2 runs (no residual freedom) */
 };
 
 /*
@@ -37,6 +44,8 @@ struct slo__contention_fit {
  * Runs outside the contention branch carry no information on P and are
  * skipped; runs with measured P >= 1 or P <= 0 are at Eq. 9's clamp and
  * skipped too (counted in n_saturated, n_floored).
+ * A run's own t_alone_s / b_req_mbps, when > 0, replace the arguments for it
+ * (the contention branch is then n x its B_req > B_ps).
  * Returns SLO_OK with *out filled; SLO_ERR_INVALID for a bad argument
  * (naming it), or when fewer than 2 distinct n remain, the text then
  * names the smallest n in the contention branch (n > B_ps / B_req), the

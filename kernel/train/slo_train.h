@@ -67,6 +67,10 @@ struct slo_workload {
     struct slo_loss_model loss;
     size_t n_instances;
     struct slo_workload_instance *instances; /* [n_instances], owned */
+    int worker_network_catalog; /* "worker_network": "catalog" (issue 12): a type's
+                                   B_req is min(catalog network_mbps, b_req_mbps)
+                                   where the catalog gives network_mbps; 0 (default,
+                                   "profile"): every type draws b_req_mbps (paper) */
 };
 
 /*
@@ -83,6 +87,12 @@ int slo_workload_load(const char *path, struct slo_workload *wl, slo_error_t *er
  * messages ("--workload"; NULL: "workload"). */
 int slo_workload_open(const char *name_or_path, const char *opt, struct slo_workload *wl,
                       slo_error_t *err);
+/* As slo_workload_open for `slo fit train --workload` (issue 12): a profile
+ * without "loss_model" (the thing the fit produces) is read too, with
+ * *has_loss = 0 and wl->loss zero (form spotdnn-2022); *has_loss = 1 when it
+ * has one. Every other field and error as slo_workload_parse. */
+int slo_workload_open_for_fit(const char *name_or_path, const char *opt,
+                              struct slo_workload *wl, int *has_loss, slo_error_t *err);
 void slo_workload_free(struct slo_workload *wl);
 /* Serialize wl as JSON text in the format slo_workload_parse reads; the caller
  * frees the returned string. NULL on allocation failure. */
@@ -149,6 +159,9 @@ struct slo_train_type {
     double t_pcie_s;          /* 2 g S / B_pcie (Eq. 7); 0 in code compat */
     double usd_per_h;         /* price under the chosen pricing */
     int quota;
+    double b_req_mbps;        /* B_req of this type, MB/s: the workload's b_req_mbps, or
+                                 with worker_network "catalog" min(the type's
+                                 network_mbps, b_req_mbps) (doc/model.md) */
 };
 
 struct slo_train_setup {
@@ -172,6 +185,14 @@ void slo_train_setup_free(struct slo_train_setup *s);
 
 /* Eq. 6-7: iteration time (s) of one worker of type k when n workers share the PS. */
 double slo_train_iteration_time(const struct slo_train_setup *s, size_t k, int n);
+
+/* Eq. 8 for setup type k: the bandwidth (MB/s) one worker of type k gets when
+ * n workers share B_ps, with the type's own B_req (s->types[k].b_req_mbps):
+ * B_req when n B_req <= B_ps, else P B_ps / n + (1 - P) B_req. Equal to
+ * slo_worker_bandwidth when the workload's worker_network is "profile".
+ * *p_out (may be NULL) as there. */
+double slo_train_type_bandwidth(const struct slo_train_setup *s, size_t k, int n,
+                                double *p_out);
 
 /* What a plan is asked to meet. */
 struct slo_train_request {
@@ -536,12 +557,24 @@ struct slo_train_log {
     char cluster[256];      /* the "# cluster:" value, normalized */
     size_t n_rows;
     double *time_s, *global_step, *global_samples, *loss; /* [n_rows] each, owned */
+    /* Optional, as python/slo/trainlog.py's StepLogger writes them (issue 12): */
+    double *step_s;         /* [n_rows] the step's wall time, s (0 without the column) */
+    int has_step_s;         /* 1 when the header has step_s */
+    double batch;           /* the batch column (samples per step, one value per log),
+                               0 without the column */
+    char type[SLO_NAME_LENGTH];  /* the type column (one of the cluster's), "" without */
+    char model[SLO_NAME_LENGTH]; /* "# model: NAME", "" without */
+    double parameter_bytes; /* "# parameter_bytes: N" (bytes of parameters = of one
+                               gradient push), 0 without */
+    size_t cluster_line, model_line, bytes_line; /* lines of those comments, 0: none */
 };
 
 /* Read one log. Errors name the file, line and column: SLO_ERR_IO,
  * SLO_ERR_INVALID (missing cluster line or column, a non-number, a value above
- * its column's bound (time_s 1e11 s, counts 1e15, loss 1e6), decreasing
- * global_step or global_samples, global_samples < global_step),
+ * its column's bound (time_s 1e11 s, counts 1e15, loss 1e6, step_s 1e6 s),
+ * decreasing time_s, global_step or global_samples, global_samples <
+ * global_step, a batch or type that changes between rows, a type not in the
+ * cluster, a second or late "# model:" / "# parameter_bytes:" comment),
  * SLO_ERR_NOMEM. */
 int slo_train_log_load(const char *path, struct slo_train_log *log, slo_error_t *err);
 void slo_train_log_free(struct slo_train_log *log);
@@ -559,6 +592,104 @@ int slo_train_logs_to_samples(const struct slo_train_log *logs, size_t n_logs,
                               const struct slo_train_setup *s, int need_cc,
                               struct slo_loss_sample **out, size_t *n_out,
                               slo_error_t *err);
+
+
+/* ------------------------------------------------------------------ */
+/* Fitting a complete workload profile from training logs (issue 12)   */
+/* ------------------------------------------------------------------ */
+
+struct slo_train_fit_options {
+    enum slo_loss_form form;       /* the loss model to fit (default spotdnn-2023) */
+    const char *name;              /* profile name; NULL: the logs' "# model:", else
+                                      "fitted" */
+    double parameter_bytes;        /* bytes of the model's parameters (= of one gradient
+                                      push); 0: the logs' "# parameter_bytes:" */
+    const struct slo_catalog *catalog; /* types' GPUs, network_mbps, pcie_mbps; NULL:
+                                      every type 1 GPU, no network_mbps (borrowed) */
+    double b_req_mbps, b_ps_mbps;  /* stated bandwidths, MB/s; 0: from mpiprof_path, else
+                                      from ps_type */
+    const char *mpiprof_path;      /* slo-mpiprof JSON (doc/mpiprof.md) with the PS as
+                                      rank 0, or NULL */
+    const char *ps_type;           /* catalog type the PS runs on (its network_mbps is
+                                      B_ps, and B_req when nothing else gives it), or
+                                      NULL */
+    int contention_given;          /* 1: alpha1, beta1 below are stated, not fitted */
+    double alpha1, beta1;
+};
+
+/* Set the defaults above (all zero / NULL, form spotdnn-2023). */
+void slo_train_fit_options_init(struct slo_train_fit_options *opt);
+
+/* What one instance type's runs gave. */
+struct slo_train_fit_type {
+    char type[SLO_NAME_LENGTH];
+    int gpus;                /* from the catalog, else 1 */
+    double batch;            /* samples per step of one worker (the logs' batch column) */
+    double t_alone_s;        /* median step time alone (cluster TYPE=1), s */
+    double t_alone_se_s;     /* its standard error, 1.2533 sd / sqrt(m), s */
+    size_t n_steps;          /* steps in the median (every alone log's rows but the
+                                first) */
+    double b_req_mbps;       /* B_req of the type used in the fit, MB/s */
+};
+
+struct slo_train_fit_result {
+    size_t n_types;
+    struct slo_train_fit_type *types; /* [n_types], owned, in first-seen log order */
+    size_t n_runs;                    /* distinct clusters */
+    char b_req_source[128], b_ps_source[128]; /* where B_req and B_ps came from */
+    /* Contention (Eq. 9), when fitted (contention_fitted = 1): */
+    int contention_fitted;
+    double alpha1_se, beta1_se;       /* NAN when the fit has no residual freedom */
+    size_t contention_used;           /* worker observations in the fit */
+    double rms_p;                     /* rms residual of P */
+    /* Iteration-time residuals of every worker of a multi-worker run: the
+     * model's T^k(n) (Eqs. 6-9 with the fitted coefficients) against its
+     * median step_s, relative: */
+    size_t n_time_obs;
+    double time_rms_rel, time_max_rel;
+    struct slo_fit_report loss;       /* the loss fit (slo_fit_loss) */
+};
+
+void slo_train_fit_result_free(struct slo_train_fit_result *r);
+
+/*
+ * Fit every coefficient of a workload profile (doc/formats.md "Training
+ * workload profile") from per-worker logs[n_logs] read by
+ * slo_train_log_load with StepLogger's columns step_s, batch and type:
+ *  - S_parm = parameter_bytes / 1e6 MB (the gradient a worker pushes and the
+ *    parameters it pulls per iteration, Eq. 7);
+ *  - per type, speed_samples_per_s = batch / T^k(1), T^k(1) the median
+ *    step_s of its runs alone ("# cluster: TYPE=1"), and batch_per_gpu =
+ *    batch / gpus;
+ *  - B_req, B_ps: stated (opt), else from the slo-mpiprof profile (B_req =
+ *    the median over the pairs (0, r) of the point-to-point bandwidth at the
+ *    largest size; B_ps = the fastest NIC of rank 0's node when the ranks
+ *    span nodes), else the catalog's network_mbps of opt->ps_type; with a
+ *    catalog that gives network_mbps the profile gets worker_network
+ *    "catalog" (per-type B_req = min(network_mbps, B_req));
+ *  - B_pcie: not measurable from the logs: the catalog's pcie_mbps per type
+ *    where given, else the paper's 10000 MB/s (b_pcie_mbps);
+ *  - alpha1, beta1 (Eq. 9): slo__fit_contention over every worker of the
+ *    runs with n >= 2 workers, each against its type's T^k(1) and B_req;
+ *  - the loss model (slo_fit_loss) with R (Eq. 5) from the measured speeds
+ *    of each run's workers.
+ * On success *wl is a complete profile (compat paper; free with
+ * slo_workload_free) and *res the fit's figures (free it).
+ * Errors (SLO_ERR_INVALID, source the file, text with its line where one
+ * line is at fault): logs of different models (a "# model:" or "#
+ * parameter_bytes:" that differs from the first log's or from
+ * opt->parameter_bytes), no parameter bytes at all, a log without step_s,
+ * batch or type, a cluster type not in opt->catalog, a batch that is not a
+ * multiple of the type's GPUs or differs between logs of one type, a type
+ * with no run alone ("need a run of TYPE alone ..."), no source for B_req or
+ * B_ps, a type whose step alone is no longer than its communication time,
+ * too few runs for alpha1/beta1 (the cluster sizes needed and found), a
+ * fitted alpha1 <= 0; those of slo_fit_loss and of slo_comm_profile_load;
+ * SLO_ERR_NOMEM. Sources: spotDNN Sec. III (profiling), Eqs. 3-9.
+ */
+int slo_fit_train_profile(const struct slo_train_log *logs, size_t n_logs,
+                          const struct slo_train_fit_options *opt, struct slo_workload *wl,
+                          struct slo_train_fit_result *res, slo_error_t *err);
 
 
 #ifdef __cplusplus

@@ -20,18 +20,34 @@ double slo_contention_probability(double alpha1, double beta1, double margin, in
     return p < 0 ? 0 : p > 1 ? 1 : p;
 }
 
-double slo_worker_bandwidth(const struct slo_workload *wl, int n, double *p_out)
+/* Eq. 8 with the demand b_req of one worker. */
+static double eq8(const struct slo_workload *wl, double b_req, int n, double *p_out)
 {
     /* Eq. 8: contention only when the workers' demand exceeds the PS NIC. */
-    if (n * wl->b_req_mbps <= wl->b_ps_mbps) {
+    if (n * b_req <= wl->b_ps_mbps) {
         if (p_out)
             *p_out = -1;
-        return wl->b_req_mbps;
+        return b_req;
     }
     double p = slo_contention_probability(wl->alpha1, wl->beta1, wl->contention_margin, n);
     if (p_out)
         *p_out = p;
-    return p * (wl->b_ps_mbps / n) + (1 - p) * wl->b_req_mbps;
+    return p * (wl->b_ps_mbps / n) + (1 - p) * b_req;
+}
+
+double slo_worker_bandwidth(const struct slo_workload *wl, int n, double *p_out)
+{
+    return eq8(wl, wl->b_req_mbps, n, p_out);
+}
+
+double slo_train_type_bandwidth(const struct slo_train_setup *s, size_t k, int n,
+                                double *p_out)
+{
+    /* Per-type B_req (doc/model.md "Per-type network"): the branch and the
+     * (1 - P) share are the type's own; with one B_req for all types this is
+     * slo_worker_bandwidth exactly. */
+    double b = s->types[k].b_req_mbps;
+    return eq8(&s->wl, b > 0 ? b : s->wl.b_req_mbps, n, p_out); /* 0: a hand-built setup */
 }
 
 double slo_convergence_coefficient(const double *speeds, size_t n)
@@ -121,7 +137,9 @@ int slo_train_setup_init(struct slo_train_setup *s, const struct slo_catalog *ca
         double pcie = it->pcie_mbps > 0 ? it->pcie_mbps : wl->b_pcie_mbps;
         double batch = (double)it->gpus * wi->batch_per_gpu;
         double t_prof = batch / wi->speed;
-        double t_net = 2 * S / wl->b_req_mbps;        /* Eq. 7, first term, B_wk = B_req */
+        int net_cat = wl->worker_network_catalog && it->network_mbps > 0;
+        double b_req = net_cat ? fmin(it->network_mbps, wl->b_req_mbps) : wl->b_req_mbps;
+        double t_net = 2 * S / b_req;                 /* Eq. 7, first term, B_wk = B_req */
         double t_pcie = 2 * it->gpus * S / pcie;      /* Eq. 7, second term */
 
         t->catalog_index = (int)c;
@@ -131,6 +149,7 @@ int slo_train_setup_init(struct slo_train_setup *s, const struct slo_catalog *ca
         t->batch = batch;
         t->usd_per_h = slo_instance_price(it, pricing);
         t->quota = it->quota;
+        t->b_req_mbps = b_req;
         if (wl->compat == SLO_COMPAT_SPOTDNN_CODE) {
             /* The code folds PCIe into T_comp with the sign flipped (research 1.2). */
             t->t_comp_s = t_prof - t_net + t_pcie;
@@ -148,10 +167,14 @@ int slo_train_setup_init(struct slo_train_setup *s, const struct slo_catalog *ca
                               "iteration time %.6g s (gpus x batch_per_gpu / "
                               "speed_samples_per_s = %d x %d / %g) no longer than its "
                               "communication time %.6g s (2 s_parm_mb / b_req_mbps + 2 gpus "
-                              "s_parm_mb / pcie_mbps, with s_parm_mb %g, b_req_mbps %g, "
+                              "s_parm_mb / pcie_mbps, with s_parm_mb %g, b_req_mbps %g%s, "
                               "pcie_mbps %g%s)",
                               it->name, t_prof, it->gpus, wi->batch_per_gpu, wi->speed,
-                              t_net + t_pcie, S, wl->b_req_mbps, pcie,
+                              t_net + t_pcie, S, b_req,
+                              net_cat ? " (the catalog's network_mbps)"
+                              : wl->worker_network_catalog ? " (no network_mbps in the catalog)"
+                                                          : "",
+                              pcie,
                               it->pcie_mbps > 0 ? " from the catalog" : " from the workload");
             slo_train_setup_free(s);
             return rv;
@@ -182,7 +205,7 @@ void slo_train_setup_free(struct slo_train_setup *s)
 double slo_train_iteration_time(const struct slo_train_setup *s, size_t k, int n)
 {
     /* Eqs. 6-7: T^i = T_comp + 2 S / B_wk + 2 g S / B_pcie. */
-    double bwk = slo_worker_bandwidth(&s->wl, n, NULL);
+    double bwk = slo_train_type_bandwidth(s, k, n, NULL);
     return s->types[k].t_comp_s + 2 * s->wl.s_parm_mb / bwk + s->types[k].t_pcie_s;
 }
 
@@ -203,10 +226,18 @@ int slo_train_evaluate(const struct slo_train_setup *s, const int *counts,
     }
     if (n == 0)
         return slo__fail(err, SLO_ERR_INVALID, NULL, "expected a cluster with at least one worker");
-    double bwk = slo_worker_bandwidth(&s->wl, n, &out->p_contention);
+    /* One B_wk for all types (paper); per type with worker_network "catalog":
+     * b_wk_mbps reports the smallest, p_contention P when any type contends. */
+    double bwk_min = INFINITY;
+    out->p_contention = -1;
     for (size_t k = 0; k < s->n_types; k++) {
         if (!counts[k])
             continue;
+        double p, bwk = slo_train_type_bandwidth(s, k, n, &p);
+        if (bwk < bwk_min)
+            bwk_min = bwk;
+        if (p > out->p_contention)
+            out->p_contention = p;
         double T = s->types[k].t_comp_s + 2 * s->wl.s_parm_mb / bwk + s->types[k].t_pcie_s;
         double speed = s->types[k].batch / T;
         rate += counts[k] / T;                /* Eq. 2 denominator */
@@ -217,7 +248,7 @@ int slo_train_evaluate(const struct slo_train_setup *s, const int *counts,
         price += counts[k] * s->types[k].usd_per_h;
     }
     out->n_workers = n;
-    out->b_wk_mbps = bwk;
+    out->b_wk_mbps = bwk_min;
     out->speed = v;
     out->t_exp_s = 1 / rate;                  /* Eq. 2 */
     out->wa_batch = v / rate;                 /* Eq. 4: b_w = v T_exp */

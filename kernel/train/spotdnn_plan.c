@@ -408,7 +408,8 @@ static void sort_by_key(size_t *idx, size_t n, const double *key);
 
 static int same_performance(const struct slo_train_type *a, const struct slo_train_type *b)
 {
-    return a->batch == b->batch && a->t_comp_s == b->t_comp_s && a->t_pcie_s == b->t_pcie_s;
+    return a->batch == b->batch && a->t_comp_s == b->t_comp_s && a->t_pcie_s == b->t_pcie_s &&
+           a->b_req_mbps == b->b_req_mbps;
 }
 
 /* Fill pool counts x[M] from class counts xc[C] (each >= lo): survivors in

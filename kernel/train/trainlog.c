@@ -15,14 +15,18 @@
 #define MAX_FIELD_SHOWN 40
 #define MAX_COLUMNS 1024
 
-enum { COL_TIME, COL_STEP, COL_SAMPLES, COL_LOSS, N_COLS };
+/* Required columns first (N_REQ), then the optional ones StepLogger writes
+ * (python/slo/trainlog.py): step_s (the step's wall time, s), batch (the
+ * worker's samples per step), type (the worker's instance type). */
+enum { COL_TIME, COL_STEP, COL_SAMPLES, COL_LOSS, N_REQ, COL_STEP_S = N_REQ, COL_BATCH,
+       COL_TYPE, N_COLS };
 static const char *const col_names[N_COLS] = {"time_s", "global_step", "global_samples",
-                                              "loss"};
+                                              "loss", "step_s", "batch", "type"};
 /* Largest value of each column (the smallest is 0): time_s 1e11 s (wall
  * clock seconds since 1970 are allowed, up to the year 5138); the PS's counts
  * 1e15 (below 2^53, so exact in a double); loss 1e6. Beyond these nothing is
  * physical and the fit's sums could overflow (issue 15). */
-static const double col_max[N_COLS] = {1e11, 1e15, 1e15, 1e6};
+static const double col_max[N_COLS] = {1e11, 1e15, 1e15, 1e6, 1e6, 1 << 30, 0};
 
 /* Parser state for one file. */
 struct log_reader {
@@ -30,7 +34,8 @@ struct log_reader {
     size_t line;              /* line the current record starts on, from 1 */
     int have_header;
     size_t n_fields;          /* fields per row, from the header */
-    size_t col[N_COLS];       /* field index of each required column */
+    size_t col[N_COLS];       /* field index of each column */
+    int has[N_COLS];          /* 1 when the header has the column */
     struct slo__csv_record header; /* the header's fields, once read */
     size_t cap;
     struct slo_train_log *log;
@@ -147,19 +152,78 @@ static int read_cluster_line(struct log_reader *r, const char *value, size_t vle
         return slo__fail(r->err, SLO_ERR_INVALID, r->path,
                         "line %zu, cluster: expected at most %zu characters, found more",
                         r->line, sizeof r->log->cluster - 1);
+    r->log->cluster_line = r->line;
     return SLO_OK;
 }
 
-/* A comment line (raw text from its '#' on): the cluster comment or
+/* "# model: NAME" and "# parameter_bytes: N" (StepLogger's model and
+ * parameter_bytes): each at most once, before the header; other comments are
  * ignored. */
+static int read_model_comment(struct log_reader *r, const char *t, size_t len)
+{
+    static const char km[] = "model:", kb[] = "parameter_bytes:";
+    const char *p = t + 1;
+    size_t rest = len - 1;
+    int is_model;
+
+    p = trim(p, &rest);
+    if (rest >= sizeof km - 1 && strncmp(p, km, sizeof km - 1) == 0)
+        is_model = 1;
+    else if (rest >= sizeof kb - 1 && strncmp(p, kb, sizeof kb - 1) == 0)
+        is_model = 0;
+    else
+        return SLO_OK;
+    size_t klen = is_model ? sizeof km - 1 : sizeof kb - 1, vlen = rest - klen;
+    const char *v = trim(p + klen, &vlen);
+    const char *key = is_model ? "model" : "parameter_bytes";
+    if (r->have_header)
+        return slo__fail(r->err, SLO_ERR_INVALID, r->path,
+                        "line %zu: expected the \"# %s:\" comment before the header, found it "
+                        "after",
+                        r->line, key);
+    if (is_model ? r->log->model_line != 0 : r->log->bytes_line != 0)
+        return slo__fail(r->err, SLO_ERR_INVALID, r->path,
+                        "line %zu: expected one \"# %s:\" comment, found a second (first on "
+                        "line %zu)",
+                        r->line, key, is_model ? r->log->model_line : r->log->bytes_line);
+    if (is_model) {
+        if (vlen == 0 || vlen >= sizeof r->log->model)
+            return slo__fail(r->err, SLO_ERR_INVALID, r->path,
+                            "line %zu, model: expected a name of 1 to %zu characters, found %zu",
+                            r->line, sizeof r->log->model - 1, vlen);
+        snprintf(r->log->model, sizeof r->log->model, "%.*s", (int)vlen, v);
+        r->log->model_line = r->line;
+        return SLO_OK;
+    }
+    char num[64], *end;
+    double x = NAN;
+    if (vlen > 0 && vlen < sizeof num) {
+        snprintf(num, sizeof num, "%.*s", (int)vlen, v);
+        x = slo_strtod(num, &end);
+        if (*end != '\0')
+            x = NAN;
+    }
+    if (!(x >= 1 && x <= 1e13 && x == floor(x)))
+        return slo__fail(r->err, SLO_ERR_INVALID, r->path,
+                        "line %zu, parameter_bytes: expected a whole number of bytes in [1, "
+                        "1e13], found \"%.*s\"",
+                        r->line, vlen > MAX_FIELD_SHOWN ? MAX_FIELD_SHOWN : (int)vlen, v);
+    r->log->parameter_bytes = x;
+    r->log->bytes_line = r->line;
+    return SLO_OK;
+}
+
+/* A comment line (raw text from its '#' on): the cluster comment, the model
+ * comments, or ignored. */
 static int read_comment(struct log_reader *r, const char *text, size_t len)
 {
     const char *value;
     size_t vlen;
     const char *t = trim(text, &len);
 
-    return is_cluster_comment(t, len, &value, &vlen) ? read_cluster_line(r, value, vlen)
-                                                     : SLO_OK;
+    if (is_cluster_comment(t, len, &value, &vlen))
+        return read_cluster_line(r, value, vlen);
+    return read_model_comment(r, t, len);
 }
 
 static int read_header(struct log_reader *r, const struct slo__csv_record *rec)
@@ -185,12 +249,14 @@ static int read_header(struct log_reader *r, const struct slo__csv_record *rec)
             r->col[c] = i;
             found = 1;
         }
-        if (!found)
+        r->has[c] = found;
+        if (!found && c < N_REQ)
             return slo__fail(r->err, SLO_ERR_INVALID, r->path,
                             "line %zu: expected a header with columns time_s, global_step, "
                             "global_samples, loss; column %s is missing",
                             r->line, col_names[c]);
     }
+    r->log->has_step_s = r->has[COL_STEP_S];
     r->n_fields = rec->n;
     r->have_header = 1;
     return SLO_OK;
@@ -221,10 +287,10 @@ static int grow(struct log_reader *r)
 {
     struct slo_train_log *log = r->log;
     size_t ncap = r->cap ? 2 * r->cap : 256;
-    double **arrays[N_COLS] = {&log->time_s, &log->global_step, &log->global_samples,
-                               &log->loss};
+    double **arrays[N_REQ + 1] = {&log->time_s, &log->global_step, &log->global_samples,
+                                  &log->loss, &log->step_s};
 
-    for (int c = 0; c < N_COLS; c++) {
+    for (int c = 0; c < N_REQ + 1; c++) {
         double *p = realloc(*arrays[c], ncap * sizeof *p);
         if (!p)
             return slo__fail(r->err, SLO_ERR_NOMEM, r->path, "out of memory at line %zu",
@@ -235,19 +301,71 @@ static int grow(struct log_reader *r)
     return SLO_OK;
 }
 
+/* The optional batch and type columns: one value per log (a worker has one
+ * type and one batch), the type one of the cluster comment's. */
+static int read_extras(struct log_reader *r, const struct slo__csv_record *rec,
+                       const double *v)
+{
+    struct slo_train_log *log = r->log;
+
+    if (r->has[COL_BATCH]) {
+        if (v[COL_BATCH] < 1 || v[COL_BATCH] != floor(v[COL_BATCH]))
+            return slo__fail(r->err, SLO_ERR_INVALID, r->path,
+                            "line %zu, column batch: expected a whole number of samples >= 1, "
+                            "found %.17g",
+                            r->line, v[COL_BATCH]);
+        if (log->n_rows && v[COL_BATCH] != log->batch)
+            return slo__fail(r->err, SLO_ERR_INVALID, r->path,
+                            "line %zu, column batch: expected the same batch on every row of "
+                            "one worker's log (%.17g), found %.17g",
+                            r->line, log->batch, v[COL_BATCH]);
+        log->batch = v[COL_BATCH];
+    }
+    if (r->has[COL_TYPE]) {
+        const char *t = slo__csv_get(rec, r->col[COL_TYPE]);
+        if (log->n_rows && strcmp(t, log->type) != 0)
+            return slo__fail(r->err, SLO_ERR_INVALID, r->path,
+                            "line %zu, column type: expected the same instance type on every "
+                            "row of one worker's log (%s), found \"%.*s\"",
+                            r->line, log->type, MAX_FIELD_SHOWN, t);
+        if (!log->n_rows) {
+            struct slo_cluster c;
+            char why[SLO_ERROR_TEXT_LENGTH];
+            int in = 0;
+            if (parse_cluster(log->cluster, &c, why, sizeof why) == 0)
+                for (size_t i = 0; i < c.n; i++)
+                    in |= strcmp(c.entry[i].type, t) == 0;
+            if (!in)
+                return slo__fail(r->err, SLO_ERR_INVALID, r->path,
+                                "line %zu, column type: expected one of the cluster's types "
+                                "(%s, line %zu), found \"%.*s\"",
+                                r->line, log->cluster, log->cluster_line, MAX_FIELD_SHOWN, t);
+            snprintf(log->type, sizeof log->type, "%s", t);
+        }
+    }
+    return SLO_OK;
+}
+
 static int read_row(struct log_reader *r, const struct slo__csv_record *rec)
 {
     struct slo_train_log *log = r->log;
-    double v[N_COLS];
+    double v[N_COLS] = {0};
     int rv;
 
     if (rec->n != r->n_fields)
         return slo__fail(r->err, SLO_ERR_INVALID, r->path,
                         "line %zu: expected %zu fields as in the header, found %zu", r->line,
                         r->n_fields, rec->n);
-    for (int c = 0; c < N_COLS; c++)
-        if ((rv = parse_value(r, c, slo__csv_get(rec, r->col[c]), &v[c])))
+    for (int c = 0; c < COL_TYPE; c++)
+        if (r->has[c] && (rv = parse_value(r, c, slo__csv_get(rec, r->col[c]), &v[c])))
             return rv;
+    if ((rv = read_extras(r, rec, v)))
+        return rv;
+    if (log->n_rows && v[COL_TIME] < log->time_s[log->n_rows - 1])
+        return slo__fail(r->err, SLO_ERR_INVALID, r->path,
+                        "line %zu, column time_s: expected a value >= %.17g (the previous "
+                        "row's; time must not go back), found %.17g",
+                        r->line, log->time_s[log->n_rows - 1], v[COL_TIME]);
     if (log->n_rows && v[COL_STEP] < log->global_step[log->n_rows - 1])
         return slo__fail(r->err, SLO_ERR_INVALID, r->path,
                         "line %zu, column global_step: expected a value >= %.17g (the "
@@ -269,6 +387,7 @@ static int read_row(struct log_reader *r, const struct slo__csv_record *rec)
     log->global_step[log->n_rows] = v[COL_STEP];
     log->global_samples[log->n_rows] = v[COL_SAMPLES];
     log->loss[log->n_rows] = v[COL_LOSS];
+    log->step_s[log->n_rows] = r->has[COL_STEP_S] ? v[COL_STEP_S] : 0;
     log->n_rows++;
     return SLO_OK;
 }
@@ -383,6 +502,7 @@ void slo_train_log_free(struct slo_train_log *log)
     free(log->global_step);
     free(log->global_samples);
     free(log->loss);
+    free(log->step_s);
     memset(log, 0, sizeof *log);
 }
 

@@ -13,7 +13,8 @@
 
 static const char *const wl_keys[] = {"name", "description", "source", "s_parm_mb",
                                       "b_req_mbps", "b_ps_mbps", "b_pcie_mbps", "contention",
-                                      "compat", "loss_model", "instances", NULL};
+                                      "compat", "loss_model", "instances",
+                                      "worker_network", NULL};
 static const char *const contention_keys[] = {"alpha1", "beta1", "margin", NULL};
 static const char *const loss_keys[] = {"form", "gamma1", "gamma2", "gamma3", "gamma4",
                                         "gamma5", NULL};
@@ -73,8 +74,46 @@ static int parse_loss(const json_t *o, const char *src, struct slo_loss_model *m
     return SLO_OK;
 }
 
+/* slo_workload_parse; with loss_optional a profile without "loss_model" is
+ * read too (*has_loss = 0, wl->loss zero, form spotdnn-2022). */
+static int workload_parse(const char *text, const char *source, struct slo_workload *wl,
+                          int loss_optional, int *has_loss, slo_error_t *err);
+
 int slo_workload_parse(const char *text, const char *source, struct slo_workload *wl,
                        slo_error_t *err)
+{
+    int has_loss;
+    return workload_parse(text, source, wl, 0, &has_loss, err);
+}
+
+int slo_workload_open_for_fit(const char *name_or_path, const char *opt,
+                              struct slo_workload *wl, int *has_loss, slo_error_t *err)
+{
+    char src[SLO_ERROR_SOURCE_LENGTH];
+    const char *text;
+    char *owned = NULL;
+    int rc;
+
+    memset(wl, 0, sizeof *wl);
+    *has_loss = 0;
+    if ((rc = slo__open_named(name_or_path, opt ? opt : "workload", "workload", NULL,
+                              slo_embedded_workload, slo_embedded_workload_names(), "JSON",
+                              &text, src, sizeof src, err)))
+        return rc;
+    if (!text) {
+        if ((rc = slo__read_file(src[0] ? src : name_or_path, &owned, err)))
+            return rc;
+        text = owned;
+        if (!src[0])
+            snprintf(src, sizeof src, "%s", name_or_path);
+    }
+    rc = workload_parse(text, src, wl, 1, has_loss, err);
+    free(owned);
+    return rc;
+}
+
+static int workload_parse(const char *text, const char *source, struct slo_workload *wl,
+                          int loss_optional, int *has_loss, slo_error_t *err)
 {
     json_t *root = NULL, *cont, *insts;
     char compat[32] = "paper", found[96];
@@ -103,6 +142,22 @@ int slo_workload_parse(const char *text, const char *source, struct slo_workload
                       "b_req_mbps: expected a number in [1e-09, 1e+09], found %g", wl->b_req_mbps);
         goto fail;
     }
+    {
+        char net[32] = "profile";
+        if ((rv = slo__json_string(root, "worker_network", 0, source, "", net, sizeof net,
+                                   err)))
+            goto fail;
+        if (strcmp(net, "catalog") == 0)
+            wl->worker_network_catalog = 1;
+        else if (strcmp(net, "profile") != 0) {
+            rv = slo__fail(err, SLO_ERR_INVALID, source,
+                           "worker_network: expected \"profile\" (every type draws b_req_mbps) "
+                           "or \"catalog\" (min of the catalog's network_mbps and b_req_mbps), "
+                           "found \"%s\"",
+                           net);
+            goto fail;
+        }
+    }
     if (strcmp(compat, "paper") == 0)
         wl->compat = SLO_COMPAT_PAPER;
     else if (strcmp(compat, "spotdnn-2022-code") == 0)
@@ -125,8 +180,12 @@ int slo_workload_parse(const char *text, const char *source, struct slo_workload
         (rv = slo__json_number(cont, "beta1", 1, -1e3, 1e3, source, "contention",
                               &wl->beta1, err)) ||
         (rv = slo__json_number(cont, "margin", 0, 0, 1, source, "contention",
-                              &wl->contention_margin, err)) ||
-        (rv = parse_loss(json_object_get(root, "loss_model"), source, &wl->loss, err)))
+                              &wl->contention_margin, err)))
+        goto fail;
+    *has_loss = json_object_get(root, "loss_model") != NULL;
+    if (!*has_loss && loss_optional)
+        wl->loss.form = SLO_LOSS_SPOTDNN_2022;
+    else if ((rv = parse_loss(json_object_get(root, "loss_model"), source, &wl->loss, err)))
         goto fail;
     insts = json_object_get(root, "instances");
     if (!json_is_array(insts) || json_array_size(insts) == 0) {
@@ -211,6 +270,8 @@ char *slo_workload_to_json(const struct slo_workload *wl)
     bad |= json_object_set_new(root, "b_req_mbps", json_real(wl->b_req_mbps));
     bad |= json_object_set_new(root, "b_ps_mbps", json_real(wl->b_ps_mbps));
     bad |= json_object_set_new(root, "b_pcie_mbps", json_real(wl->b_pcie_mbps));
+    if (wl->worker_network_catalog)
+        bad |= json_object_set_new(root, "worker_network", json_string("catalog"));
     bad |= json_object_set_new(cont, "alpha1", json_real(wl->alpha1));
     bad |= json_object_set_new(cont, "beta1", json_real(wl->beta1));
     bad |= json_object_set_new(cont, "margin", json_real(wl->contention_margin));
