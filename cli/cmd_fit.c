@@ -173,8 +173,9 @@ int slo_cmd_fit(int argc, char **argv)
         if (c >= O_WORKLOAD && c <= O_NAME && c != O_HELP &&
             cli_repeated_option(CMD, longopts, O_WORKLOAD, c, optarg, &seen))
             return SLO_EXIT_USAGE;
-        if (c >= O_BYTES && c <= O_NAME && !complete_opt)
-            complete_opt = argv[optind - 1];
+        for (int k = 0; longopts[k].name && !complete_opt; k++)
+            if (c >= O_BYTES && c <= O_NAME && longopts[k].val == c)
+                complete_opt = longopts[k].name;
         switch (c) {
         case O_WORKLOAD: workload = optarg; break;
         case O_CATALOG: catalog = optarg; break;
@@ -227,7 +228,7 @@ int slo_cmd_fit(int argc, char **argv)
         }
     }
     if (complete_opt && workload)
-        return cli_usage_error(CMD, "%s: expected it without --workload (it fits a complete "
+        return cli_usage_error(CMD, "--%s: expected it without --workload (it fits a complete "
                                     "profile from the logs; --workload keeps the profile's "
                                     "values and fits its loss_model), found both",
                                complete_opt);
@@ -273,7 +274,7 @@ int slo_cmd_fit(int argc, char **argv)
     /* Logs that carry the parameter bytes fit a complete profile too. */
     for (size_t i = 0; i < n_logs && !workload && !complete_opt; i++)
         if (logs[i].bytes_line) {
-            complete_opt = "# parameter_bytes:";
+            complete_opt = "model-bytes";
             if (!form)
                 m.form = SLO_LOSS_SPOTDNN_2023;
         }

@@ -9,7 +9,7 @@ SPEC (JSON):
   loss_noise (absolute sd of each loss), model, parameter_bytes,
   b_req_mbps, b_ps_mbps, alpha1, beta1, pcie_mbps (default 10000),
   types: {TYPE: {"batch": samples per step, "gpus": g, "t_comp_s": s,
-                 "network_mbps": MB/s or absent}},
+                 "network_mbps": MB/s or absent, "pcie_mbps": MB/s or absent}},
   loss: {"gamma1".."gamma5"} (spotdnn-2023 form; gamma4 absent: 2022 form),
   clusters: ["TYPE=N,TYPE=N", ...]
 
@@ -63,7 +63,7 @@ def main():
             else:
                 p = min(max(spec["alpha1"] * math.sqrt(n) + spec["beta1"], 0.0), 1.0)
                 bwk = p * b_ps / n + (1 - p) * b_req
-            T = ty["t_comp_s"] + 2 * S / bwk + 2 * ty["gpus"] * S / pcie
+            T = ty["t_comp_s"] + 2 * S / bwk + 2 * ty["gpus"] * S / ty.get("pcie_mbps", pcie)
             for _ in range(c):
                 workers.append((t, ty["batch"], T))
         rate = sum(1 / T for _, _, T in workers)

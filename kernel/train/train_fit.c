@@ -14,7 +14,7 @@
 #include "contention_fit.h"
 #include "slo_private.h"
 
-#define SRC "slo fit train"
+#define SRC NULL /* messages without a file: "slo fit train: TEXT" */
 
 void slo_train_fit_options_init(struct slo_train_fit_options *opt)
 {
@@ -233,9 +233,11 @@ static int alone_times(const struct slo_train_log *logs, size_t n_logs,
     return SLO_OK;
 }
 
-/* B_req (median point-to-point bandwidth from rank 0 at the largest size)
- * and B_ps (the fastest NIC of rank 0's node, when the ranks span nodes)
- * from a slo-mpiprof document; 0 for what it does not give. */
+/* B_req (median point-to-point bandwidth of the pairs (0, k) at the
+ * largest size: what one worker draws from the PS alone) and B_ps
+ * (slo_profile_ps_bandwidth, as `slo train --profile`) from a slo-mpiprof
+ * document with the PS at rank 0; 0 for what it does not give (why says
+ * why for B_ps). */
 static int mpiprof_bandwidths(const char *path, double *b_req, double *b_ps, char *why,
                               size_t wlen, slo_error_t *err)
 {
@@ -259,8 +261,6 @@ static int mpiprof_bandwidths(const char *path, double *b_req, double *b_ps, cha
     free(text);
     json_t *pp = json_object_get(root, "point_to_point");
     json_t *pairs = json_object_get(pp, "pairs");
-    int rank0_node = (int)json_integer_value(
-        json_object_get(json_array_get(json_object_get(root, "ranks"), 0), "node"));
     int multi_node = 0;
     size_t i;
     json_t *pr;
@@ -278,24 +278,17 @@ static int mpiprof_bandwidths(const char *path, double *b_req, double *b_ps, cha
         double se;
         *b_req = median_se(bw, m, &se);
     }
-    if (multi_node) {
-        json_t *nics = json_object_get(
-            json_object_get(json_array_get(json_object_get(root, "nodes"), (size_t)rank0_node),
-                            "topology"),
-            "nics");
-        json_t *nic;
-        json_array_foreach(nics, i, nic) {
-            double v = json_number_value(json_object_get(nic, "speed_bytes_per_s")) / 1e6;
-            if (v > *b_ps)
-                *b_ps = v;
-        }
-        if (!(*b_ps > 0))
-            snprintf(why, wlen, "its rank 0 node reports no NIC link speed");
-    } else {
-        snprintf(why, wlen, "its ranks share one node: no NIC between the PS and a worker "
-                            "was measured");
-    }
+    (void)multi_node;
     json_decref(root);
+    /* B_ps as slo train --profile takes it (slo_profile_ps_bandwidth: the
+     * least cross-node pair with rank 0); a profile of one node has none. */
+    {
+        slo_error_t e = {0};
+        if (slo_profile_ps_bandwidth_load(path, b_ps, &e)) {
+            *b_ps = 0;
+            snprintf(why, wlen, "%.*s", (int)(wlen - 1), e.text);
+        }
+    }
     return SLO_OK;
 }
 
@@ -304,7 +297,7 @@ static int bandwidths(const struct slo_train_fit_options *opt, double *b_req, do
                       struct slo_train_fit_result *res, slo_error_t *err)
 {
     double mreq = 0, mps = 0, net = 0;
-    char why[160] = "";
+    char why[SLO_ERROR_TEXT_LENGTH] = "";
     int rv;
 
     if (opt->ps_type) {
@@ -350,19 +343,20 @@ static int bandwidths(const struct slo_train_fit_options *opt, double *b_req, do
     }
     if (!(*b_req > 0) || !(*b_ps > 0)) {
         int req = !(*b_req > 0);
+        char found[SLO_ERROR_TEXT_LENGTH];
+        if (!opt->mpiprof_path)
+            snprintf(found, sizeof found, "none");
+        else
+            snprintf(found, sizeof found, "only the profile %.200s, %.250s", opt->mpiprof_path,
+                     req ? "which has no pair with rank 0" : why);
         return slo__fail(err, SLO_ERR_INVALID, SRC,
                          "expected a source for %s (%s): --%s MB/s, --mpiprof FILE%s or "
-                         "--catalog C --ps-type TYPE (its network_mbps), found %s%s%s",
+                         "--catalog C --ps-type TYPE (its network_mbps), found %s",
                          req ? "B_req" : "B_ps",
                          req ? "the bandwidth one worker draws from the PS alone"
                              : "the PS's NIC bandwidth",
                          req ? "b-req-mbps" : "b-ps-mbps",
-                         req ? " (rank 0 the PS)" : " across nodes",
-                         opt->mpiprof_path ? "the profile " : "none",
-                         opt->mpiprof_path ? opt->mpiprof_path : "",
-                         why[0] && opt->mpiprof_path ? (req ? ", which has no pair from rank 0"
-                                                            : ", but ")
-                                                     : "");
+                         req ? " (rank 0 the PS)" : " (ranks across nodes)", found);
     }
     if (!(*b_req <= 1e9) || !(*b_ps <= 1e9))
         return slo__fail(err, SLO_ERR_INVALID, SRC,
