@@ -411,14 +411,17 @@ static int fit_contention(const struct slo_train_log *logs, size_t n_logs, doubl
     }
     rv = slo__fit_contention(runs, m, res->types[0].t_alone_s, S, b_req, b_ps, &f, err);
     free(runs);
-    if (rv == SLO_ERR_INVALID)
+    if (rv == SLO_ERR_INVALID) {
+        char why[SLO_ERROR_TEXT_LENGTH];
+        snprintf(why, sizeof why, "%s", err->text); /* err is rewritten below */
         return slo__fail(err, SLO_ERR_INVALID, SRC,
                          "too few runs to identify the contention coefficients alpha1, beta1 "
                          "(Eq. 9): need runs at 2 or more cluster sizes in the contention "
                          "branch (n x B_req > B_ps = %g MB/s: n >= %d, e.g. n = %d and %d, "
                          "slo-profile-train --sizes), with steps slower than alone; found "
                          "multi-worker runs %s (%s), or state them with --contention A,B",
-                         b_ps, nmin, nmin, 2 * nmin, m ? sizes : "none", err->text);
+                         b_ps, nmin, nmin, 2 * nmin, m ? sizes : "none", why);
+    }
     if (rv)
         return rv;
     if (!(f.alpha1 > 0) || f.alpha1 > 1e3 || !(fabs(f.beta1) <= 1e3))
