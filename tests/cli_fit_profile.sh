@@ -167,4 +167,24 @@ MAX_ERR_LINES=1 expect "--contention malformed" '--contention: expected ALPHA1,B
 MAX_ERR_LINES=1 expect "--model-bytes with --workload" \
     '--model-bytes: expected it without --workload' \
     fit train --workload resnet110 --model-bytes 1e8 "$tmp/s/a.fast-1.w0.csv"
+# StepLogger's model= and parameter_bytes= (python/slo/trainlog.py) give the
+# comments the reader takes: two loggers of different models are refused.
+PYTHONPATH=$SLO_SRCDIR/python "$PY" -c 'import sys
+from slo.trainlog import StepLogger
+for name, model, nbytes in (("m1.csv", "mlp", 19240), ("m2.csv", "cnn", 19240)):
+    with StepLogger(sys.argv[1] + "/" + name, "a=1", 0, "a", 8, model=model,
+                    parameter_bytes=nbytes) as lg:
+        for i in range(1, 6):
+            lg.log(i, 8 * i, 1.0 / i)
+try:
+    StepLogger(sys.argv[1] + "/m3.csv", "a=1", 0, "a", 8, parameter_bytes=0)
+except ValueError as e:
+    print(e)' "$tmp" >"$tmp/py.out" 2>&1
+if grep -q '^parameter_bytes: expected an integer in \[1, 1e13\], found 0$' "$tmp/py.out" &&
+   [ ! -e "$tmp/m3.csv" ] && head -n 2 "$tmp/m1.csv" | tr '\n' ' ' | grep -q '^# model: mlp # parameter_bytes: 19240 $'; then
+    ok "StepLogger writes # model: and # parameter_bytes:, refuses 0 bytes before writing"
+else cp "$tmp/py.out" "$tmp/out"; notok "StepLogger model comments"; fi
+MAX_ERR_LINES=1 expect "StepLogger logs of two models" \
+    'm2.csv: line 1, model: expected the model of the other logs \("mlp", .*m1.csv line 1\), found "cnn"' \
+    fit train --b-req-mbps 100 --b-ps-mbps 150 "$tmp/m1.csv" "$tmp/m2.csv"
 finish
