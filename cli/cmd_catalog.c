@@ -654,6 +654,8 @@ static json_t *group_json(const struct slo_instance_type *e, size_t n)
         if (e[0].site == SLO_SITE_CLOUD)
             set_num(o, "spot_usd_per_h", e[0].spot_usd_per_h);
         json_object_set_new(o, "quota", json_integer(e[0].quota));
+        if (e[0].has_interruption_rate)
+            json_object_set_new(o, "interruption_rate", json_real(e[0].interruption_rate));
         return o;
     }
     json_t *pools = json_array();
@@ -664,6 +666,8 @@ static json_t *group_json(const struct slo_instance_type *e, size_t n)
         json_object_set_new(p, "quota", json_integer(e[k].quota));
         if (e[k].on_demand_usd_per_h != e[0].on_demand_usd_per_h)
             set_num(p, "on_demand_usd_per_h", e[k].on_demand_usd_per_h);
+        if (e[k].has_interruption_rate)
+            json_object_set_new(p, "interruption_rate", json_real(e[k].interruption_rate));
         json_array_append_new(pools, p);
     }
     json_object_set_new(o, "pools", pools);
@@ -918,6 +922,12 @@ static int type_json_imported(const struct import *im, const struct slo_catalog 
         int same = base ? slo_catalog_find(base, p->name) : -1;
         p->quota = same >= 0 ? base->types[same].quota : b && !b->zone[0] ? b->quota : quota;
         inherited += same < 0 && b && !b->zone[0];
+        /* the site's interruption rate (issue 13): the pool's, else its type's */
+        const struct slo_instance_type *r = same >= 0 ? &base->types[same] : b;
+        if (r && r->has_interruption_rate) {
+            p->interruption_rate = r->interruption_rate;
+            p->has_interruption_rate = 1;
+        }
     }
     /* The base's one quota of the type is now each pool's: say what that
      * sums to, since the site may have meant it for the type */
@@ -1076,6 +1086,8 @@ static int cmd_import(int argc, char **argv)
     snprintf(src, sizeof src, "slo catalog import from %s, %s and %s", ssrc, tsrc, psrc);
     json_object_set_new(root, "description", json_string(desc));
     json_object_set_new(root, "source", json_string(src));
+    if (base.has_restart_overhead)
+        set_num(root, "restart_overhead_s", base.restart_overhead_s);
     json_object_set_new(root, "types", types);
     char **done_types = calloc(im.n_spot + 1, sizeof *done_types);
     size_t n_done = 0;
