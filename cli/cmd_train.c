@@ -966,9 +966,10 @@ static int risk_setup(const struct train_opts *o, const struct slo_train_problem
         if (rp->found)
             snprintf(reason, sizeof reason,
                      "no plan meets the deadline (%.0f s left) with probability >= %g "
-                     "(--slo-confidence): the most likely of %d candidates, %s at %s prices "
+                     "(--slo-confidence): the most likely of %d candidate%s, %s at %s prices "
                      "(%.2f s, %.6f USD without revocations), meets it with probability %.4f",
-                     r->remaining_s, o->confidence, rp->candidates, list,
+                     r->remaining_s, o->confidence, rp->candidates,
+                     rp->candidates == 1 ? "" : "s", list,
                      rp->on_demand ? "on-demand" : "spot", rp->time_s, rp->cost_usd,
                      rp->risk.p_meet);
         else
