@@ -922,8 +922,11 @@ static int type_json_imported(const struct import *im, const struct slo_catalog 
         int same = base ? slo_catalog_find(base, p->name) : -1;
         p->quota = same >= 0 ? base->types[same].quota : b && !b->zone[0] ? b->quota : quota;
         inherited += same < 0 && b && !b->zone[0];
-        /* the site's interruption rate (issue 13): the pool's, else its type's */
-        const struct slo_instance_type *r = same >= 0 ? &base->types[same] : b;
+        /* the site's interruption rate (issue 13): the pool's, else a plain
+         * type's (another zone's pool says nothing about this one) */
+        const struct slo_instance_type *r = same >= 0           ? &base->types[same]
+                                            : b && !b->zone[0] ? b
+                                                               : NULL;
         if (r && r->has_interruption_rate) {
             p->interruption_rate = r->interruption_rate;
             p->has_interruption_rate = 1;

@@ -136,4 +136,21 @@ else notok "catalog rate \"<5%\""; fi
 jq '.restart_overhead_s = -1' "$tmp/r1.json" >"$tmp/ro.json"
 expect "restart_overhead_s -1" 'restart_overhead_s: expected a number in \[0, 86400\], found -1$' \
     catalog check "$tmp/ro.json"
+
+# 5. slo catalog import --base keeps the site's rates: a pool's own, a plain
+# type's for each of its new pools, none from another zone's pool; and the
+# restart overhead.
+C=$SLO_SRCDIR/tests/catalog
+jq '.restart_overhead_s = 240 | (.types[] | select(.name == "p3.2xlarge")) += {interruption_rate: "10-15%"}
+    | (.types[] | select(.name == "g3.16xlarge") | .pools[0]) += {interruption_rate: 0.2}' \
+    "$C/site-base.json" >"$tmp/base-r.json"
+"$SLO" catalog import --spot-prices "$C/spot-price-history.json" --instance-types "$C/instance-types.json" \
+    --pricing "$C/get-products.json" --base "$tmp/base-r.json" --quota 4 >"$tmp/out" 2>"$tmp/err"
+got=$(jq -c '[.restart_overhead_s, (.types[] | select(.name == "p3.2xlarge" or .name == "g3.16xlarge")
+              | .pools[] | .interruption_rate)]' "$tmp/out")
+# "10-15%" = 1 - 0.85^(1/730) = 2.226039e-04 (doc/formats.md); p3.2xlarge has 3 pools, g3.16xlarge 2
+if echo "$got" | jq -e 'length == 6 and .[0] == 240 and (.[1:4] | all(. > 2.22603e-4 and . < 2.22605e-4))
+                        and .[4] == 0.2 and .[5] == null' >/dev/null; then
+    ok "catalog import --base keeps the rates and the restart overhead"
+else echo "# $got" >>"$tmp/err"; notok "catalog import --base keeps the rates"; fi
 finish
