@@ -663,14 +663,18 @@ static void print_human(const struct train_opts *o, const struct slo_cluster *ke
     }
     if (r->overhead_s > 0)
         printf("restart overhead: %.0f s added to every plan's time\n", r->overhead_s);
-    if (risk.chosen)
+    if (risk.chosen && risk.chosen->on_demand)
         printf("\nrecommended plan (--slo-confidence %g: the cheapest in expected cost of %d "
-               "candidates whose probability of meeting the deadline is at least %g; %s)\n",
+               "candidates whose probability of meeting the deadline is at least %g; the plan "
+               "at on-demand prices)\n",
+               risk.confidence, risk.chosen->candidates, risk.confidence);
+    else if (risk.chosen)
+        printf("\nrecommended plan (--slo-confidence %g: the cheapest in expected cost of %d "
+               "candidates whose probability of meeting the deadline is at least %g; spotDNN's "
+               "plan for the deadline less %d restart overhead%s, slack for %d revocation%s)\n",
                risk.confidence, risk.chosen->candidates, risk.confidence,
-               risk.chosen->on_demand ? "the plan at on-demand prices"
-               : risk.chosen->slack_revocations
-                   ? "spotDNN's plan with slack for revocations (below)"
-                   : "spotDNN's plan");
+               risk.chosen->slack_revocations, risk.chosen->slack_revocations == 1 ? "" : "s",
+               risk.chosen->slack_revocations, risk.chosen->slack_revocations == 1 ? "" : "s");
     else
     printf("\nrecommended plan (%s)\n",
            r->method == SLO_TRAIN_SEARCH_WINDOW ? "sliding window, spotDNN Algorithm 1"
