@@ -153,4 +153,39 @@ if echo "$got" | jq -e 'length == 6 and .[0] == 240 and (.[1:4] | all(. > 2.2260
                         and .[4] == 0.2 and .[5] == null' >/dev/null; then
     ok "catalog import --base keeps the rates and the restart overhead"
 else echo "# $got" >>"$tmp/err"; notok "catalog import --base keeps the rates"; fi
+
+# 6. --spot-advisor: each imported pool's rate from its region's bucket
+# (tests/catalog/README.md: us-east-1 Linux p3.2xlarge ">20%", g3.8xlarge
+# "10-15%", g4dn.4xlarge "<5%"; g3.16xlarge not listed keeps --base's);
+# doc/formats.md's table: 3.940e-04, 2.226e-04, 7.026e-05.
+ADV=$C/spot-advisor-data.json
+"$SLO" catalog import --spot-prices "$C/spot-price-history.json" --instance-types "$C/instance-types.json" \
+    --pricing "$C/get-products.json" --base "$tmp/base-r.json" --quota 4 --spot-advisor "$ADV" \
+    --output "$tmp/adv.json" >"$tmp/out" 2>"$tmp/err"
+got=$(jq -c '[.types[] | select(.pools) | {(.name): [.pools[] | .interruption_rate]}] | add' "$tmp/adv.json" 2>/dev/null)
+if echo "$got" | jq -e '(.["p3.2xlarge"] | length == 3 and all(. > 3.9400e-4 and . < 3.9401e-4))
+        and (.["g3.8xlarge"] | all(. > 2.2260e-4 and . < 2.2261e-4))
+        and (.["g4dn.4xlarge"] | all(. > 7.0262e-5 and . < 7.0263e-5))
+        and .["g3.16xlarge"] == [0.2, null] and .["p2.8xlarge"] == [null]' >/dev/null &&
+   "$SLO" catalog check "$tmp/adv.json" >/dev/null 2>&1; then
+    ok "catalog import --spot-advisor: each pool's bucket as its hourly rate"
+else echo "# $got" >>"$tmp/err"; notok "catalog import --spot-advisor"; fi
+ERR_PREFIX="slo catalog import: "
+adv_bad() { # NAME PATTERN JQ: the advisor edited by JQ is refused, nothing written
+    jq "$3" "$ADV" >"$tmp/advbad.json"
+    rm -f "$tmp/none.json"
+    expect "$1" "$2" catalog import --spot-prices "$C/spot-price-history.json" \
+        --instance-types "$C/instance-types.json" --pricing "$C/get-products.json" \
+        --spot-advisor "$tmp/advbad.json" --output "$tmp/none.json"
+    [ -e "$tmp/none.json" ] && notok "$1: nothing written"
+}
+adv_bad "--spot-advisor: a label that is no bucket" \
+    'ranges\[1\]\.label: expected a Spot Instance Advisor bucket .*found the string "5-10"$' \
+    '.ranges[1].label = "5-10"'
+adv_bad "--spot-advisor: r that names no range" \
+    'spot_advisor\.us-east-1\.Linux\.p3\.2xlarge\.r: expected the index of one of its ranges\[\], found the number 7$' \
+    '.spot_advisor["us-east-1"].Linux["p3.2xlarge"].r = 7'
+adv_bad "--spot-advisor: not the advisor's shape" \
+    'expected the Spot Instance Advisor.s data, an object with "ranges" \(an array\) and "spot_advisor" \(an object\), found' \
+    'del(.spot_advisor)'
 finish
