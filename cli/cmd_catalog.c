@@ -775,7 +775,8 @@ static int read_advisor(const json_t *root, const char *src, struct import *im)
                                                  ? ranges
                                                  : json_is_object(root) ? adv : root,
                                              found, sizeof found));
-    for (size_t i = 0; i < sizeof im->range_rate / sizeof im->range_rate[0]; i++)
+    const json_int_t n_rates = (json_int_t)(sizeof im->range_rate / sizeof im->range_rate[0]);
+    for (json_int_t i = 0; i < n_rates; i++)
         im->range_rate[i] = -1;
     for (size_t i = 0; i < json_array_size(ranges); i++) {
         const json_t *r = json_array_get(ranges, i);
@@ -783,7 +784,7 @@ static int read_advisor(const json_t *root, const char *src, struct import *im)
         const char *label = json_string_value(json_object_get(r, "label"));
         double p;
         if (!json_is_integer(ix) || json_integer_value(ix) < 0 ||
-            json_integer_value(ix) >= (json_int_t)(sizeof im->range_rate / sizeof im->range_rate[0]))
+            json_integer_value(ix) >= n_rates)
             return cli_usage_error(CMD, "--spot-advisor %s: ranges[%zu].index: expected an "
                                    "integer from 0 to 15, found %s",
                                    src, i, describe(ix, found, sizeof found));

@@ -985,7 +985,8 @@ static int risk_setup(const struct train_opts *o, const struct slo_train_problem
         fprintf(stderr, "slo " CMD ": %s\n", reason);
         if (o->json) {
             json_t *root = json_object();
-            json_object_set_new(root, "status", json_string(slo_status_name(SLO_STATUS_INFEASIBLE)));
+            json_object_set_new(root, "status",
+                                json_string(slo_status_name(SLO_STATUS_INFEASIBLE)));
             json_object_set_new(root, "reason", json_string(reason));
             json_head(root, o, cat, wl, r);
             json_object_set_new(root, "closest_kind",
