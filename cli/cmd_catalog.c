@@ -212,6 +212,11 @@ struct import {
     struct ondemand *od;
     size_t n_od;
     char newest[40];                 /* newest Timestamp used */
+    /* --spot-advisor (issue 13): the Spot Instance Advisor's data */
+    const json_t *advisor;           /* its spot_advisor object, or NULL */
+    const char *asrc;                /* its file name */
+    const char *aos;                 /* its OS key: "Linux" or "Windows" */
+    double range_rate[16];           /* hourly rate of ranges[].index i, -1 unknown */
 };
 
 /* p holds n elements; make room for one more (capacity doubles each time n
@@ -654,6 +659,8 @@ static json_t *group_json(const struct slo_instance_type *e, size_t n)
         if (e[0].site == SLO_SITE_CLOUD)
             set_num(o, "spot_usd_per_h", e[0].spot_usd_per_h);
         json_object_set_new(o, "quota", json_integer(e[0].quota));
+        if (e[0].has_interruption_rate)
+            json_object_set_new(o, "interruption_rate", json_real(e[0].interruption_rate));
         return o;
     }
     json_t *pools = json_array();
@@ -664,6 +671,8 @@ static json_t *group_json(const struct slo_instance_type *e, size_t n)
         json_object_set_new(p, "quota", json_integer(e[k].quota));
         if (e[k].on_demand_usd_per_h != e[0].on_demand_usd_per_h)
             set_num(p, "on_demand_usd_per_h", e[k].on_demand_usd_per_h);
+        if (e[k].has_interruption_rate)
+            json_object_set_new(p, "interruption_rate", json_real(e[k].interruption_rate));
         json_array_append_new(pools, p);
     }
     json_object_set_new(o, "pools", pools);
@@ -708,7 +717,7 @@ static int write_atomic(const char *path, const char *text)
 
 struct import_opts {
     const char *base, *spot, *types, *pricing, *output, *name, *region, *type_list,
-        *product;
+        *product, *advisor;
     int from_aws, quota;
 };
 
@@ -739,9 +748,82 @@ static void usage_import(FILE *f)
             "                       gets that type's quota; its pcie_mbps are kept\n"
             "  --quota N            quota of each other new pool (default 0)\n"
             "  --product-description D  spot product (default Linux/UNIX)\n"
+            "  --spot-advisor F     AWS Spot Instance Advisor's data (spot-advisor-data.json):\n"
+            "                       each pool's interruption_rate from its region's bucket\n"
+            "                       (doc/formats.md; a pool it does not list keeps --base's)\n"
             "  --name NAME          catalog name (default: the base's, else aws-import)\n"
             "  --output FILE        write FILE atomically (temporary file + rename);\n"
             "                       default stdout\n");
+}
+
+/* The Spot Instance Advisor's data (the feed behind its web page):
+ * {"ranges": [{"index": I, "label": "<5%", ...}, ...], "spot_advisor":
+ * {REGION: {"Linux"|"Windows": {TYPE: {"s": SAVINGS, "r": I}}}}, ...}.
+ * Checks the shape and turns each range's label into an hourly rate
+ * (slo_interruption_bucket_rate). */
+static int read_advisor(const json_t *root, const char *src, struct import *im)
+{
+    const json_t *ranges = json_object_get(root, "ranges");
+    const json_t *adv = json_object_get(root, "spot_advisor");
+    char found[96];
+
+    if (!json_is_object(root) || !json_is_array(ranges) || !json_is_object(adv))
+        return cli_usage_error(CMD, "--spot-advisor %s: expected the Spot Instance Advisor's "
+                               "data, an object with \"ranges\" (an array) and "
+                               "\"spot_advisor\" (an object), found %s",
+                               src, describe(json_is_object(root) && !json_is_array(ranges)
+                                                 ? ranges
+                                                 : json_is_object(root) ? adv : root,
+                                             found, sizeof found));
+    const json_int_t n_rates = (json_int_t)(sizeof im->range_rate / sizeof im->range_rate[0]);
+    for (json_int_t i = 0; i < n_rates; i++)
+        im->range_rate[i] = -1;
+    for (size_t i = 0; i < json_array_size(ranges); i++) {
+        const json_t *r = json_array_get(ranges, i);
+        const json_t *ix = json_object_get(r, "index");
+        const char *label = json_string_value(json_object_get(r, "label"));
+        double p;
+        if (!json_is_integer(ix) || json_integer_value(ix) < 0 ||
+            json_integer_value(ix) >= n_rates)
+            return cli_usage_error(CMD, "--spot-advisor %s: ranges[%zu].index: expected an "
+                                   "integer from 0 to 15, found %s",
+                                   src, i, describe(ix, found, sizeof found));
+        if (!label || slo_interruption_bucket_rate(label, &p) != SLO_OK)
+            return cli_usage_error(CMD, "--spot-advisor %s: ranges[%zu].label: expected a Spot "
+                                   "Instance Advisor bucket (\"<5%%\", \"5-10%%\", "
+                                   "\"10-15%%\", \"15-20%%\", \">20%%\"), found %s",
+                                   src, i,
+                                   describe(json_object_get(r, "label"), found, sizeof found));
+        im->range_rate[json_integer_value(ix)] = p;
+    }
+    im->advisor = adv;
+    im->asrc = src;
+    im->aos = strncmp(im->os, "Windows", 7) == 0 ? "Windows" : "Linux";
+    return 0;
+}
+
+/* The advisor's rate of type in region into *p: 1 when it lists one, 0
+ * when it does not, -1 (after the message) for a bad entry. */
+static int advisor_rate(const struct import *im, const char *region, const char *type,
+                        double *p)
+{
+    const json_t *e = json_object_get(
+        json_object_get(json_object_get(im->advisor, region), im->aos), type);
+    const json_t *r = json_object_get(e, "r");
+    char found[96];
+
+    if (!im->advisor || !e)
+        return 0;
+    if (!json_is_integer(r) || json_integer_value(r) < 0 ||
+        json_integer_value(r) >= (json_int_t)(sizeof im->range_rate / sizeof im->range_rate[0]) ||
+        im->range_rate[json_integer_value(r)] < 0) {
+        cli_usage_error(CMD, "--spot-advisor %s: spot_advisor.%s.%s.%s.r: expected the index "
+                        "of one of its ranges[], found %s",
+                        im->asrc, region, im->aos, type, describe(r, found, sizeof found));
+        return -1;
+    }
+    *p = im->range_rate[json_integer_value(r)];
+    return 1;
 }
 
 /* Pricing's operatingSystem for a spot ProductDescription. */
@@ -918,6 +1000,26 @@ static int type_json_imported(const struct import *im, const struct slo_catalog 
         int same = base ? slo_catalog_find(base, p->name) : -1;
         p->quota = same >= 0 ? base->types[same].quota : b && !b->zone[0] ? b->quota : quota;
         inherited += same < 0 && b && !b->zone[0];
+        /* the site's interruption rate (issue 13): the pool's, else a plain
+         * type's (another zone's pool says nothing about this one) */
+        const struct slo_instance_type *r = same >= 0           ? &base->types[same]
+                                            : b && !b->zone[0] ? b
+                                                               : NULL;
+        if (r && r->has_interruption_rate) {
+            p->interruption_rate = r->interruption_rate;
+            p->has_interruption_rate = 1;
+        }
+        /* the advisor's bucket for the pool's region replaces it */
+        double ar = 0;
+        int got = advisor_rate(im, region, type, &ar);
+        if (got < 0) {
+            free(e);
+            return -1;
+        }
+        if (got) {
+            p->interruption_rate = ar;
+            p->has_interruption_rate = 1;
+        }
     }
     /* The base's one quota of the type is now each pool's: say what that
      * sums to, since the site may have meant it for the type */
@@ -946,7 +1048,7 @@ static int type_json_imported(const struct import *im, const struct slo_catalog 
 static int cmd_import(int argc, char **argv)
 {
     enum { O_BASE = 256, O_SPOT, O_TYPES, O_PRICING, O_FROM_AWS, O_REGION, O_TYPELIST, O_QUOTA,
-           O_NAME, O_OUTPUT, O_PRODUCT, O_HELP };
+           O_NAME, O_OUTPUT, O_PRODUCT, O_ADVISOR, O_HELP };
     static const struct option longopts[] = {
         {"base", required_argument, NULL, O_BASE},
         {"spot-prices", required_argument, NULL, O_SPOT},
@@ -959,13 +1061,15 @@ static int cmd_import(int argc, char **argv)
         {"name", required_argument, NULL, O_NAME},
         {"output", required_argument, NULL, O_OUTPUT},
         {"product-description", required_argument, NULL, O_PRODUCT},
+        {"spot-advisor", required_argument, NULL, O_ADVISOR},
         {"help", no_argument, NULL, O_HELP},
         {NULL, 0, NULL, 0}};
     struct import_opts o = {.product = "Linux/UNIX"};
     struct cli_seen seen = {{0}};
     struct slo_catalog base = {0}, check = {0};
     struct import im = {0};
-    json_t *jspot = NULL, *jtypes = NULL, *jpricing = NULL, *root = NULL, *types;
+    json_t *jspot = NULL, *jtypes = NULL, *jpricing = NULL, *jadvisor = NULL, *root = NULL,
+           *types;
     slo_error_t err = {0};
     char *text = NULL;
     int c, status = SLO_EXIT_USAGE;
@@ -996,6 +1100,7 @@ static int cmd_import(int argc, char **argv)
         case O_NAME: o.name = optarg; break;
         case O_OUTPUT: o.output = optarg; break;
         case O_PRODUCT: o.product = optarg; break;
+        case O_ADVISOR: o.advisor = optarg; break;
         case O_HELP:
         case 'h': usage_import(stdout); return SLO_EXIT_OK;
         case ':': return cli_usage_error(CMD, "%s: expected a value", argv[optind - 1]);
@@ -1040,6 +1145,9 @@ static int cmd_import(int argc, char **argv)
     if (read_spot(jspot, ssrc, o.product, &im) || spot_latest(&im, ssrc) ||
         read_types(jtypes, tsrc, &im) || read_pricing(jpricing, psrc, &im))
         goto done;
+    if (o.advisor && (load_json(o.advisor, o.advisor, &jadvisor) ||
+                      read_advisor(jadvisor, o.advisor, &im)))
+        goto done;
     if (im.n_spot == 0) {
         cli_usage_error(CMD, "%s: expected at least one %s spot price, found none among %zu "
                         "entries",
@@ -1076,6 +1184,8 @@ static int cmd_import(int argc, char **argv)
     snprintf(src, sizeof src, "slo catalog import from %s, %s and %s", ssrc, tsrc, psrc);
     json_object_set_new(root, "description", json_string(desc));
     json_object_set_new(root, "source", json_string(src));
+    if (base.has_restart_overhead)
+        set_num(root, "restart_overhead_s", base.restart_overhead_s);
     json_object_set_new(root, "types", types);
     char **done_types = calloc(im.n_spot + 1, sizeof *done_types);
     size_t n_done = 0;
@@ -1162,6 +1272,7 @@ done:
     json_decref(jspot);
     json_decref(jtypes);
     json_decref(jpricing);
+    json_decref(jadvisor);
     free(im.spot);
     free(im.types);
     free(im.od);

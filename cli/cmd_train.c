@@ -27,6 +27,7 @@ struct train_opts {
     int have_loss, have_time, have_overhead, json, window, exact, max_nodes;
     int frontier, have_from, have_to;
     double from_s, to_s;
+    double confidence;     /* --slo-confidence P, in (0, 1); 0: not given */
     const char *plot;
     long node_limit;
     enum slo_pricing pricing;
@@ -47,6 +48,9 @@ static void usage(FILE *f)
             "  --slo-time T          deadline: sbatch --time forms (M, M:S, H:M:S, D-H, D-H:M,\n"
             "                        D-H:M:S; a bare number is minutes) or 2400s, 40m, 2h\n"
             "  --budget USD          reject plans that cost more\n"
+            "  --slo-confidence P    the cheapest plan in expected cost that meets the deadline\n"
+            "                        with probability >= P, in (0, 1), under the catalog's spot\n"
+            "                        interruption rates (revocation risk: doc/model.md)\n"
             "Inputs:\n"
             "  --workload NAME|FILE  training workload profile (embedded: resnet110)\n"
             "  --catalog NAME|FILE   instance catalog (embedded: spotdnn-resnet110, the\n"
@@ -67,8 +71,9 @@ static void usage(FILE *f)
             "  --existing TYPE=N,... surviving instances every plan keeps\n"
             "  --elapsed T           time already spent (deadline left = slo-time - T)\n"
             "  --loss-now L          loss reached so far\n"
-            "  --restart-overhead T  added to every candidate's time (default 30s when\n"
-            "                        re-planning, else 0)\n"
+            "  --restart-overhead T  added to every candidate's time (default when re-planning:\n"
+            "                        the catalog's restart_overhead_s, else 30s; else 0); also\n"
+            "                        the pause each revocation costs in the risk report\n"
             "Cost-deadline frontier:\n"
             "  --frontier            every deadline at which the cheapest plan changes, with\n"
             "                        that plan (exact, in one search; no --slo-time)\n"
@@ -156,7 +161,7 @@ static int parse_opts(int argc, char **argv, struct train_opts *o)
 {
     enum { O_LOSS = 256, O_TIME, O_WORKLOAD, O_CATALOG, O_PRICING, O_BUDGET, O_EXACT,
            O_WINDOW, O_EXISTING, O_ELAPSED, O_LOSS_NOW, O_OVERHEAD, O_JSON, O_PROFILE,
-           O_MAX_NODES, O_NODE_LIMIT, O_FRONTIER, O_FROM, O_TO, O_PLOT, O_HELP };
+           O_MAX_NODES, O_NODE_LIMIT, O_FRONTIER, O_FROM, O_TO, O_PLOT, O_CONFIDENCE, O_HELP };
     static const struct option longopts[] = {
         {"slo-loss", required_argument, NULL, O_LOSS},
         {"slo-time", required_argument, NULL, O_TIME},
@@ -178,6 +183,7 @@ static int parse_opts(int argc, char **argv, struct train_opts *o)
         {"from", required_argument, NULL, O_FROM},
         {"to", required_argument, NULL, O_TO},
         {"plot", required_argument, NULL, O_PLOT},
+        {"slo-confidence", required_argument, NULL, O_CONFIDENCE},
         {"help", no_argument, NULL, O_HELP},
         {NULL, 0, NULL, 0}};
     long count;
@@ -258,6 +264,16 @@ static int parse_opts(int argc, char **argv, struct train_opts *o)
             o->have_to = 1;
             break;
         case O_PLOT: o->plot = optarg; break;
+        case O_CONFIDENCE:
+            if (cli_parse_double(CMD, "--slo-confidence", optarg, -1e300, 1e300,
+                                 "a probability in (0, 1)", &o->confidence))
+                return -1;
+            if (!(o->confidence > 0 && o->confidence < 1)) {
+                cli_usage_error(CMD, "--slo-confidence: expected a probability in (0, 1) (of "
+                                     "meeting the deadline), found \"%s\"", optarg);
+                return -1;
+            }
+            break;
         case O_HELP: usage(stdout); return 1;
         case ':':
             cli_usage_error(CMD, "%s: expected a value, found none", argv[optind - 1]);
@@ -288,6 +304,7 @@ static int parse_opts(int argc, char **argv, struct train_opts *o)
                           : o->existing ? "--existing (the frontier plans a fresh start)"
                           : o->elapsed_s > 0 ? "--elapsed (the frontier plans a fresh start)"
                           : o->loss_now > 0 ? "--loss-now (the frontier plans a fresh start)"
+                          : o->confidence > 0 ? "--slo-confidence (it takes one --slo-time)"
                           : NULL;
         size_t pl = o->plot ? strlen(o->plot) : 0;
         if (!o->have_loss) {
@@ -335,6 +352,104 @@ static int parse_opts(int argc, char **argv, struct train_opts *o)
     if (!o->have_overhead)
         o->overhead_s = (o->existing || o->elapsed_s > 0 || o->loss_now > 0) ? 30 : 0;
     return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Revocation risk of the plans (issue 13 item 4; doc/model.md          */
+/* "Revocation risk"): slo_risk_evaluate with the catalog's rates.      */
+/* ------------------------------------------------------------------ */
+
+struct risk_ctx {
+    const struct slo_catalog *cat;  /* rates (interruption_rate), prices */
+    enum slo_pricing pricing;       /* the run's pricing */
+    double left_s;                  /* deadline left, s */
+    double restart_s;               /* pause per revocation, s */
+    const char *restart_from;       /* "--restart-overhead", "catalog", "default" */
+    double *rates;                  /* [cat->n_types] interruption rates, owned */
+    char unknown[SLO_REASON_LENGTH];/* why a spot plan's risk is unknown, or "" */
+    double confidence;              /* --slo-confidence, 0 when not given */
+    int rec_on_demand;              /* the recommended plan is priced on demand */
+    const struct slo_risk_plan_result *chosen; /* --slo-confidence's pick, or NULL */
+};
+static struct risk_ctx risk;
+
+/* The risk of counts (setup order) computing for time_s, priced on demand
+ * when od (else at the run's pricing): 0 with *ev set; 1 when a spot type
+ * it uses has no interruption rate; -1 out of memory. */
+static int plan_risk(const struct slo_train_setup *s, const int *counts, double time_s, int od,
+                     struct slo_risk_eval *ev)
+{
+    struct slo_risk_pool *pools;
+    slo_error_t err = {0};
+    int rv = 0;
+
+    if (!risk.cat || !counts || !(time_s > 0))
+        return 1;
+    pools = calloc(s->n_types ? s->n_types : 1, sizeof *pools);
+    if (!pools)
+        return -1;
+    for (size_t k = 0; k < s->n_types; k++) {
+        const struct slo_instance_type *it = &risk.cat->types[s->types[k].catalog_index];
+        pools[k].count = counts[k];
+        pools[k].spot = !od && risk.pricing == SLO_PRICING_SPOT && it->site == SLO_SITE_CLOUD;
+        pools[k].usd_per_h =
+            od ? slo_instance_price(it, SLO_PRICING_ON_DEMAND) : s->types[k].usd_per_h;
+        pools[k].replace_usd_per_h = slo_instance_price(it, SLO_PRICING_ON_DEMAND);
+        if (pools[k].spot && counts[k] > 0 && !it->has_interruption_rate)
+            rv = 1;
+        pools[k].p_revoke_h = pools[k].spot && it->has_interruption_rate ? it->interruption_rate
+                                                                         : 0;
+    }
+    if (!rv && slo_risk_evaluate(pools, s->n_types, time_s, risk.left_s, risk.restart_s, ev,
+                                 &err))
+        rv = -1;
+    free(pools);
+    return rv;
+}
+
+/* "risk" of a plan object o (doc/cli.md): P(deadline met), expected cost with
+ * re-planning, expected revocations, revocations the slack absorbs; null
+ * when unknown. */
+static void add_risk(json_t *o, const struct slo_train_setup *s, const struct slo_train_plan *p,
+                     int od)
+{
+    struct slo_risk_eval ev;
+    json_t *r;
+
+    if (!json_is_object(o))
+        return;
+    if (plan_risk(s, p->counts, p->eval.time_s, od, &ev)) {
+        json_object_set_new(o, "risk", json_null());
+        return;
+    }
+    r = json_object();
+    json_object_set_new(r, "p_deadline_met", json_real(ev.p_meet));
+    json_object_set_new(r, "expected_cost_usd", json_real(ev.expected_cost_usd));
+    json_object_set_new(r, "expected_revocations", json_real(ev.expected_revocations));
+    json_object_set_new(r, "revocations_absorbed", json_integer(ev.max_revocations));
+    json_object_set_new(o, "risk", r);
+}
+
+/* The model's inputs, once per answer (doc/cli.md "risk_model"). */
+static json_t *risk_model_json(void)
+{
+    json_t *m = json_object();
+    json_object_set_new(m, "model", json_string("poisson-revocations-on-demand-replacement"));
+    json_object_set_new(m, "interruption_rates", json_string("catalog"));
+    json_object_set_new(m, "restart_overhead_s", json_real(risk.restart_s));
+    json_object_set_new(m, "restart_overhead_from", json_string(risk.restart_from));
+    json_object_set_new(m, "unknown", risk.unknown[0] ? json_string(risk.unknown) : json_null());
+    json_object_set_new(m, "confidence",
+                        risk.confidence > 0 ? json_real(risk.confidence) : json_null());
+    if (risk.chosen) {
+        const struct slo_risk_plan_result *c = risk.chosen;
+        json_object_set_new(m, "candidates", json_integer(c->candidates));
+        json_object_set_new(m, "chosen_pricing",
+                            json_string(c->on_demand ? "on-demand" : "spot"));
+        json_object_set_new(m, "chosen_slack_revocations", json_integer(c->slack_revocations));
+        json_object_set_new(m, "chosen_planned_deadline_s", json_real(c->plan_deadline_s));
+    }
+    return m;
 }
 
 static void plan_string(const struct slo_train_setup *s, const int *counts, char *buf,
@@ -422,6 +537,7 @@ static void print_json(const struct train_opts *o, const struct slo_catalog *cat
     const char *key;
     json_t *v;
 
+    add_risk(best, s, &r->plan, risk.rec_on_demand);
     json_head(root, o, cat, wl, r);
     json_object_set_new(root, "method",
                         json_string(r->method == SLO_TRAIN_SEARCH_WINDOW ? "window" : "exact"));
@@ -429,14 +545,23 @@ static void print_json(const struct train_opts *o, const struct slo_catalog *cat
     json_object_set_new(root, "status", json_string(slo_status_name(r->status)));
     json_object_foreach(best, key, v) json_object_set(root, key, v);
     json_decref(best);
-    if (r->have_window)
-        json_object_set_new(root, "window", plan_json(s, &r->window, 1));
-    if (r->have_exact)
-        json_object_set_new(root, "exact", plan_json(s, &r->exact, 1));
-    json_object_set_new(root, "on_demand",
-                        plan_json(s, r->have_on_demand ? &r->on_demand : NULL, 0));
-    json_object_set_new(root, "homogeneous",
-                        plan_json(s, r->have_homogeneous ? &r->homogeneous : NULL, 0));
+    if (r->have_window) {
+        json_t *w = plan_json(s, &r->window, 1);
+        add_risk(w, s, &r->window, 0);
+        json_object_set_new(root, "window", w);
+    }
+    if (r->have_exact) {
+        json_t *x = plan_json(s, &r->exact, 1);
+        add_risk(x, s, &r->exact, 0);
+        json_object_set_new(root, "exact", x);
+    }
+    json_t *od = plan_json(s, r->have_on_demand ? &r->on_demand : NULL, 0);
+    add_risk(od, s, &r->on_demand, 1);
+    json_object_set_new(root, "on_demand", od);
+    json_t *hom = plan_json(s, r->have_homogeneous ? &r->homogeneous : NULL, 0);
+    add_risk(hom, s, &r->homogeneous, 0);
+    json_object_set_new(root, "homogeneous", hom);
+    json_object_set_new(root, "risk_model", risk_model_json());
     for (size_t i = 0; i < s->n_skipped; i++)
         json_array_append_new(skipped, json_string(cat->types[s->skipped[i]].name));
     json_object_set_new(root, "skipped_types", skipped);
@@ -466,6 +591,46 @@ static void print_json_infeasible(const struct train_opts *o, const struct slo_c
                                              ? json_null()
                                              : plan_object(&r->setup, &r->closest, 1));
     dump_json(root);
+}
+
+/* One row of the risk table. */
+static void risk_row(const char *name, const struct slo_train_setup *s,
+                     const struct slo_train_plan *p, int od, int *unknown)
+{
+    struct slo_risk_eval ev;
+    if (!p->feasible)
+        return;
+    if (plan_risk(s, p->counts, p->eval.time_s, od, &ev)) {
+        printf("  %-22s %8s %10s %14s %10s\n", name, "-", "-", "-", "-");
+        *unknown = 1;
+        return;
+    }
+    printf("  %-22s %8.4f %10.3f %14.6f %10d\n", name, ev.p_meet, ev.expected_revocations,
+           ev.expected_cost_usd, ev.max_revocations);
+}
+
+/* The revocation risk of every plan of the answer (doc/model.md). */
+static void print_risk_rows(const struct slo_train_result *r)
+{
+    const struct slo_train_setup *s = &r->setup;
+    int unknown = 0;
+
+    printf("\nrevocation risk (doc/model.md \"Revocation risk\"): spot instances revoked at "
+           "the catalog's interruption rates, each replaced on demand after %.0f s (%s)\n",
+           risk.restart_s, risk.restart_from);
+    printf("  %-22s %8s %10s %14s %10s\n", "plan", "P(met)", "revocations", "expected USD",
+           "absorbed");
+    risk_row("recommended", s, &r->plan, risk.rec_on_demand, &unknown);
+    if (r->have_window)
+        risk_row("sliding window", s, &r->window, 0, &unknown);
+    if (r->have_exact)
+        risk_row("exact search", s, &r->exact, 0, &unknown);
+    if (r->have_on_demand)
+        risk_row("on-demand prices only", s, &r->on_demand, 1, &unknown);
+    if (r->have_homogeneous)
+        risk_row("cheapest homogeneous", s, &r->homogeneous, 0, &unknown);
+    if (unknown)
+        printf("  -: not known: %s\n", risk.unknown);
 }
 
 static void print_human(const struct train_opts *o, const struct slo_cluster *kept,
@@ -499,6 +664,19 @@ static void print_human(const struct train_opts *o, const struct slo_cluster *ke
     }
     if (r->overhead_s > 0)
         printf("restart overhead: %.0f s added to every plan's time\n", r->overhead_s);
+    if (risk.chosen && risk.chosen->on_demand)
+        printf("\nrecommended plan (--slo-confidence %g: the cheapest in expected cost of %d "
+               "candidates whose probability of meeting the deadline is at least %g; the plan "
+               "at on-demand prices)\n",
+               risk.confidence, risk.chosen->candidates, risk.confidence);
+    else if (risk.chosen)
+        printf("\nrecommended plan (--slo-confidence %g: the cheapest in expected cost of %d "
+               "candidates whose probability of meeting the deadline is at least %g; spotDNN's "
+               "plan for the deadline less %d restart overhead%s, slack for %d revocation%s)\n",
+               risk.confidence, risk.chosen->candidates, risk.confidence,
+               risk.chosen->slack_revocations, risk.chosen->slack_revocations == 1 ? "" : "s",
+               risk.chosen->slack_revocations, risk.chosen->slack_revocations == 1 ? "" : "s");
+    else
     printf("\nrecommended plan (%s)\n",
            r->method == SLO_TRAIN_SEARCH_WINDOW ? "sliding window, spotDNN Algorithm 1"
            : p->proven ? "exact search: proven cheapest under the model"
@@ -520,7 +698,9 @@ static void print_human(const struct train_opts *o, const struct slo_cluster *ke
         const struct slo_instance_type *it = &cat->types[s->types[k].catalog_index];
         printf("  %-*s %-7s %-6s %5d %6d %11.4f\n", w, it->name,
                it->site == SLO_SITE_ONPREM ? "onprem" : "cloud", it->gpu_model, it->gpus,
-               p->counts[k], s->types[k].usd_per_h);
+               p->counts[k],
+               risk.rec_on_demand ? slo_instance_price(it, SLO_PRICING_ON_DEMAND)
+                                  : s->types[k].usd_per_h);
         gpus += it->gpus * p->counts[k];
     }
     slo_format_duration(e->time_s, t, sizeof t);
@@ -572,6 +752,7 @@ static void print_human(const struct train_opts *o, const struct slo_cluster *ke
         printf("  %-22s %7s %10s %11s %9s  %s\n", "cheapest homogeneous", "-", "-", "-", "",
                "none meets the SLO");
     }
+    print_risk_rows(r);
     for (size_t i = 0; i < s->n_skipped; i++)
         printf("note: %s has no profile in workload %s and was not considered\n",
                cat->types[s->skipped[i]].name, wl->name);
@@ -731,6 +912,110 @@ static int run_frontier(const struct train_opts *o, const struct slo_catalog *ca
     return status;
 }
 
+/* The risk context of a feasible answer r and, with --slo-confidence, the
+ * risk-aware plan (slo_risk_plan) put in r->plan. Returns SLO_EXIT_OK, or
+ * the exit status after its message (rates unknown, the confidence out of
+ * reach: exit 2). */
+static int risk_setup(const struct train_opts *o, const struct slo_train_problem *pb,
+                      const struct slo_train_options *opt, const struct slo_catalog *cat,
+                      const struct slo_workload *wl, struct slo_train_result *r,
+                      struct slo_risk_plan_result *rp)
+{
+    const struct slo_train_setup *s = &r->setup;
+    slo_error_t err = {0};
+
+    memset(&risk, 0, sizeof risk);
+    risk.cat = cat;
+    risk.pricing = o->pricing;
+    risk.left_s = r->remaining_s;
+    risk.confidence = o->confidence;
+    risk.restart_s = o->have_overhead         ? o->overhead_s
+                     : cat->has_restart_overhead ? cat->restart_overhead_s
+                                                 : 30;
+    risk.restart_from = o->have_overhead         ? "--restart-overhead"
+                        : cat->has_restart_overhead ? "the catalog's restart_overhead_s"
+                                                    : "default; the catalog gives no "
+                                                      "restart_overhead_s";
+    risk.rates = calloc(cat->n_types ? cat->n_types : 1, sizeof *risk.rates);
+    if (!risk.rates) {
+        fprintf(stderr, "slo " CMD ": out of memory\n");
+        return SLO_EXIT_INTERNAL;
+    }
+    for (size_t k = 0; k < cat->n_types; k++)
+        risk.rates[k] = cat->types[k].has_interruption_rate ? cat->types[k].interruption_rate : 0;
+    for (size_t k = 0; k < s->n_types && o->pricing == SLO_PRICING_SPOT; k++) {
+        const struct slo_instance_type *it = &cat->types[s->types[k].catalog_index];
+        if (it->site == SLO_SITE_CLOUD && s->types[k].quota > 0 && !it->has_interruption_rate) {
+            snprintf(risk.unknown, sizeof risk.unknown,
+                     "catalog %s gives no interruption_rate for %s (doc/formats.md)", cat->name,
+                     it->name);
+            break;
+        }
+    }
+    /* On-demand pricing has no spot risk: its plan meets the deadline with
+     * probability 1 >= any confidence. */
+    if (!(o->confidence > 0) || o->pricing != SLO_PRICING_SPOT)
+        return SLO_EXIT_OK;
+    if (risk.unknown[0]) {
+        cli_usage_error(CMD, "--slo-confidence: expected an interruption rate for every spot "
+                             "type a plan may use, found none: %s",
+                        risk.unknown);
+        return SLO_EXIT_USAGE;
+    }
+    if (slo_risk_plan(pb, opt, risk.rates, risk.restart_s, o->confidence, rp, &err))
+        return cli_report(CMD, &err);
+    if (!rp->found || !rp->meets_confidence) {
+        char list[512] = "", reason[SLO_REASON_LENGTH];
+        if (rp->found)
+            plan_string(s, rp->counts, list, sizeof list);
+        if (rp->found)
+            snprintf(reason, sizeof reason,
+                     "no plan meets the deadline (%.0f s left) with probability >= %g "
+                     "(--slo-confidence): the most likely of %d candidate%s, %s at %s prices "
+                     "(%.2f s, %.6f USD without revocations), meets it with probability %.4f",
+                     r->remaining_s, o->confidence, rp->candidates,
+                     rp->candidates == 1 ? "" : "s", list,
+                     rp->on_demand ? "on-demand" : "spot", rp->time_s, rp->cost_usd,
+                     rp->risk.p_meet);
+        else
+            snprintf(reason, sizeof reason,
+                     "no plan meets the deadline (%.0f s left) with probability >= %g "
+                     "(--slo-confidence): no candidate meets it even without revocations",
+                     r->remaining_s, o->confidence);
+        fprintf(stderr, "slo " CMD ": %s\n", reason);
+        if (o->json) {
+            json_t *root = json_object();
+            json_object_set_new(root, "status",
+                                json_string(slo_status_name(SLO_STATUS_INFEASIBLE)));
+            json_object_set_new(root, "reason", json_string(reason));
+            json_head(root, o, cat, wl, r);
+            json_object_set_new(root, "closest_kind",
+                                rp->found ? json_string("most_likely") : json_null());
+            if (rp->found) {
+                struct slo_train_plan ml = {.feasible = 1, .counts = rp->counts,
+                                            .eval = rp->eval, .proven = rp->proven};
+                json_t *c = plan_object(s, &ml, 0);
+                add_risk(c, s, &ml, rp->on_demand);
+                json_object_set_new(root, "closest", c);
+            } else {
+                json_object_set_new(root, "closest", json_null());
+            }
+            json_object_set_new(root, "risk_model", risk_model_json());
+            dump_json(root);
+            if (fflush(stdout) != 0)
+                return SLO_EXIT_INTERNAL;
+        }
+        return SLO_EXIT_USAGE;
+    }
+    /* The risk-aware plan is the answer; the comparisons stay spotDNN's. */
+    memcpy(r->plan.counts, rp->counts, s->n_types * sizeof *rp->counts);
+    r->plan.eval = rp->eval;
+    r->plan.proven = rp->proven;
+    risk.rec_on_demand = rp->on_demand;
+    risk.chosen = rp;
+    return SLO_EXIT_OK;
+}
+
 int slo_cmd_train(int argc, char **argv)
 {
     struct train_opts o = {.pricing = SLO_PRICING_SPOT};
@@ -738,6 +1023,7 @@ int slo_cmd_train(int argc, char **argv)
     struct slo_workload wl = {0};
     struct slo_cluster existing;
     struct slo_train_result r = {0};
+    struct slo_risk_plan_result rp = {0};
     struct slo_train_options opt;
     slo_error_t err = {0};
     int rv, status = SLO_EXIT_USAGE;
@@ -771,6 +1057,9 @@ int slo_cmd_train(int argc, char **argv)
         status = run_frontier(&o, &cat, &wl);
         goto out;
     }
+    /* The catalog's restart overhead replaces the 30 s default of a re-plan. */
+    if (!o.have_overhead && o.overhead_s > 0 && cat.has_restart_overhead)
+        o.overhead_s = cat.restart_overhead_s;
     if (o.existing && slo_cluster_parse(o.existing, &existing, &err)) {
         snprintf(err.source, sizeof err.source, "--existing");
         status = cli_report(CMD, &err);
@@ -808,12 +1097,17 @@ int slo_cmd_train(int argc, char **argv)
         status = fflush(stdout) == 0 ? SLO_EXIT_USAGE : SLO_EXIT_INTERNAL;
         goto out;
     }
+    if ((status = risk_setup(&o, &pb, &opt, &cat, &wl, &r, &rp)) != SLO_EXIT_OK)
+        goto out;
     if (o.json)
         print_json(&o, &cat, &wl, &r);
     else
         print_human(&o, pb.existing, &cat, &wl, &r);
     status = fflush(stdout) == 0 ? SLO_EXIT_OK : SLO_EXIT_INTERNAL;
 out:
+    slo_risk_plan_result_free(&rp);
+    free(risk.rates);
+    risk.rates = NULL;
     slo_train_result_free(&r);
     slo_catalog_free(&cat);
     slo_workload_free(&wl);

@@ -171,6 +171,7 @@ const char *sslo_option_name(int id)
     case SSLO_OPT_BUDGET: return "--slo-budget";
     case SSLO_OPT_PRICING: return "--slo-pricing";
     case SSLO_OPT_MODE: return "--slo-mode";
+    case SSLO_OPT_CONFIDENCE: return "--slo-confidence";
     default: return "?";
     }
 }
@@ -234,6 +235,13 @@ int sslo_option_parse(struct sslo_options *o, int id, const char *text, char *ms
         else
             return fail(msg, len, "%s: expected advise or enforce, found \"%s\"", opt, text);
         o->have_mode = 1;
+        return 0;
+    case SSLO_OPT_CONFIDENCE:
+        if (parse_positive(text, &v) || !(v < 1))
+            return fail(msg, len, "%s: expected a probability of meeting the deadline in (0, 1), "
+                                  "found \"%s\"", opt, text);
+        o->confidence = v;
+        o->have_confidence = 1;
         return 0;
     default:
         return fail(msg, len, "unknown option id %d", id);

@@ -74,7 +74,16 @@ struct sslo_options {
     double budget_usd;               /* > 0 */
     enum slo_pricing pricing;
     enum sslo_mode mode;
+    /* --slo-confidence (issue 13 item 4): */
+    int have_confidence;
+    double confidence;               /* P(deadline met) asked for, in (0, 1) */
 };
+
+/* --slo-confidence=P (issue 13 item 4): the cheapest plan in expected cost
+ * that meets the deadline with probability >= P, in (0, 1) (slo_risk_plan,
+ * as `slo train --slo-confidence P`). Outside sslo_option_id's sequence so
+ * that other options can be added there. */
+#define SSLO_OPT_CONFIDENCE 40
 
 /* "--slo-loss" etc. for an id; "?" for an unknown one. */
 const char *sslo_option_name(int id);
@@ -86,7 +95,7 @@ const char *sslo_option_name(int id);
  * slo_parse_duration (kernel/slo.h); --slo-workload: [A-Za-z0-9._-]+ of at most
  * 63 characters (the file is checked by sslo_workload_path); --slo-budget: a
  * finite number of USD > 0; --slo-pricing: spot or on-demand; --slo-mode:
- * advise or enforce.
+ * advise or enforce; --slo-confidence: a plain decimal in (0, 1).
  * Returns 0, or -1 with msg "--slo-loss: expected ..., found \"...\"" and o
  * unchanged.
  */

@@ -229,8 +229,31 @@ int sslo_submit_post_opt(spank_t sp, struct sslo_state *st)
         .budget_usd = o.have_budget ? o.budget_usd : 0,
         .pricing = sslo_effective_pricing(&o),
         .mode = mode,
+        .confidence = o.have_confidence ? o.confidence : 0,
     };
     prc = sslo_plan(&st->cfg, &cat, usable, &wl, &req, res, &err);
+    if (prc == SLO_OK && res->on_demand_pick) {
+        /* --slo-confidence: the plan at on-demand prices is the cheapest that
+         * reaches it (P = 1); plan it on the nodes usable on demand. */
+        slurm_info("%s: --slo-confidence=%g: only the plan at on-demand prices meets the "
+                   "deadline with that probability at the least expected cost",
+                   SSLO_LOG_PREFIX, req.confidence);
+        req.pricing = SLO_PRICING_ON_DEMAND;
+        req.confidence = 0;
+        slo_catalog_free(&cat);
+        free(usable);
+        usable = NULL;
+        if (slo_catalog_load(st->cfg.catalog, &cat, &err) != SLO_OK) {
+            slurm_error("%s: instance catalog %s: %s", SSLO_LOG_PREFIX, st->cfg.catalog,
+                        err.text);
+            goto out;
+        }
+        if (sslo_inventory_quotas(&st->cfg, &cat, nodes, n_nodes, req.pricing, &usable)) {
+            slurm_error("%s: out of memory", SSLO_LOG_PREFIX);
+            goto out;
+        }
+        prc = sslo_plan(&st->cfg, &cat, usable, &wl, &req, res, &err);
+    }
     if (prc == SLO_ERR_INFEASIBLE || prc == SLO_ERR_UNREACHABLE) {
         if (mode == SSLO_MODE_ENFORCE) {
             slurm_error("%s: %s", SSLO_LOG_PREFIX, res->reason);

@@ -86,6 +86,10 @@ static struct spank_option options[] = {
     {"slo-mode", "advise|enforce",
      "SLO: enforce (size the allocation) or advise (print the plan, change nothing)", 1,
      SSLO_OPT_MODE, option_cb},
+    {"slo-confidence", "P",
+     "SLO: the cheapest plan in expected cost that meets --slo-time with probability >= P, "
+     "in (0, 1), under the catalog's spot interruption rates (spank_slo(8))",
+     1, SSLO_OPT_CONFIDENCE, option_cb},
 };
 
 int sslo_options_register(spank_t sp)

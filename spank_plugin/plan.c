@@ -384,6 +384,91 @@ static int format_plan(const struct sslo_config *cfg, const struct slo_catalog *
     return SLO_OK;
 }
 
+/* --slo-confidence (issue 13 item 4): slo_risk_plan on the same problem and
+ * search as the plan without it (sslo_plan), formatted as format_plan. */
+static int risk_pick(const struct sslo_config *cfg, const struct slo_catalog *cat,
+                     const int *usable, const struct slo_train_problem *pb,
+                     const struct slo_train_options *opt, const struct slo_train_result *res,
+                     const struct sslo_plan_request *req, struct sslo_plan_result *out,
+                     slo_error_t *err)
+{
+    const struct slo_train_setup *s = &res->setup;
+    struct slo_risk_plan_result rp;
+    /* the pause a revocation costs: the catalog's, else slo train's default */
+    double restart_s = cat->has_restart_overhead ? cat->restart_overhead_s : 30;
+    double *rates = calloc(cat->n_types ? cat->n_types : 1, sizeof *rates);
+    char list[SSLO_VALUE_LENGTH];
+    int rv;
+
+    memset(&rp, 0, sizeof rp);
+    if (!rates) {
+        if (err) {
+            err->code = SLO_ERR_NOMEM;
+            set(err->source, sizeof err->source, "--slo-confidence");
+            set(err->text, sizeof err->text, "out of memory");
+        }
+        return SLO_ERR_NOMEM;
+    }
+    for (size_t k = 0; k < cat->n_types; k++)
+        rates[k] = cat->types[k].has_interruption_rate ? cat->types[k].interruption_rate : 0;
+    for (size_t k = 0; k < s->n_types; k++) {
+        const struct slo_instance_type *it = &cat->types[s->types[k].catalog_index];
+        if (it->site == SLO_SITE_CLOUD && s->types[k].quota > 0 && !it->has_interruption_rate) {
+            if (err) {
+                err->code = SLO_ERR_INVALID;
+                set(err->source, sizeof err->source, "--slo-confidence");
+                set(err->text, sizeof err->text,
+                    "expected an interruption rate for every spot type a plan may use, found "
+                    "none: catalog %s gives no interruption_rate for %s (ask the site admin; "
+                    "doc/formats.md)",
+                    cat->name, it->name);
+            }
+            free(rates);
+            return SLO_ERR_INVALID;
+        }
+    }
+    rv = slo_risk_plan(pb, opt, rates, restart_s, req->confidence, &rp, err);
+    free(rates);
+    if (rv != SLO_OK)
+        return rv;
+    if (!rp.found || !rp.meets_confidence) {
+        if (rp.found) {
+            plan_text(s, rp.counts, list, sizeof list);
+            set(out->reason, sizeof out->reason,
+                "no plan meets the deadline with probability >= %g (--slo-confidence): the "
+                "most likely of %d candidate%s, %s at %s prices (%.2f s, %.6f USD without "
+                "revocations), meets it with probability %.4f",
+                req->confidence, rp.candidates, rp.candidates == 1 ? "" : "s", list,
+                rp.on_demand ? "on-demand" : "spot", rp.time_s, rp.cost_usd, rp.risk.p_meet);
+        } else {
+            set(out->reason, sizeof out->reason,
+                "no plan meets the deadline with probability >= %g (--slo-confidence): none "
+                "meets it even without revocations",
+                req->confidence);
+        }
+        rv = SLO_ERR_INFEASIBLE;
+    } else if (rp.on_demand) {
+        out->on_demand_pick = 1;
+        out->p_meet = 1;
+    } else {
+        struct slo_train_plan p = {.feasible = 1, .counts = rp.counts, .eval = rp.eval,
+                                   .proven = rp.proven};
+        rv = format_plan(cfg, cat, usable, s, &p, req, out, err);
+        if (rv == SLO_OK) {
+            out->feasible = 1;
+            out->p_meet = rp.risk.p_meet;
+            append(out->table, SSLO_TABLE_LENGTH,
+                   "  --slo-confidence %g: P(deadline met) %.4f, expected cost %.6f USD with "
+                   "on-demand replacements after %.0f s restarts (%d candidates, slack for %d "
+                   "revocations)\n",
+                   req->confidence, rp.risk.p_meet, rp.risk.expected_cost_usd, restart_s,
+                   rp.candidates, rp.slack_revocations);
+        }
+    }
+    slo_risk_plan_result_free(&rp);
+    return rv;
+}
+
 int sslo_plan(const struct sslo_config *cfg, const struct slo_catalog *cat, const int *usable,
               const struct slo_workload *wl, const struct sslo_plan_request *req,
               struct sslo_plan_result *out, slo_error_t *err)
@@ -434,6 +519,11 @@ int sslo_plan(const struct sslo_config *cfg, const struct slo_catalog *cat, cons
             closest_point(&res, opt.max_workers, out->reason, sizeof out->reason);
             rv = SLO_ERR_INFEASIBLE;
         }
+        goto out;
+    }
+    out->p_meet = -1;
+    if (req->confidence > 0 && req->pricing == SLO_PRICING_SPOT) {
+        rv = risk_pick(cfg, cat, usable, &pb, &opt, &res, req, out, err);
         goto out;
     }
     rv = format_plan(cfg, cat, usable, s, &res.plan, req, out, err);

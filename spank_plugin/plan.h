@@ -97,6 +97,7 @@ struct sslo_plan_request {
     double budget_usd;     /* <= 0: none */
     enum slo_pricing pricing;
     enum sslo_mode mode;
+    double confidence;     /* --slo-confidence in (0, 1); 0: none (issue 13 item 4) */
 };
 
 #define SSLO_N_RECORDS 17
@@ -117,6 +118,12 @@ struct sslo_plan_result {
     char values[SSLO_N_RECORDS][SSLO_VALUE_LENGTH]; /* of sslo_record_names[i] */
     char table[SSLO_TABLE_LENGTH];         /* the plan for people, '\n'-separated lines */
     int nodes;                             /* total nodes of the plan */
+    /* --slo-confidence (issue 13 item 4): */
+    int on_demand_pick;                    /* 1: the risk-aware plan is the plan at
+                                              on-demand prices; nothing is formatted:
+                                              plan again with pricing on-demand on
+                                              the nodes usable for it */
+    double p_meet;                         /* the plan's P(deadline met), -1 unknown */
 };
 
 /*
@@ -143,6 +150,15 @@ struct sslo_plan_result {
  * than SSLO_NUMBER_LENGTH characters in fixed point); other codes
  * (SLO_ERR_INVALID: the workload profiles no type of the catalog;
  * SLO_ERR_NOMEM) with err filled.
+ * With req->confidence in (0, 1) and spot pricing, the plan is
+ * slo_risk_plan's (the cheapest in expected cost whose P(deadline met) >=
+ * confidence, at the catalog's interruption_rate and restart_overhead_s,
+ * default 30 s: the plan of `slo train --slo-confidence P --exact
+ * --max-nodes N` on the same catalog), its P and expected cost in the table;
+ * SLO_ERR_INVALID (err source "--slo-confidence") when a spot type the
+ * plan may use has no interruption_rate; SLO_ERR_INFEASIBLE with the most
+ * likely plan's probability in out->reason when none reaches it; SLO_OK with
+ * out->on_demand_pick = 1 (feasible 0) when the pick is the on-demand plan.
  */
 int sslo_plan(const struct sslo_config *cfg, const struct slo_catalog *cat, const int *usable,
               const struct slo_workload *wl, const struct sslo_plan_request *req,

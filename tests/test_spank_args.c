@@ -152,6 +152,9 @@ static void test_option_values(void **state)
     assert_int_equal(o.mode, SSLO_MODE_ADVISE);
     assert_true(o.have_loss && o.have_time && o.have_workload && o.have_budget &&
                 o.have_pricing && o.have_mode);
+    assert_int_equal(sslo_option_parse(&o, SSLO_OPT_CONFIDENCE, "0.95", msg, sizeof msg), 0);
+    assert_true(o.have_confidence && o.confidence == 0.95);
+    assert_string_equal(sslo_option_name(SSLO_OPT_CONFIDENCE), "--slo-confidence");
 }
 
 static void test_option_errors(void **state)
@@ -177,6 +180,12 @@ static void test_option_errors(void **state)
         {SSLO_OPT_PRICING, "ondemand", "--slo-pricing: expected spot or on-demand, found \"ondemand\""},
         {SSLO_OPT_MODE, "Advise", "--slo-mode: expected advise or enforce, found \"Advise\""},
         {SSLO_OPT_LOSS, NULL, "--slo-loss: expected a value, found none"},
+        {SSLO_OPT_CONFIDENCE, "1", "--slo-confidence: expected a probability of meeting the deadline in (0, 1), found \"1\""},
+        {SSLO_OPT_CONFIDENCE, "0", "found \"0\""},
+        {SSLO_OPT_CONFIDENCE, "-0.5", "found \"-0.5\""},
+        {SSLO_OPT_CONFIDENCE, "1.5", "found \"1.5\""},
+        {SSLO_OPT_CONFIDENCE, "90%", "found \"90%\""},
+        {SSLO_OPT_CONFIDENCE, "nan", "found \"nan\""},
     };
     struct sslo_options o, before;
     char msg[SSLO_MSG_LENGTH];

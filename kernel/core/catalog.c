@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,12 +16,14 @@
 /* Largest quota of one entry (type or pool). */
 #define SLO_MAX_QUOTA 100000
 
-static const char *const catalog_keys[] = {"name", "description", "source", "types", NULL};
+static const char *const catalog_keys[] = {"name", "description", "source", "types",
+                                           "restart_overhead_s", NULL};
 static const char *const type_keys[] = {"name", "gpu_model", "gpus", "gpu_memory_gb", "site",
                                         "spot_usd_per_h", "on_demand_usd_per_h", "usd_per_h",
-                                        "quota", "network_mbps", "pcie_mbps", "pools", NULL};
+                                        "quota", "network_mbps", "pcie_mbps", "pools",
+                                        "interruption_rate", NULL};
 static const char *const pool_keys[] = {"zone", "spot_usd_per_h", "on_demand_usd_per_h", "quota",
-                                        NULL};
+                                        "interruption_rate", NULL};
 
 /* Where an entry of cat->types came from, for messages. */
 struct origin {
@@ -32,6 +35,60 @@ struct origin {
 static int bad_name(const char *s)
 {
     return strpbrk(s, "=,@ \t") != NULL;
+}
+
+/* AWS Spot Instance Advisor's "frequency of interruption" buckets (the share
+ * of instances of a pool interrupted over the trailing month) and the
+ * monthly share each stands for: its upper bound; the open bucket ">20%"
+ * publishes none and is read as one more bucket width, 25%. */
+static const struct {
+    const char *text;
+    double monthly;
+} advisor_buckets[] = {
+    {"<5%", 0.05}, {"5-10%", 0.10}, {"10-15%", 0.15}, {"15-20%", 0.20}, {">20%", 0.25}};
+
+int slo_interruption_bucket_rate(const char *bucket, double *p_revoke_h)
+{
+    for (size_t i = 0; bucket && i < sizeof advisor_buckets / sizeof advisor_buckets[0]; i++)
+        if (strcmp(bucket, advisor_buckets[i].text) == 0) {
+            /* exponential lifetimes: P(revoked within a month of 730 h) = f
+             * gives P(within an hour) = 1 - (1 - f)^(1/730) */
+            *p_revoke_h = -expm1(log1p(-advisor_buckets[i].monthly) / SLO_HOURS_PER_MONTH);
+            return SLO_OK;
+        }
+    return SLO_ERR_INVALID;
+}
+
+/* The optional "interruption_rate" of a type or pool object o (path names
+ * it): a number in [0, 1] or an Advisor bucket string, into *t. */
+static int parse_rate(const json_t *o, const char *src, const char *path,
+                      struct slo_instance_type *t, slo_error_t *err)
+{
+    const json_t *v = json_object_get(o, "interruption_rate");
+    char found[96];
+    double p = -1;
+
+    if (!v)
+        return SLO_OK;
+    if (t->site != SLO_SITE_CLOUD)
+        return slo__fail(err, SLO_ERR_INVALID, src,
+                        "%s.interruption_rate: only cloud (spot) types are revoked; expected "
+                        "none on an on-prem type, found %s",
+                        path, slo__json_describe(v, found, sizeof found));
+    if (json_is_number(v))
+        p = json_number_value(v);
+    else if (json_is_string(v) && slo_interruption_bucket_rate(json_string_value(v), &p))
+        p = -1;
+    if (!(p >= 0 && p <= 1))
+        return slo__fail(err, SLO_ERR_INVALID, src,
+                        "%s.interruption_rate: expected the probability that a running spot "
+                        "instance is revoked within an hour, a number in [0, 1], or a Spot "
+                        "Instance Advisor bucket (\"<5%%\", \"5-10%%\", \"10-15%%\", "
+                        "\"15-20%%\", \">20%%\"), found %s",
+                        path, slo__json_describe(v, found, sizeof found));
+    t->interruption_rate = p;
+    t->has_interruption_rate = 1;
+    return SLO_OK;
 }
 
 /* Parse types[i] except its pools: the type's own fields into *t. */
@@ -113,6 +170,8 @@ static int parse_type(const json_t *o, size_t i, const char *src, struct slo_ins
         return slo__fail(err, SLO_ERR_INVALID, src,
                         "%s.site: expected \"cloud\" or \"onprem\", found \"%s\"", path, site);
     }
+    if ((rv = parse_rate(o, src, path, t, err)))
+        return rv;
     if (*pools && (!json_is_array(*pools) || json_array_size(*pools) == 0))
         return slo__fail(err, SLO_ERR_INVALID, src,
                         "%s.pools: expected a non-empty array of spot pools "
@@ -151,7 +210,8 @@ static int parse_pool(const json_t *o, size_t i, size_t j, const struct slo_inst
                               &p->spot_usd_per_h, err)) ||
         (rv = slo__json_number(o, "on_demand_usd_per_h", 0, 0, SLO_MAX_USD_PER_H, src, path,
                               &p->on_demand_usd_per_h, err)) ||
-        (rv = slo__json_int(o, "quota", 1, 0, SLO_MAX_QUOTA, src, path, &p->quota, err)))
+        (rv = slo__json_int(o, "quota", 1, 0, SLO_MAX_QUOTA, src, path, &p->quota, err)) ||
+        (rv = parse_rate(o, src, path, p, err)))
         return rv;
     return SLO_OK;
 }
@@ -245,6 +305,10 @@ int slo_catalog_parse(const char *text, const char *source, struct slo_catalog *
     if ((rv = slo__json_known_keys(root, catalog_keys, source, "", err)) ||
         (rv = slo__json_string(root, "name", 1, source, "", cat->name, sizeof cat->name, err)))
         goto fail;
+    if ((rv = slo__json_number(root, "restart_overhead_s", 0, 0, 86400, source, "",
+                               &cat->restart_overhead_s, err)))
+        goto fail;
+    cat->has_restart_overhead = json_object_get(root, "restart_overhead_s") != NULL;
     types = json_object_get(root, "types");
     if (!json_is_array(types) || json_array_size(types) == 0) {
         rv = slo__fail(err, SLO_ERR_INVALID, source,

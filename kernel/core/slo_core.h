@@ -171,12 +171,24 @@ struct slo_instance_type {
                                         read it with slo_instance_profile) */
     char zone[SLO_NAME_LENGTH];      /* the pool's availability zone
                                         ("us-east-1a"); "" for a plain entry */
+    /* Revocation risk (issue 13 item 4; doc/formats.md "interruption_rate"):
+     * the probability in [0, 1] that a running spot instance of this entry
+     * is revoked within an hour (Poisson rate -ln(1 - p) per hour), from the
+     * catalog's number or Spot Instance Advisor bucket (a pool inherits its
+     * type's unless it gives its own). 0 for an on-prem type. */
+    double interruption_rate;
+    int has_interruption_rate;       /* 0: the catalog gives none (unknown) */
 };
 
 struct slo_catalog {
     char name[SLO_NAME_LENGTH];
     size_t n_types;
     struct slo_instance_type *types; /* [n_types], owned */
+    /* Pause a spot revocation costs before the replacement computes, s
+     * (launch, boot, restore from checkpoint; spotDNN's T_ohd): the
+     * catalog's "restart_overhead_s" (issue 13 item 4). */
+    double restart_overhead_s;
+    int has_restart_overhead;        /* 0: the catalog gives none */
 };
 
 /*
@@ -197,6 +209,19 @@ struct slo_catalog {
  */
 int slo_catalog_parse(const char *json, const char *source, struct slo_catalog *cat,
                       slo_error_t *err);
+/*
+ * The hourly interruption rate of an AWS Spot Instance Advisor bucket
+ * ("<5%", "5-10%", "10-15%", "15-20%", ">20%": the share of a pool's
+ * instances interrupted over the trailing month): the bucket's upper bound f
+ * (">20%", which has none, as 25%) over a month of SLO_HOURS_PER_MONTH
+ * hours with exponential lifetimes, p = 1 - (1 - f)^(1/730) per hour
+ * ("<5%": 7.03e-05, ">20%": 3.94e-04). Returns SLO_OK with *p_revoke_h set,
+ * or SLO_ERR_INVALID (nothing set, no error text) for any other string.
+ * Source: this project (issue 13 item 4), doc/formats.md "interruption_rate".
+ */
+#define SLO_HOURS_PER_MONTH 730.0
+int slo_interruption_bucket_rate(const char *bucket, double *p_revoke_h);
+
 /* As slo_catalog_parse, reading the file at path (SLO_ERR_IO if unreadable). */
 int slo_catalog_load(const char *path, struct slo_catalog *cat, slo_error_t *err);
 void slo_catalog_free(struct slo_catalog *cat);

@@ -427,6 +427,10 @@ int slo_risk_plan(const struct slo_train_problem *pb, const struct slo_train_opt
             res->time_s = tr.plan.eval.time_s;
             res->cost_usd = tr.plan.eval.cost_usd;
             res->risk = ev;
+            res->eval = tr.plan.eval;
+            res->proven = tr.plan.proven;
+            res->plan_deadline_s = q.deadline_s;
+            res->slack_revocations = od ? 0 : k;
             res->found = 1;
             res->meets_confidence = good;
             best_cost = ev.expected_cost_usd;

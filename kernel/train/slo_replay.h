@@ -142,6 +142,14 @@ struct slo_risk_plan_result {
     double time_s, cost_usd;    /* the plan's time and cost without revocations */
     struct slo_risk_eval risk;  /* its P(deadline met) and expected cost */
     int candidates;             /* plans evaluated */
+    /* Added for `slo train --slo-confidence` (the chosen candidate in full): */
+    struct slo_train_eval eval; /* slo_train_solve's evaluation of the plan (its
+                                   time_s and cost_usd are time_s, cost_usd above) */
+    int proven;                 /* the candidate's search proved it cheapest for
+                                   its deadline */
+    double plan_deadline_s;     /* the deadline it was planned for, s: the SLO's less
+                                   k restart overheads (slack for k revocations) */
+    int slack_revocations;      /* that k (0 for the on-demand candidate) */
 };
 
 void slo_risk_plan_result_free(struct slo_risk_plan_result *r);
