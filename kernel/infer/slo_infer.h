@@ -757,23 +757,54 @@ void slo_infer_replace_result_free(struct slo_infer_replace_result *res);
  *     the tenant holding the most share above its solo share at its new
  *     rate (a rate that fell) is shrunk by a shadow move (once per
  *     workload) and emptying is tried again.
- *  3. A result on more than the fresh plan's GPUs plus one is refused.
+ *  3. Re-packing, when steps 1-2 miss the bound below or cost more than the
+ *     fresh plan: for each of two orders of the deployed GPUs (fewest
+ *     tenants meeting their SLO first, then least share they need at their
+ *     new rates; or that share first, then the tenants) and k = 0, 1, ...,
+ *     a target placement keeps all GPUs but the first k: on a kept GPU every
+ *     tenant meeting its SLO stays; every other workload is placed in the
+ *     placing order on the kept GPUs by step 1's best fit, else in a fresh
+ *     plan of those left alone (slo_infer_solve), whose GPUs are matched to
+ *     the GPUs not kept by most workloads unchanged (exact matching) and
+ *     realized there, the others on GPUs bound during the moves. The
+ *     targets within the bound are tried cheapest first (then fewest
+ *     moves; at most 8): each pending workload moves by a shadow move into
+ *     its target when both states hold (its target GPU re-predicted with
+ *     both instances, then its old GPU without the old one); a target GPU
+ *     not bound yet is an emptied GPU of its type, else, when nothing else
+ *     moves, a new one (a spare: the one draining the deployed GPUs most);
+ *     when no move holds, the pending workload holding the most share on a
+ *     GPU another move targets is parked alone on a spare at its target
+ *     batch and share (a second move later takes it to its target).
+ *  4. The result is the cheapest of steps 1-2 and 3 within the bound (then
+ *     fewest moves); the bound: at most the fresh plan's GPUs plus one, and
+ *     fewer moves than the fresh plan - or no more than the workloads any
+ *     re-placement must move (those missing their SLO where they are and
+ *     the new ones) when the fresh plan moves only those. None: refused.
  *     Held to the rule in every state: every workload that meets its SLO in
  *     the deployed placement (and every new instance from its start); a
  *     workload that misses it there is exempt only until its traffic shifts
  *     to its new instance. A workload may move twice (placed in step 1, its
- *     GPU emptied in step 2): n_moves counts steps.
+ *     GPU emptied in step 2; or parked in step 3): n_moves counts steps.
+ *     A transition always exists for a target whose GPUs each hold every
+ *     subset of their final tenants (true when the model's interference
+ *     only adds latency as tenants are added): with spares every workload
+ *     can be parked, then moved into its target GPU, whose state is then a
+ *     subset of its final one; re-placement is impossible only for a
+ *     workload that fits on no single GPU at its new rate (r_low > 100 %),
+ *     refused with the reason.
  * Moves of the fresh plan (res->fresh_moves, for comparison): every workload
  * whose GPU, share or batch differs, fresh GPUs matched one-to-one to
- * current GPUs of the same type greedily by most workloads unchanged; split
+ * current GPUs of the same type by most workloads unchanged (the maximum,
+ * by the Hungarian method on each connected part of the overlaps); split
  * workloads always move.
  * Source: iGniter's placement (notes 2.2) and shadow instance (notes 2.3:
  * the authors start a second Triton instance and switch traffic to it);
  * model notes 1.2. Status: SLO_STATUS_FEASIBLE_UNPROVEN (the fewest moves
  * and the cheapest cost are not proven; reason compares with the fresh
- * plan) or SLO_STATUS_INFEASIBLE_UNPROVEN (a mover that fits on no single
- * GPU, a state after a move that fails, or more than the fresh plan's GPUs
- * plus one; reason says which and the figures; nothing else set).
+ * plan) or SLO_STATUS_INFEASIBLE_UNPROVEN (a workload that fits on no
+ * single GPU at its new rate, or no result within the bound; reason says
+ * which and the figures; nothing else set).
  * Errors (return value): those of slo_infer_solve; SLO_ERR_INVALID
  * ("--current: ...") for a placement naming a workload, GPU or type out of
  * range or that the model cannot predict; SLO_ERR_NOMEM.
