@@ -879,6 +879,65 @@ int slo_ig_colocation_errors_lopo(const struct slo_ig_profile *p, int variant, c
                                   const char *source, double **ape, size_t *n,
                                   slo_error_t *err);
 
+/* ------------------------------------------------------------------ */
+/* Converters: profiling tools' CSV outputs (issue 19; `slo convert`)  */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The tools' CSV texts read into the figures of an inference profile
+ * (doc/infer.md "Profiling your GPU": one run per grid point, batch b x MPS
+ * share r). Each reads text with libslo's CSV reader (RFC 4180: quoted
+ * fields, "" escapes, CRLF or LF; a UTF-8 byte order mark skipped; fields
+ * trimmed of spaces and tabs): the header is the first line containing the
+ * tool's first column name (lines before it - ncu's "==PROF==" banners - are
+ * skipped), a column is matched by its name or by its name followed by
+ * " [unit]" (nvidia-smi's "power.draw [W]"), blank rows are skipped, a
+ * number may carry thousands separators ("1,024.5") and, for nvidia-smi,
+ * its unit ("80.25 W", "1380 MHz"). source names the text in errors (NULL:
+ * the tool's name). The _load forms read the file path (source = path).
+ * Errors: SLO_ERR_INVALID with err->source "source:line" and the column:
+ * a header lacking a column ("expected perf_analyzer -f CSV columns
+ * "Concurrency" and "Server Compute Infer" (Triton 2.x), found no "Server
+ * Compute Infer" column (header: Concurrency, Inferences/Second, ...)", at
+ * the header line), a row with another field count than the header or an
+ * open quote, a value out of range ("column power.draw: expected a power > 0
+ * W, found "n/a""); no header or no data row (source alone);
+ * SLO_ERR_IO/SLO_ERR_INVALID from reading the file (not found, a NUL byte,
+ * over 64 MiB); SLO_ERR_NOMEM. On error the outputs are unchanged.
+ */
+
+/* Triton perf_analyzer -f CSV (Triton 2.x): the GPU time of one batch, ms:
+ * "Server Compute Infer" (us per request, a request being one batch of the
+ * run's batch size) of the row with the lowest "Concurrency" (>= 1), / 1000
+ * -> the profile's gpulatency[b][r] (notes 1.1: the solo GPU time grid). */
+int slo_ig_convert_perf_analyzer(const char *text, const char *source, double *gpu_ms,
+                                 slo_error_t *err);
+int slo_ig_convert_perf_analyzer_load(const char *path, double *gpu_ms, slo_error_t *err);
+
+/* nvidia-smi --query-gpu=...,power.draw,clocks.sm --format=csv[,nounits]
+ * samples during a run: the means of power.draw (W, > 0) and clocks.sm
+ * (MHz, > 0) over the samples -> power[b][r], frequency[b][r] (a model's
+ * run), power_2/frequency_2 (two instances) or hardware power[c] and
+ * frequency[c] (c co-running VGG-19), idlepower (notes 1.2.4-1.2.5). */
+int slo_ig_convert_nvidia_smi(const char *text, const char *source, double *power_w,
+                              double *clock_mhz, slo_error_t *err);
+int slo_ig_convert_nvidia_smi_load(const char *path, double *power_w, double *clock_mhz,
+                                   slo_error_t *err);
+
+/* One Nsight Compute --csv run (rows "ID", "Metric Name", "Metric Unit",
+ * "Metric Value", grouped by kernel ID): every kernel needs
+ * gpu__time_duration.sum (nsecond, usecond, msecond or second) and
+ * lts__t_sectors.avg.pct_of_peak_sustained_elapsed (% in [0, 100]); a
+ * kernel lacking one is SLO_ERR_INVALID naming its ID. */
+struct slo_ig_ncu_summary {
+    double l2_pct;  /* duration-weighted mean L2 throughput, % of peak -> l2cache(s) */
+    size_t kernels; /* kernels profiled (per inference: / the inferences run) */
+    double busy_ms; /* their durations summed, ms -> activetime_1 (per inference) */
+};
+int slo_ig_convert_ncu(const char *text, const char *source, struct slo_ig_ncu_summary *out,
+                       slo_error_t *err);
+int slo_ig_convert_ncu_load(const char *path, struct slo_ig_ncu_summary *out, slo_error_t *err);
+
 #ifdef __cplusplus
 }
 #endif
