@@ -376,10 +376,22 @@ struct ctx {
     const double *price; /* [n_types] USD per GPU-hour */
     const int *exempt;   /* [n_workloads]: misses its SLO in the current placement */
     const size_t *order; /* [n_workloads] solo share descending (the placing order) */
+    const int *mi;       /* [n_workloads * n_types] model index of workload wl in
+                            profile t (slo_ig_find_model), -1: none */
+    const struct slo_ig_bounds *bd; /* [n_workloads * n_types] iGniter's batch and solo
+                                       share at the new rate (slo_ig_choose_batch) */
     struct slo_ig_tenant *t;
     struct slo_ig_prediction *o;
     size_t *idx, cap_t;
+    double *used;        /* [cap_g] scratch of best_fit: share held per GPU */
+    size_t cap_g;
 };
+
+/* Workload wl's bounds on GPU type t, NULL when the profile lacks its model. */
+static const struct slo_ig_bounds *bounds_of(const struct ctx *c, size_t wl, size_t t)
+{
+    return c->mi[wl * c->pb->n_types + t] < 0 ? NULL : &c->bd[wl * c->pb->n_types + t];
+}
 
 /* Check GPU g of s: shares sum to at most 100 % and every instance meets
  * its workload's SLO/2 and rate under the model, except the OLD copies of
@@ -396,7 +408,7 @@ static int gpu_ok(struct ctx *c, const struct state *s, size_t g, size_t want, d
             continue;
         if (m == c->cap_t)
             return -1;
-        c->t[m].model = slo_ig_find_model(p, c->pb->workloads[s->v[i].workload].model);
+        c->t[m].model = c->mi[s->v[i].workload * c->pb->n_types + s->gpu_type[g]];
         c->t[m].batch = s->v[i].batch;
         c->t[m].share_pct = s->v[i].share_pct;
         c->idx[m++] = i;
@@ -442,19 +454,30 @@ static int all_ok(struct ctx *c, const struct state *s, size_t want, double *lat
 static int best_fit(struct ctx *c, struct state *s, size_t wl, const unsigned char *skip,
                     size_t n_skip, size_t *gpu, int *batch, double *share)
 {
-    const struct slo_ig_workload *w = &c->pb->workloads[wl];
     double best_free = INFINITY;
     int found = 0;
+    if (s->n_gpus > c->cap_g) {
+        double *u = realloc(c->used, s->n_gpus * sizeof *u);
+        if (!u)
+            return -1;
+        c->used = u;
+        c->cap_g = s->n_gpus;
+    }
+    for (size_t g = 0; g < s->n_gpus; g++)
+        c->used[g] = -1; /* empty */
+    for (size_t i = 0; i < s->n; i++) {
+        double *u = &c->used[s->v[i].gpu];
+        *u = (*u < 0 ? 0 : *u) + s->v[i].share_pct;
+    }
     for (size_t g = 0; g < s->n_gpus; g++) {
         const struct slo_ig_profile *p = &c->prof[s->gpu_type[g]];
-        int mi = slo_ig_find_model(p, w->model), r;
-        double used;
-        struct slo_ig_bounds bd;
-        if ((skip && g < n_skip && skip[g]) || mi < 0 || !gpu_tenants(s, g, &used))
+        const struct slo_ig_bounds *bd = bounds_of(c, wl, s->gpu_type[g]);
+        double used = c->used[g];
+        int r;
+        if ((skip && g < n_skip && skip[g]) || !bd || used < 0)
             continue; /* an empty GPU: one is opened only by the callers */
-        slo_ig_choose_batch(p, &p->models[mi], w->rate_rps, w->slo_ms / 2, &bd);
-        for (double sh = bd.r_low_pct; sh <= 100 - used + SHARE_EPS; sh += p->unit_pct) {
-            if (state_push(s, (struct inst){wl, g, bd.batch, sh, NEW}))
+        for (double sh = bd->r_low_pct; sh <= 100 - used + SHARE_EPS; sh += p->unit_pct) {
+            if (state_push(s, (struct inst){wl, g, bd->batch, sh, NEW}))
                 return -1;
             r = gpu_ok(c, s, g, NONE, NULL);
             s->n--;
@@ -465,7 +488,7 @@ static int best_fit(struct ctx *c, struct state *s, size_t wl, const unsigned ch
                     best_free = 100 - used - sh;
                     *share = sh;
                     *gpu = g;
-                    *batch = bd.batch;
+                    *batch = bd->batch;
                     found = 1;
                 }
                 break;
@@ -484,7 +507,6 @@ static int best_fit(struct ctx *c, struct state *s, size_t wl, const unsigned ch
 static int move(struct ctx *c, struct state *s, size_t wl, const unsigned char *avoid,
                 size_t n_avoid, int may_open)
 {
-    const struct slo_ig_workload *w = &c->pb->workloads[wl];
     size_t best_g = NONE, best_t = NONE, old = find_inst(s, wl), opened = 0;
     int best_b = 0, r;
     double best_r = INFINITY, best_cost = INFINITY;
@@ -497,28 +519,21 @@ static int move(struct ctx *c, struct state *s, size_t wl, const unsigned char *
         best_g = NONE;
     if (best_g == NONE && may_open) {
         for (size_t t = 0; t < c->pb->n_types; t++) {
-            const struct slo_ig_profile *p = &c->prof[t];
-            int mi = slo_ig_find_model(p, w->model);
-            struct slo_ig_bounds bd;
-            if (mi < 0)
-                continue;
-            slo_ig_choose_batch(p, &p->models[mi], w->rate_rps, w->slo_ms / 2, &bd);
-            if (bd.r_low_pct <= 100 && c->price[t] * bd.r_low_pct < best_cost) {
-                best_cost = c->price[t] * bd.r_low_pct;
+            const struct slo_ig_bounds *bd = bounds_of(c, wl, t);
+            if (bd && bd->r_low_pct <= 100 && c->price[t] * bd->r_low_pct < best_cost) {
+                best_cost = c->price[t] * bd->r_low_pct;
                 best_t = t;
             }
         }
         if (best_t != NONE) {
             const struct slo_ig_profile *p = &c->prof[best_t];
-            int mi = slo_ig_find_model(p, w->model);
-            struct slo_ig_bounds bd;
+            const struct slo_ig_bounds *bd = bounds_of(c, wl, best_t);
             size_t g = s->n_gpus;
-            slo_ig_choose_batch(p, &p->models[mi], w->rate_rps, w->slo_ms / 2, &bd);
             if (state_add_gpu(s, best_t))
                 return -1;
             opened = 1;
-            for (double sh = bd.r_low_pct; sh <= 100 + SHARE_EPS; sh += p->unit_pct) {
-                if (state_push(s, (struct inst){wl, g, bd.batch, sh > 100 ? 100 : sh, NEW}))
+            for (double sh = bd->r_low_pct; sh <= 100 + SHARE_EPS; sh += p->unit_pct) {
+                if (state_push(s, (struct inst){wl, g, bd->batch, sh > 100 ? 100 : sh, NEW}))
                     return -1;
                 r = gpu_ok(c, s, g, NONE, NULL);
                 s->n--;
@@ -526,7 +541,7 @@ static int move(struct ctx *c, struct state *s, size_t wl, const unsigned char *
                     return -1;
                 if (r) {
                     best_g = g;
-                    best_b = bd.batch;
+                    best_b = bd->batch;
                     best_r = sh > 100 ? 100 : sh;
                     break;
                 }
@@ -538,12 +553,14 @@ static int move(struct ctx *c, struct state *s, size_t wl, const unsigned char *
             s->n_gpus--;
         return 1;
     }
-    /* the shadow state: both instances hold resources */
+    /* the shadow state: both instances hold resources (the new one's GPU
+     * changes; the others hold as before) */
     if (state_push(s, (struct inst){wl, best_g, best_b, best_r, NEW}))
         return -1;
-    r = all_ok(c, s, s->n - 1, &m.shadow_latency_ms);
+    r = gpu_ok(c, s, best_g, s->n - 1, &m.shadow_latency_ms);
     if (r <= 0)
         return r < 0 ? -1 : 2;
+    m.latency_ms = m.shadow_latency_ms;
     s->n_verified++;
     m.workload = wl;
     m.from_gpu = old == NONE ? NONE : s->v[old].gpu;
@@ -552,11 +569,12 @@ static int move(struct ctx *c, struct state *s, size_t wl, const unsigned char *
     m.to_gpu = best_g;
     m.to_batch = best_b;
     m.to_share_pct = best_r;
-    if (old != NONE)
+    if (old != NONE) {
         state_remove(s, old); /* traffic shifted: the old instance stops */
-    r = all_ok(c, s, s->n - 1, &m.latency_ms);
-    if (r <= 0)
-        return r < 0 ? -1 : 2;
+        r = gpu_ok(c, s, m.from_gpu, s->n - 1, &m.latency_ms); /* its GPU changes */
+        if (r <= 0)
+            return r < 0 ? -1 : 2;
+    }
     s->n_verified++;
     s->v[s->n - 1].role = STAY;
     return state_push_move(s, &m) ? -1 : 0;
@@ -749,6 +767,52 @@ out:
 /* Phase A: fewest moves (movers and new workloads placed, GPUs emptied) */
 /* ------------------------------------------------------------------ */
 
+/* A necessary condition for emptying GPU g of s into the other open GPUs:
+ * each tenant's solo share at its new rate fits in the free share of some
+ * other open GPU of a type with its model, and their solo shares together
+ * fit in the free share of those GPUs. (A cheap test before the trial.) */
+static int may_empty(struct ctx *c, const struct state *s, size_t g)
+{
+    double need = 0, free_sum = 0;
+    if (s->n_gpus > c->cap_g) {
+        double *u = realloc(c->used, s->n_gpus * sizeof *u);
+        if (!u)
+            return 1; /* (no test: the trial decides) */
+        c->used = u;
+        c->cap_g = s->n_gpus;
+    }
+    for (size_t h = 0; h < s->n_gpus; h++)
+        c->used[h] = -1;
+    for (size_t i = 0; i < s->n; i++) {
+        double *u = &c->used[s->v[i].gpu];
+        *u = (*u < 0 ? 0 : *u) + s->v[i].share_pct;
+    }
+    for (size_t h = 0; h < s->n_gpus; h++)
+        if (h != g && c->used[h] >= 0)
+            free_sum += 100 - c->used[h];
+    for (size_t i = 0; i < s->n; i++) {
+        const struct inst *x = &s->v[i];
+        int fits = 0;
+        if (x->gpu != g)
+            continue;
+        for (size_t h = 0; h < s->n_gpus && !fits; h++) {
+            const struct slo_ig_bounds *bd = bounds_of(c, x->workload, s->gpu_type[h]);
+            fits = h != g && c->used[h] >= 0 && bd &&
+                   bd->r_low_pct <= 100 - c->used[h] + SHARE_EPS;
+            if (fits)
+                need += bd->r_low_pct;
+        }
+        if (!fits)
+            return 0;
+    }
+    return need <= free_sum + SHARE_EPS;
+}
+
+/* GPUs step 2 tries to empty (fewest tenants first) before it gives up on
+ * emptying one more: each trial moves all the GPU's tenants, and past the
+ * first few a trial rarely succeeds (bounds the time on large plans). */
+#define MAX_EMPTY_TRIALS 8
+
 /* Steps 1-2 of slo_infer_replace's rule from base into *run. Returns 0
  * (run holds the result, which may still be over the bound), 1 a workload
  * that fits on no single GPU (*bad), 2 a state after a move that fails
@@ -786,8 +850,9 @@ static int minimal_moves(struct ctx *c, const struct state *base, size_t fresh_g
         goto out;
     while (used_gpus(run, NULL, c->price) > fresh_gpus) {
         int done = 0;
+        size_t n_trials = 0;
         memset(tried, 0, n_mask ? n_mask : 1);
-        for (;;) {
+        while (n_trials < MAX_EMPTY_TRIALS) {
             size_t best = NONE, best_count = NONE;
             double best_load = INFINITY;
             int ok = 1;
@@ -804,6 +869,9 @@ static int minimal_moves(struct ctx *c, const struct state *base, size_t fresh_g
             if (best == NONE)
                 break;
             tried[best] = 1;
+            if (!may_empty(c, run, best))
+                continue; /* its tenants cannot all fit elsewhere: no trial */
+            n_trials++;
             if (state_copy(&trial, run))
                 goto out_nomem;
             for (;;) {
@@ -842,15 +910,13 @@ static int minimal_moves(struct ctx *c, const struct state *base, size_t fresh_g
             double best_excess = 0;
             for (size_t i = 0; i < run->n; i++) {
                 const struct slo_ig_profile *p = &c->prof[run->gpu_type[run->v[i].gpu]];
-                const struct slo_ig_workload *w = &c->pb->workloads[run->v[i].workload];
-                int mi = slo_ig_find_model(p, w->model);
-                struct slo_ig_bounds bd;
-                if (mi < 0 || shrunk[run->v[i].workload])
+                const struct slo_ig_bounds *bd =
+                    bounds_of(c, run->v[i].workload, run->gpu_type[run->v[i].gpu]);
+                if (!bd || shrunk[run->v[i].workload])
                     continue;
-                slo_ig_choose_batch(p, &p->models[mi], w->rate_rps, w->slo_ms / 2, &bd);
-                if (run->v[i].share_pct - bd.r_low_pct > best_excess + SHARE_EPS &&
-                    run->v[i].share_pct - bd.r_low_pct >= p->unit_pct - SHARE_EPS) {
-                    best_excess = run->v[i].share_pct - bd.r_low_pct;
+                if (run->v[i].share_pct - bd->r_low_pct > best_excess + SHARE_EPS &&
+                    run->v[i].share_pct - bd->r_low_pct >= p->unit_pct - SHARE_EPS) {
+                    best_excess = run->v[i].share_pct - bd->r_low_pct;
                     best = i;
                 }
             }
@@ -1326,15 +1392,11 @@ static int repack(struct ctx *c, const struct state *base, size_t fresh_gpus, si
         goto done;
     for (size_t i = 0; i < base->n; i++) {
         const struct inst *x = &base->v[i];
-        const struct slo_ig_profile *p = &c->prof[base->gpu_type[x->gpu]];
-        const struct slo_ig_workload *w = &c->pb->workloads[x->workload];
-        int mi = slo_ig_find_model(p, w->model);
-        struct slo_ig_bounds bd;
-        if (x->role != STAY || mi < 0)
+        const struct slo_ig_bounds *bd = bounds_of(c, x->workload, base->gpu_type[x->gpu]);
+        if (x->role != STAY || !bd)
             continue;
-        slo_ig_choose_batch(p, &p->models[mi], w->rate_rps, w->slo_ms / 2, &bd);
         stays[x->gpu]++;
-        need[x->gpu] += bd.r_low_pct;
+        need[x->gpu] += bd->r_low_pct;
     }
     for (size_t g = 0; g < ng; g++)
         if (gpu_tenants(base, g, NULL))
@@ -1432,7 +1494,8 @@ int slo_infer_replace(const struct slo_infer_problem *problem, const struct slo_
     struct ctx c = {0};
     struct slo_ig_profile *prof = NULL;
     double *price = NULL, *key = NULL, cost_a = 0, cost_b = 0;
-    int *exempt = NULL, *present = NULL, found_b = 0;
+    int *exempt = NULL, *present = NULL, *mi = NULL, found_b = 0;
+    struct slo_ig_bounds *bd = NULL;
     size_t n = problem ? problem->n_workloads : 0, *order = NULL, bad = NONE, used_a = 0;
     int rv, ra;
 
@@ -1478,6 +1541,20 @@ int slo_infer_replace(const struct slo_infer_problem *problem, const struct slo_
     }
     for (size_t t = 0; t < fresh.n_types; t++)
         price[t] = fresh.types[t].usd_per_gpu_h;
+    mi = malloc(n * problem->n_types * sizeof *mi);
+    bd = calloc(n * problem->n_types, sizeof *bd);
+    if (!mi || !bd)
+        goto nomem;
+    for (size_t wl = 0; wl < n; wl++)
+        for (size_t t = 0; t < problem->n_types; t++) {
+            const struct slo_ig_workload *w = &problem->workloads[wl];
+            int k = mi[wl * problem->n_types + t] = slo_ig_find_model(&prof[t], w->model);
+            if (k >= 0)
+                slo_ig_choose_batch(&prof[t], &prof[t].models[k], w->rate_rps, w->slo_ms / 2,
+                                    &bd[wl * problem->n_types + t]);
+        }
+    c.mi = mi;
+    c.bd = bd;
     c.pb = problem;
     c.opt = opt;
     c.prof = prof;
@@ -1556,16 +1633,11 @@ int slo_infer_replace(const struct slo_infer_problem *problem, const struct slo_
         goto nomem;
     for (size_t wl = 0; wl < n; wl++) {
         key[wl] = 0;
-        for (size_t t = 0; t < problem->n_types; t++) {
-            int mi = slo_ig_find_model(&prof[t], problem->workloads[wl].model);
-            struct slo_ig_bounds bd;
-            if (mi < 0)
-                continue;
-            slo_ig_choose_batch(&prof[t], &prof[t].models[mi], problem->workloads[wl].rate_rps,
-                                problem->workloads[wl].slo_ms / 2, &bd);
-            key[wl] = bd.r_low_pct;
-            break;
-        }
+        for (size_t t = 0; t < problem->n_types; t++)
+            if (bounds_of(&c, wl, t)) {
+                key[wl] = bounds_of(&c, wl, t)->r_low_pct;
+                break;
+            }
         order[wl] = wl;
     }
     for (size_t i = 1; i < n; i++) /* stable insertion sort, descending key */
@@ -1663,6 +1735,9 @@ out:
     free(present);
     free(order);
     free(key);
+    free(mi);
+    free(bd);
+    free(c.used);
     free(c.t);
     free(c.o);
     free(c.idx);

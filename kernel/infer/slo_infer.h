@@ -752,7 +752,9 @@ void slo_infer_replace_result_free(struct slo_infer_replace_result *res);
  *  2. While it uses more than the fresh plan's GPUs plus one - or more than
  *     the fresh plan's GPUs and all moves so far stay fewer than the fresh
  *     plan's - the GPU with the fewest tenants (ties: least share) whose
- *     tenants all move by step 1's rule to other open GPUs is emptied;
+ *     tenants all move by step 1's rule to other open GPUs is emptied (of
+ *     the first 8 GPUs in that order whose tenants' solo shares fit in the
+ *     others' free share; a bound on the time);
  *     when none can be and it uses more than the fresh plan's GPUs plus one,
  *     the tenant holding the most share above its solo share at its new
  *     rate (a rate that fell) is shrunk by a shadow move (once per
