@@ -4,7 +4,10 @@
  * placement to a new one that moves few workloads, each move made with
  * iGniter's shadow instance (start the new instance, shift traffic, stop the
  * old one) and every intermediate state re-predicted (slo_infer_replace in
- * slo_infer.h).
+ * slo_infer.h). Phase A moves only what must move and empties GPUs; phase B
+ * re-packs (keeps all GPUs but some, plans the rest afresh) and reaches
+ * that target by shadow moves with spare GPUs; the cheaper within the bound
+ * (the fresh plan's GPUs plus one, fewer moves than it) is the result.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <jansson.h>
