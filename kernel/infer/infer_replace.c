@@ -448,6 +448,26 @@ static int all_ok(struct ctx *c, const struct state *s, size_t want, double *lat
     return 1;
 }
 
+/* The share held on each GPU of s into c->used[g] (-1: no tenant). 0, or -1
+ * out of memory. */
+static int shares_held(struct ctx *c, const struct state *s)
+{
+    if (s->n_gpus > c->cap_g) {
+        double *u = realloc(c->used, s->n_gpus * sizeof *u);
+        if (!u)
+            return -1;
+        c->used = u;
+        c->cap_g = s->n_gpus;
+    }
+    for (size_t g = 0; g < s->n_gpus; g++)
+        c->used[g] = -1;
+    for (size_t i = 0; i < s->n; i++) {
+        double *u = &c->used[s->v[i].gpu];
+        *u = (*u < 0 ? 0 : *u) + s->v[i].share_pct;
+    }
+    return 0;
+}
+
 /* Best fit of workload wl among the GPUs of s that hold a tenant, without
  * skip[g] (skip[n_skip]; NULL: none): iGniter's batch and solo share at its
  * new rate (slo_ig_choose_batch), raised by the unit until GPU g holds with
@@ -459,19 +479,8 @@ static int best_fit(struct ctx *c, struct state *s, size_t wl, const unsigned ch
 {
     double best_free = INFINITY;
     int found = 0;
-    if (s->n_gpus > c->cap_g) {
-        double *u = realloc(c->used, s->n_gpus * sizeof *u);
-        if (!u)
-            return -1;
-        c->used = u;
-        c->cap_g = s->n_gpus;
-    }
-    for (size_t g = 0; g < s->n_gpus; g++)
-        c->used[g] = -1; /* empty */
-    for (size_t i = 0; i < s->n; i++) {
-        double *u = &c->used[s->v[i].gpu];
-        *u = (*u < 0 ? 0 : *u) + s->v[i].share_pct;
-    }
+    if (shares_held(c, s))
+        return -1;
     for (size_t g = 0; g < s->n_gpus; g++) {
         const struct slo_ig_profile *p = &c->prof[s->gpu_type[g]];
         const struct slo_ig_bounds *bd = bounds_of(c, wl, s->gpu_type[g]);
@@ -777,19 +786,8 @@ out:
 static int may_empty(struct ctx *c, const struct state *s, size_t g)
 {
     double need = 0, free_sum = 0;
-    if (s->n_gpus > c->cap_g) {
-        double *u = realloc(c->used, s->n_gpus * sizeof *u);
-        if (!u)
-            return 1; /* (no test: the trial decides) */
-        c->used = u;
-        c->cap_g = s->n_gpus;
-    }
-    for (size_t h = 0; h < s->n_gpus; h++)
-        c->used[h] = -1;
-    for (size_t i = 0; i < s->n; i++) {
-        double *u = &c->used[s->v[i].gpu];
-        *u = (*u < 0 ? 0 : *u) + s->v[i].share_pct;
-    }
+    if (shares_held(c, s))
+        return 1; /* (no test: the trial decides) */
     for (size_t h = 0; h < s->n_gpus; h++)
         if (h != g && c->used[h] >= 0)
             free_sum += 100 - c->used[h];
