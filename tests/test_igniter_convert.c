@@ -108,7 +108,8 @@ static void test_bad_input(void **state)
     /* a bad value: its line and column */
     expect_err(slo_ig_convert_perf_analyzer("Concurrency,Server Compute Infer\n1,7689\n2,-5\n",
                                             "pa.csv", &ms, &err),
-               &err, "pa.csv:3", "column Server Compute Infer: expected a time > 0 us, found \"-5\"");
+               &err, "pa.csv:3",
+               "column Server Compute Infer: expected a time > 0 us, found \"-5\"");
     expect_err(slo_ig_convert_nvidia_smi("power.draw [W], clocks.sm [MHz]\n80 W, 1380 MHz\n"
                                          "[N/A], 1380 MHz\n",
                                          "smi.csv", &p, &f, &err),

@@ -495,8 +495,8 @@ static size_t run_seeded(const char *label, uint64_t seed, const size_t *sizes, 
            "GPU more), %zu moves against %zu, %zu states re-predicted, %zu GPUs opened "
            "beyond the deployed ones, %zu busy at once beyond the larger of the deployed and the "
            "final GPUs, %zu second moves\n",
-           label, cases, skipped, split_new, gpus, fresh_gpus, extra_gpu, moves, fresh, states, spares,
-           peak_extra, twice);
+           label, cases, skipped, split_new, gpus, fresh_gpus, extra_gpu, moves, fresh, states,
+           spares, peak_extra, twice);
     assert_int_equal(cases + split_new + skipped, n_sizes * (size_t)reps);
     return cases;
 }

@@ -676,7 +676,8 @@ static void hungarian(const long long *a, size_t k, size_t *p, long long *u, lon
 static size_t max_matching(const size_t *w, size_t nr, size_t nc, size_t *match)
 {
     size_t nn = nr + nc, total = 0, *parent = malloc((nn ? nn : 1) * sizeof *parent);
-    size_t *rows = malloc((nr ? nr : 1) * sizeof *rows), *cols = malloc((nc ? nc : 1) * sizeof *cols);
+    size_t *rows = malloc((nr ? nr : 1) * sizeof *rows);
+    size_t *cols = malloc((nc ? nc : 1) * sizeof *cols);
     size_t k_cap = (nr > nc ? nr : nc) + 1;
     long long *a = NULL, *u = malloc(k_cap * sizeof *u), *v = malloc(k_cap * sizeof *v);
     long long *minv = malloc(k_cap * sizeof *minv);
@@ -748,7 +749,8 @@ static size_t fresh_moves(const struct slo_infer_current *cur, const struct slo_
 {
     size_t nc = cur->n_gpus, nf = f->n_gpus, kept;
     size_t *ov = calloc((nc * nf) > 0 ? nc * nf : 1, sizeof *ov);
-    size_t *split = calloc(n_workloads, sizeof *split), *match = malloc((nf ? nf : 1) * sizeof *match);
+    size_t *split = calloc(n_workloads, sizeof *split);
+    size_t *match = malloc((nf ? nf : 1) * sizeof *match);
     if (!ov || !split || !match) {
         kept = SIZE_MAX;
         goto out;
