@@ -1365,26 +1365,33 @@ struct drop_try {
 };
 
 #define MAX_TRANSITIONS 8 /* phase B targets tried by transition, cheapest first */
+#define N_ORDERS 3        /* orders of dropping the deployed GPUs */
 
 /*
- * Phase B (step 3 of the rule): for each of two orders of the deployed GPUs
- * with a tenant - (0) fewest tenants meeting their SLO first, then least
- * share those need at their new rates; (1) least needed share first, then
- * fewest tenants - the targets keeping all GPUs but the first k (k = 0, 1,
- * ...; build_cand), while their moves stay fewer than the fresh plan's; the
- * targets within the bound are reached by transition, cheapest first (then
- * fewest moves), until one is reached within the bound. Returns 0 (*found
- * = 1 with *out set, or 0), -1 out of memory, or an slo_infer_solve error.
+ * Phase B (step 3 of the rule): for each of three orders of the deployed
+ * GPUs with a tenant - (0) fewest tenants meeting their SLO first, then
+ * least share those need at their new rates; (1) least needed share first,
+ * then fewest tenants; (2) most share freed (100 % less the needed share)
+ * per tenant moved first - the targets keeping all GPUs but the first k (k
+ * = 0, 1, ...; build_cand), while their moves stay fewer than the fresh
+ * plan's; the targets within the bound are reached by transition, cheapest
+ * first (then fewest moves; at most MAX_TRANSITIONS), the best result
+ * reached within the bound kept (a target reaches at least its estimated
+ * moves, so the search stops when no target left can beat it). Returns 0
+ * (*found = 1 with *out set, or 0), -1 out of memory, or an slo_infer_solve
+ * error.
  */
 static int repack(struct ctx *c, const struct state *base, size_t fresh_gpus, size_t fresh_mv,
                   size_t forced, struct state *out, int *found, slo_error_t *err)
 {
     size_t ng = base->n_gpus, n_open = 0, n_try = 0, cap_try = 0;
-    size_t *orders = malloc(2 * (ng ? ng : 1) * sizeof *orders), *stays = NULL;
+    size_t *orders = malloc(N_ORDERS * (ng ? ng : 1) * sizeof *orders), *stays = NULL;
     double *need = NULL;
     unsigned char *keep = malloc(ng ? ng : 1);
     struct drop_try *tries = NULL;
     struct cand cd = {0};
+    struct state run = {0};
+    double best_cost = INFINITY;
     char why[SLO_REASON_LENGTH];
     int rv = -1;
 
@@ -1404,17 +1411,21 @@ static int repack(struct ctx *c, const struct state *base, size_t fresh_gpus, si
     for (size_t g = 0; g < ng; g++)
         if (gpu_tenants(base, g, NULL))
             orders[n_open++] = g;
-    memcpy(orders + ng, orders, n_open * sizeof *orders);
-    for (int ord = 0; ord < 2; ord++) { /* stable insertion sorts */
+    for (int ord = 1; ord < N_ORDERS; ord++)
+        memcpy(orders + (size_t)ord * ng, orders, n_open * sizeof *orders);
+    for (int ord = 0; ord < N_ORDERS; ord++) { /* stable insertion sorts */
         size_t *o = orders + (size_t)ord * ng;
         for (size_t i = 1; i < n_open; i++)
             for (size_t j = i; j > 0; j--) {
                 size_t a = o[j - 1], b = o[j], tmp;
-                int before = ord == 0 ? stays[b] < stays[a] ||
+                double ra = (100 - need[a]) / (double)(stays[a] + 1);
+                double rb = (100 - need[b]) / (double)(stays[b] + 1);
+                int before = ord == 0   ? stays[b] < stays[a] ||
                                             (stays[b] == stays[a] && need[b] < need[a] - SHARE_EPS)
-                                      : need[b] < need[a] - SHARE_EPS ||
-                                            (fabs(need[b] - need[a]) <= SHARE_EPS &&
-                                             stays[b] < stays[a]);
+                             : ord == 1 ? need[b] < need[a] - SHARE_EPS ||
+                                              (fabs(need[b] - need[a]) <= SHARE_EPS &&
+                                               stays[b] < stays[a])
+                                        : rb > ra + SHARE_EPS;
                 if (!before)
                     break;
                 tmp = o[j];
@@ -1423,7 +1434,7 @@ static int repack(struct ctx *c, const struct state *base, size_t fresh_gpus, si
             }
     }
     /* the targets */
-    for (int ord = 0; ord < 2; ord++)
+    for (int ord = 0; ord < N_ORDERS; ord++)
         for (size_t k = ord ? 1 : 0; k <= n_open; k++) {
             int r;
             struct drop_try *t;
@@ -1456,8 +1467,13 @@ static int repack(struct ctx *c, const struct state *base, size_t fresh_gpus, si
             tries[j] = tries[j - 1];
             tries[j - 1] = tmp;
         }
-    for (size_t i = 0; i < n_try && i < MAX_TRANSITIONS && !*found; i++) {
+    for (size_t i = 0; i < n_try && i < MAX_TRANSITIONS; i++) {
         int r;
+        double cost;
+        /* a target can only do worse than its estimate (parked workloads
+         * move twice): stop once none left can beat the best reached */
+        if (*found && !better(tries[i].cost, tries[i].est_moves, best_cost, out->n_mv))
+            break;
         memset(keep, 1, ng ? ng : 1);
         for (size_t d = 0; d < tries[i].k; d++)
             keep[orders[(size_t)tries[i].ord * ng + d]] = 0;
@@ -1467,18 +1483,25 @@ static int repack(struct ctx *c, const struct state *base, size_t fresh_gpus, si
             rv = r;
             goto done;
         }
-        r = transition(c, base, keep, &cd, out, why, sizeof why);
+        r = transition(c, base, keep, &cd, &run, why, sizeof why);
         cand_free(&cd);
         if (r < 0)
             goto done;
-        if (r == 0 && all_ok(c, out, NONE, NULL) == 1 &&
-            within_bound(used_gpus(out, NULL, c->price), out->n_mv, fresh_gpus, fresh_mv,
-                         forced))
+        if (r == 0 && all_ok(c, &run, NONE, NULL) == 1 &&
+            within_bound(used_gpus(&run, &cost, c->price), run.n_mv, fresh_gpus, fresh_mv,
+                         forced) &&
+            (!*found || better(cost, run.n_mv, best_cost, out->n_mv))) {
+            struct state tmp = *out;
+            *out = run;
+            run = tmp;
+            best_cost = cost;
             *found = 1;
+        }
     }
     rv = 0;
 done:
     cand_free(&cd);
+    state_free(&run);
     free(orders);
     free(keep);
     free(stays);

@@ -760,9 +760,10 @@ void slo_infer_replace_result_free(struct slo_infer_replace_result *res);
  *     rate (a rate that fell) is shrunk by a shadow move (once per
  *     workload) and emptying is tried again.
  *  3. Re-packing, when steps 1-2 miss the bound below or cost more than the
- *     fresh plan: for each of two orders of the deployed GPUs (fewest
+ *     fresh plan: for each of three orders of the deployed GPUs (fewest
  *     tenants meeting their SLO first, then least share they need at their
- *     new rates; or that share first, then the tenants) and k = 0, 1, ...,
+ *     new rates; or that share first, then the tenants; or most share freed
+ *     per tenant moved first) and k = 0, 1, ...,
  *     a target placement keeps all GPUs but the first k: on a kept GPU every
  *     tenant meeting its SLO stays; every other workload is placed in the
  *     placing order on the kept GPUs by step 1's best fit, else in a fresh
@@ -770,7 +771,8 @@ void slo_infer_replace_result_free(struct slo_infer_replace_result *res);
  *     the GPUs not kept by most workloads unchanged (exact matching) and
  *     realized there, the others on GPUs bound during the moves. The
  *     targets within the bound are tried cheapest first (then fewest
- *     moves; at most 8): each pending workload moves by a shadow move into
+ *     moves; at most 8; the best reached kept): each pending workload moves
+ *     by a shadow move into
  *     its target when both states hold (its target GPU re-predicted with
  *     both instances, then its old GPU without the old one); a target GPU
  *     not bound yet is an emptied GPU of its type, else, when nothing else
