@@ -6,8 +6,6 @@
  * `slo fit infer` fits and `slo infer --profile` reads.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#include <ctype.h>
-#include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
@@ -17,8 +15,6 @@
 #include "cli.h"
 
 #define CMD "convert"
-#define MAX_FIELDS 64
-#define MAX_FILE_BYTES (64u << 20)
 
 static void usage(FILE *f)
 {
@@ -43,224 +39,6 @@ static void usage(FILE *f)
             "                 duration-weighted L2 %% at 1:20 -> l2cache, kernel (kernels per\n"
             "                 inference), activetime_1 (ms); at 1:10, 16:50, 32:100 -> l2caches\n"
             "Exit status: 0 success, 2 bad input (the file and field named), 1 internal.\n");
-}
-
-/* ---------------------------------------------------------------- CSV */
-
-struct csv {
-    char *text;           /* the file, split in place */
-    size_t n_rows;        /* data rows (after the header) */
-    char **cells;         /* [(n_rows + 1) * n_cols], row 0 = header */
-    size_t n_cols;
-};
-
-static void csv_free(struct csv *c)
-{
-    free(c->text);
-    free(c->cells);
-    memset(c, 0, sizeof *c);
-}
-
-static char *trim(char *s)
-{
-    char *e;
-    while (*s == ' ' || *s == '\t')
-        s++;
-    e = s + strlen(s);
-    while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
-        *--e = '\0';
-    return s;
-}
-
-/* Split one line (modified in place) into fields: ',' separated, fields may
- * be "quoted" with "" for a quote (RFC 4180). Returns the count or -1. */
-static int split_line(char *line, char **f, int max)
-{
-    int n = 0;
-    char *p = line;
-    for (;;) {
-        char *start, *w;
-        while (*p == ' ')
-            p++;
-        if (n == max)
-            return -1;
-        if (*p == '"') {
-            start = w = ++p;
-            for (;;) {
-                if (!*p)
-                    return -1;
-                if (*p == '"' && p[1] == '"') {
-                    *w++ = '"';
-                    p += 2;
-                } else if (*p == '"') {
-                    p++;
-                    break;
-                } else {
-                    *w++ = *p++;
-                }
-            }
-            *w = '\0';
-            while (*p == ' ' || *p == '\r')
-                p++;
-            f[n++] = start;
-            if (*p == ',') {
-                p++;
-                continue;
-            }
-            if (*p)
-                return -1;
-            return n;
-        }
-        start = p;
-        while (*p && *p != ',')
-            p++;
-        if (*p == ',') {
-            *p++ = '\0';
-            f[n++] = trim(start);
-            continue;
-        }
-        f[n++] = trim(start);
-        return n;
-    }
-}
-
-/* Read path as CSV. Lines before the first line containing want_in_header
- * (tools print banners: ncu's "==PROF==" lines) are skipped; empty lines are
- * skipped. Every row must have the header's field count. */
-static int csv_load(const char *path, const char *want_in_header, struct csv *c)
-{
-    FILE *f = fopen(path, "rb");
-    size_t len = 0, cap = 0, lines = 0;
-    char *line, *next;
-    int header_seen = 0;
-
-    memset(c, 0, sizeof *c);
-    if (!f)
-        return cli_usage_error(CMD, "%s: cannot read: %s", path, strerror(errno));
-    for (;;) {
-        size_t got;
-        if (len + 4097 > cap) {
-            char *nt;
-            cap = cap ? cap * 2 : 65536;
-            if (cap > MAX_FILE_BYTES + 4097) {
-                fclose(f);
-                csv_free(c);
-                return cli_usage_error(CMD, "%s: expected a CSV file of at most 64 MiB, found "
-                                            "more",
-                                       path);
-            }
-            nt = realloc(c->text, cap);
-            if (!nt) {
-                fclose(f);
-                csv_free(c);
-                fprintf(stderr, "slo %s: out of memory\n", CMD);
-                return SLO_EXIT_INTERNAL;
-            }
-            c->text = nt;
-        }
-        got = fread(c->text + len, 1, 4096, f);
-        len += got;
-        if (got < 4096)
-            break;
-    }
-    fclose(f);
-    c->text[len] = '\0';
-    if (strlen(c->text) != len) {
-        csv_free(c);
-        return cli_usage_error(CMD, "%s: expected a text CSV file, found a NUL byte", path);
-    }
-    for (char *p = c->text; *p; p++)
-        if (*p == '\n')
-            lines++;
-    c->cells = calloc((lines + 1) * MAX_FIELDS, sizeof *c->cells);
-    if (!c->cells) {
-        csv_free(c);
-        fprintf(stderr, "slo %s: out of memory\n", CMD);
-        return SLO_EXIT_INTERNAL;
-    }
-    for (line = c->text; line && *line; line = next) {
-        char *fields[MAX_FIELDS];
-        int n;
-        next = strchr(line, '\n');
-        if (next)
-            *next++ = '\0';
-        if (!*trim(line))
-            continue;
-        if (!header_seen) {
-            if (!strstr(line, want_in_header))
-                continue;
-            header_seen = 1;
-            n = split_line(line, fields, MAX_FIELDS);
-            if (n <= 0) {
-                csv_free(c);
-                return cli_usage_error(CMD, "%s: expected a CSV header, found a malformed line",
-                                       path);
-            }
-            c->n_cols = (size_t)n;
-            memcpy(c->cells, fields, (size_t)n * sizeof *fields);
-            continue;
-        }
-        n = split_line(line, fields, MAX_FIELDS);
-        if (n != (int)c->n_cols) {
-            size_t row = c->n_rows + 1;
-            csv_free(c);
-            return cli_usage_error(CMD, "%s: data row %zu: expected %zu fields as the header, "
-                                        "found %d",
-                                   path, row, c->n_cols, n);
-        }
-        c->n_rows++;
-        memcpy(c->cells + c->n_rows * c->n_cols, fields, (size_t)n * sizeof *fields);
-    }
-    if (!header_seen) {
-        csv_free(c);
-        return cli_usage_error(CMD, "%s: expected a CSV header with \"%s\", found none", path,
-                               want_in_header);
-    }
-    if (c->n_rows == 0) {
-        csv_free(c);
-        return cli_usage_error(CMD, "%s: expected data rows after the header, found none", path);
-    }
-    return SLO_EXIT_OK;
-}
-
-static const char *cell(const struct csv *c, size_t row, size_t col)
-{
-    return c->cells[row * c->n_cols + col];
-}
-
-/* Column whose header is name, or whose header starts with name followed by
- * " [" (nvidia-smi's "power.draw [W]"); -1 if none. */
-static int column(const struct csv *c, const char *name)
-{
-    size_t n = strlen(name);
-    for (size_t k = 0; k < c->n_cols; k++) {
-        const char *h = cell(c, 0, k);
-        if (!strcmp(h, name) || (!strncmp(h, name, n) && !strncmp(h + n, " [", 2)))
-            return (int)k;
-    }
-    return -1;
-}
-
-/* A number with an optional unit suffix (nvidia-smi "250.12 W") and thousands
- * separators (ncu "1,024.5"). */
-static int number(const char *text, const char *unit, double *out)
-{
-    char buf[128], *w = buf, *end;
-    const char *p = text;
-    if (strlen(text) >= sizeof buf)
-        return -1;
-    for (; *p; p++)
-        if (*p != ',')
-            *w++ = *p;
-    *w = '\0';
-    *out = slo_strtod(buf, &end);
-    if (end == buf || !isfinite(*out))
-        return -1;
-    while (*end == ' ')
-        end++;
-    if (*end && !(unit && !strcmp(end, unit)))
-        return -1;
-    return 0;
 }
 
 /* ---------------------------------------------------------------- points */
@@ -363,186 +141,34 @@ static json_t *grid_json(const double v[9])
     return a;
 }
 
-/* ---------------------------------------------------------------- perf_analyzer */
+/* ---------------------------------------------------------------- the files */
 
-/* Per-batch GPU time (ms) of one perf_analyzer -f CSV: "Server Compute Infer"
- * (us, per request = one batch) of the row with the lowest concurrency. */
+/* The tools' files, read by the kernel (slo_ig_convert_*_load, slo_infer.h):
+ * an error is one message naming the file, line and column, exit 2. */
 static int perf_analyzer_ms(const char *path, double *ms)
 {
-    struct csv c;
-    int kc, ki, st, best = -1;
-    double best_c = 0;
-    if ((st = csv_load(path, "Concurrency", &c)))
-        return st;
-    kc = column(&c, "Concurrency");
-    ki = column(&c, "Server Compute Infer");
-    if (kc < 0 || ki < 0) {
-        st = cli_usage_error(CMD,
-                             "%s: expected perf_analyzer -f CSV columns \"Concurrency\" and "
-                             "\"Server Compute Infer\" (Triton 2.x), found no \"%s\" column",
-                             path, kc < 0 ? "Concurrency" : "Server Compute Infer");
-        csv_free(&c);
-        return st;
-    }
-    for (size_t r = 1; r <= c.n_rows; r++) {
-        double conc, v;
-        if (number(cell(&c, r, (size_t)kc), NULL, &conc) || conc < 1 ||
-            number(cell(&c, r, (size_t)ki), NULL, &v) || !(v > 0)) {
-            st = cli_usage_error(CMD, "%s: data row %zu: expected a concurrency >= 1 and a "
-                                      "Server Compute Infer > 0 us, found \"%s\", \"%s\"",
-                                 path, r, cell(&c, r, (size_t)kc), cell(&c, r, (size_t)ki));
-            csv_free(&c);
-            return st;
-        }
-        if (best < 0 || conc < best_c) {
-            best = (int)r;
-            best_c = conc;
-            *ms = v / 1000.0;
-        }
-    }
-    csv_free(&c);
-    return SLO_EXIT_OK;
+    slo_error_t err = {0};
+    return slo_ig_convert_perf_analyzer_load(path, ms, &err) ? cli_report(CMD, &err)
+                                                             : SLO_EXIT_OK;
 }
 
-/* ---------------------------------------------------------------- nvidia-smi */
-
-/* Mean power.draw (W) and clocks.sm (MHz) over the samples of one
- * nvidia-smi --query-gpu=...,power.draw,clocks.sm --format=csv[,nounits] file. */
 static int smi_means(const char *path, double *power_w, double *clock_mhz)
 {
-    struct csv c;
-    int kp, kf, st;
-    double sp = 0, sf = 0;
-    if ((st = csv_load(path, "power.draw", &c)))
-        return st;
-    kp = column(&c, "power.draw");
-    kf = column(&c, "clocks.sm");
-    if (kp < 0 || kf < 0) {
-        st = cli_usage_error(CMD,
-                             "%s: expected nvidia-smi --query-gpu CSV columns \"power.draw\" and "
-                             "\"clocks.sm\", found no \"%s\" column",
-                             path, kp < 0 ? "power.draw" : "clocks.sm");
-        csv_free(&c);
-        return st;
-    }
-    for (size_t r = 1; r <= c.n_rows; r++) {
-        double p, f;
-        if (number(cell(&c, r, (size_t)kp), "W", &p) || !(p > 0) ||
-            number(cell(&c, r, (size_t)kf), "MHz", &f) || !(f > 0)) {
-            st = cli_usage_error(CMD, "%s: sample %zu: expected power.draw > 0 W and clocks.sm "
-                                      "> 0 MHz, found \"%s\", \"%s\"",
-                                 path, r, cell(&c, r, (size_t)kp), cell(&c, r, (size_t)kf));
-            csv_free(&c);
-            return st;
-        }
-        sp += p;
-        sf += f;
-    }
-    *power_w = sp / (double)c.n_rows;
-    *clock_mhz = sf / (double)c.n_rows;
-    csv_free(&c);
-    return SLO_EXIT_OK;
+    slo_error_t err = {0};
+    return slo_ig_convert_nvidia_smi_load(path, power_w, clock_mhz, &err) ? cli_report(CMD, &err)
+                                                                          : SLO_EXIT_OK;
 }
 
-/* ---------------------------------------------------------------- ncu */
-
-/* Duration-weighted mean L2 % (lts__t_sectors.avg.pct_of_peak_sustained_elapsed
- * weighted by gpu__time_duration.sum), kernel count and total duration (ms)
- * of one Nsight Compute --csv file (one row per kernel and metric). */
 static int ncu_l2(const char *path, double *l2_pct, size_t *kernels, double *busy_ms)
 {
-    struct csv c;
-    int kid, kname, kunit, kval, st;
-    double wsum = 0, dsum = 0;
-    size_t n = 0, nl2 = 0;
-    long last_id = -1;
-    double dur = -1, l2 = -1;
-
-    if ((st = csv_load(path, "Metric Name", &c)))
-        return st;
-    kid = column(&c, "ID");
-    kname = column(&c, "Metric Name");
-    kunit = column(&c, "Metric Unit");
-    kval = column(&c, "Metric Value");
-    if (kid < 0 || kname < 0 || kunit < 0 || kval < 0) {
-        st = cli_usage_error(CMD, "%s: expected Nsight Compute --csv columns \"ID\", \"Metric "
-                                  "Name\", \"Metric Unit\" and \"Metric Value\", found a header "
-                                  "without them",
-                             path);
-        csv_free(&c);
-        return st;
-    }
-    /* rows are grouped by kernel ID; close a kernel when the ID changes */
-    for (size_t r = 1; r <= c.n_rows + 1; r++) {
-        long id = -2;
-        if (r <= c.n_rows) {
-            char *end;
-            id = strtol(cell(&c, r, (size_t)kid), &end, 10);
-            if (*end || id < 0) {
-                st = cli_usage_error(CMD, "%s: data row %zu: ID: expected a kernel number, "
-                                          "found \"%s\"",
-                                     path, r, cell(&c, r, (size_t)kid));
-                goto out;
-            }
-        }
-        if (id != last_id && last_id >= 0) {
-            if (dur < 0 || l2 < 0) {
-                st = cli_usage_error(CMD, "%s: kernel ID %ld: expected metrics gpu__time_"
-                                          "duration.sum and lts__t_sectors.avg.pct_of_peak_"
-                                          "sustained_elapsed, found %s missing",
-                                     path, last_id, dur < 0 ? "gpu__time_duration.sum"
-                                                            : "the L2 metric");
-                goto out;
-            }
-            wsum += l2 * dur;
-            dsum += dur;
-            n++;
-            nl2++;
-            dur = l2 = -1;
-        }
-        if (r > c.n_rows)
-            break;
-        last_id = id;
-        {
-            const char *name = cell(&c, r, (size_t)kname), *unit = cell(&c, r, (size_t)kunit);
-            double v;
-            if (!strcmp(name, "gpu__time_duration.sum")) {
-                double scale = !strcmp(unit, "nsecond")   ? 1e-6
-                               : !strcmp(unit, "usecond") ? 1e-3
-                               : !strcmp(unit, "msecond") ? 1.0
-                               : !strcmp(unit, "second")  ? 1e3
-                                                          : -1;
-                if (scale < 0 || number(cell(&c, r, (size_t)kval), NULL, &v) || v < 0) {
-                    st = cli_usage_error(CMD, "%s: data row %zu: gpu__time_duration.sum: "
-                                              "expected a duration in nsecond, usecond, msecond "
-                                              "or second, found \"%s\" %s",
-                                         path, r, cell(&c, r, (size_t)kval), unit);
-                    goto out;
-                }
-                dur = v * scale;
-            } else if (!strcmp(name, "lts__t_sectors.avg.pct_of_peak_sustained_elapsed")) {
-                if (number(cell(&c, r, (size_t)kval), NULL, &v) || v < 0 || v > 100) {
-                    st = cli_usage_error(CMD, "%s: data row %zu: L2 metric: expected a "
-                                              "percentage in [0, 100], found \"%s\"",
-                                         path, r, cell(&c, r, (size_t)kval));
-                    goto out;
-                }
-                l2 = v;
-            }
-        }
-    }
-    (void)nl2;
-    if (n == 0 || !(dsum > 0)) {
-        st = cli_usage_error(CMD, "%s: expected kernels with a duration > 0, found none", path);
-        goto out;
-    }
-    *l2_pct = wsum / dsum;
-    *kernels = n;
-    *busy_ms = dsum;
-    st = SLO_EXIT_OK;
-out:
-    csv_free(&c);
-    return st;
+    struct slo_ig_ncu_summary s;
+    slo_error_t err = {0};
+    if (slo_ig_convert_ncu_load(path, &s, &err))
+        return cli_report(CMD, &err);
+    *l2_pct = s.l2_pct;
+    *kernels = s.kernels;
+    *busy_ms = s.busy_ms;
+    return SLO_EXIT_OK;
 }
 
 /* ---------------------------------------------------------------- main */

@@ -99,15 +99,27 @@ else cat "$tmp/out"; notok "the fitted converted profile predicts the fixtures w
 grep -v '^1,' "$fx/pa/resnet50-b1-r10.csv" | sed 's/Server Compute Infer,//; s/,[0-9]*,5,9,/,5,9,/' >"$tmp/pa-missing.csv"
 # shellcheck disable=SC2046
 expect "perf_analyzer file without Server Compute Infer" \
-    "^slo convert: .*pa-missing.csv: expected perf_analyzer -f CSV columns \"Concurrency\" and \"Server Compute Infer\" \\(Triton 2.x\\), found no \"Server Compute Infer\" column$" \
+    "^slo convert: .*pa-missing.csv:1: expected perf_analyzer -f CSV columns \"Concurrency\" and \"Server Compute Infer\" \\(Triton 2.x\\), found no \"Server Compute Infer\" column \\(header: Concurrency, Inferences/Second, .*\\)$" \
     convert perf-analyzer --model resnet50 $(pts pa | sed "s|[^ ]*resnet50-b1-r10.csv|1:10:$tmp/pa-missing.csv|")
 # shellcheck disable=SC2046
 expect "a missing grid point" '^slo convert: expected the 9 grid points B:R:FILE .*found no 32:100$' \
     convert perf-analyzer --model resnet50 $(pts pa | sed 's| [^ ]*b32-r100.csv||')
 printf 'timestamp, power.draw [W]\n2026/11/30 10:00:00.000, 80.00 W\n' >"$tmp/smi-noclock.csv"
 # shellcheck disable=SC2046
-expect "nvidia-smi file without clocks.sm" '^slo convert: .*smi-noclock.csv: expected nvidia-smi --query-gpu CSV columns "power.draw" and "clocks.sm", found no "clocks.sm" column$' \
+expect "nvidia-smi file without clocks.sm" '^slo convert: .*smi-noclock.csv:1: expected nvidia-smi --query-gpu CSV columns "power.draw" and "clocks.sm", found no "clocks.sm" column \(header: timestamp, power.draw \[W\]\)$' \
     convert nvidia-smi --hardware 1:"$tmp/smi-noclock.csv" 2:"$fx/smi/hw-c2.csv" 3:"$fx/smi/hw-c3.csv"
+# a bad value: file, line and column named (line 3: the second sample)
+sed '3 s/52.00 W\|55.00 W/n\/a/' "$fx/smi/idle.csv" >"$tmp/smi-na.csv"
+# shellcheck disable=SC2086
+expect "nvidia-smi sample without a power" '^slo convert: .*smi-na.csv:3: column power.draw: expected a power > 0 W, found "n/a"$' \
+    convert nvidia-smi --hardware $HW --idle "$tmp/smi-na.csv"
+# a row cut short (line 3 of the perf_analyzer file)
+sed '3 s/,[^,]*$//' "$fx/pa/resnet50-b16-r50.csv" >"$tmp/pa-short.csv"
+# shellcheck disable=SC2046
+expect "perf_analyzer row with a field missing" '^slo convert: .*pa-short.csv:3: expected 13 fields as in the header, found 12$' \
+    convert perf-analyzer --model resnet50 $(pts pa | sed "s|[^ ]*resnet50-b16-r50.csv|16:50:$tmp/pa-short.csv|")
+expect "perf_analyzer file not there" '^slo convert: .*nothere.csv: cannot open: ' \
+    convert perf-analyzer --model resnet50 $(pts pa | sed "s|[^ ]*resnet50-b16-r50.csv|16:50:$tmp/nothere.csv|")
 grep -v lts__ "$fx/ncu/resnet50-b1-r10.csv" >"$tmp/ncu-nol2.csv"
 # shellcheck disable=SC2086
 expect "ncu file without the L2 metric" '^slo convert: .*ncu-nol2.csv: kernel ID 0: expected metrics gpu__time_duration.sum and lts__t_sectors.avg.pct_of_peak_sustained_elapsed, found the L2 metric missing$' \

@@ -752,28 +752,63 @@ void slo_infer_replace_result_free(struct slo_infer_replace_result *res);
  *  2. While it uses more than the fresh plan's GPUs plus one - or more than
  *     the fresh plan's GPUs and all moves so far stay fewer than the fresh
  *     plan's - the GPU with the fewest tenants (ties: least share) whose
- *     tenants all move by step 1's rule to other open GPUs is emptied;
+ *     tenants all move by step 1's rule to other open GPUs is emptied (of
+ *     the first 8 GPUs in that order whose tenants' solo shares fit in the
+ *     others' free share; a bound on the time);
  *     when none can be and it uses more than the fresh plan's GPUs plus one,
  *     the tenant holding the most share above its solo share at its new
  *     rate (a rate that fell) is shrunk by a shadow move (once per
  *     workload) and emptying is tried again.
- *  3. A result on more than the fresh plan's GPUs plus one is refused.
+ *  3. Re-packing, when steps 1-2 miss the bound below or cost more than the
+ *     fresh plan: for each of three orders of the deployed GPUs (fewest
+ *     tenants meeting their SLO first, then least share they need at their
+ *     new rates; or that share first, then the tenants; or most share freed
+ *     per tenant moved first) and k = 0, 1, ...,
+ *     a target placement keeps all GPUs but the first k: on a kept GPU every
+ *     tenant meeting its SLO stays; every other workload is placed in the
+ *     placing order on the kept GPUs by step 1's best fit, else in a fresh
+ *     plan of those left alone (slo_infer_solve), whose GPUs are matched to
+ *     the GPUs not kept by most workloads unchanged (exact matching) and
+ *     realized there, the others on GPUs bound during the moves. The
+ *     targets within the bound are tried cheapest first (then fewest
+ *     moves; at most 8; the best reached kept): each pending workload moves
+ *     by a shadow move into
+ *     its target when both states hold (its target GPU re-predicted with
+ *     both instances, then its old GPU without the old one); a target GPU
+ *     not bound yet is an emptied GPU of its type, else, when nothing else
+ *     moves, a new one (a spare: the one draining the deployed GPUs most);
+ *     when no move holds, the pending workload holding the most share on a
+ *     GPU another move targets is parked alone on a spare at its target
+ *     batch and share (a second move later takes it to its target).
+ *  4. The result is the cheapest of steps 1-2 and 3 within the bound (then
+ *     fewest moves); the bound: at most the fresh plan's GPUs plus one, and
+ *     fewer moves than the fresh plan - or no more than the workloads any
+ *     re-placement must move (those missing their SLO where they are and
+ *     the new ones) when the fresh plan moves only those. None: refused.
  *     Held to the rule in every state: every workload that meets its SLO in
  *     the deployed placement (and every new instance from its start); a
  *     workload that misses it there is exempt only until its traffic shifts
  *     to its new instance. A workload may move twice (placed in step 1, its
- *     GPU emptied in step 2): n_moves counts steps.
+ *     GPU emptied in step 2; or parked in step 3): n_moves counts steps.
+ *     A transition always exists for a target whose GPUs each hold every
+ *     subset of their final tenants (true when the model's interference
+ *     only adds latency as tenants are added): with spares every workload
+ *     can be parked, then moved into its target GPU, whose state is then a
+ *     subset of its final one; re-placement is impossible only for a
+ *     workload that fits on no single GPU at its new rate (r_low > 100 %),
+ *     refused with the reason.
  * Moves of the fresh plan (res->fresh_moves, for comparison): every workload
  * whose GPU, share or batch differs, fresh GPUs matched one-to-one to
- * current GPUs of the same type greedily by most workloads unchanged; split
+ * current GPUs of the same type by most workloads unchanged (the maximum,
+ * by the Hungarian method on each connected part of the overlaps); split
  * workloads always move.
  * Source: iGniter's placement (notes 2.2) and shadow instance (notes 2.3:
  * the authors start a second Triton instance and switch traffic to it);
  * model notes 1.2. Status: SLO_STATUS_FEASIBLE_UNPROVEN (the fewest moves
  * and the cheapest cost are not proven; reason compares with the fresh
- * plan) or SLO_STATUS_INFEASIBLE_UNPROVEN (a mover that fits on no single
- * GPU, a state after a move that fails, or more than the fresh plan's GPUs
- * plus one; reason says which and the figures; nothing else set).
+ * plan) or SLO_STATUS_INFEASIBLE_UNPROVEN (a workload that fits on no
+ * single GPU at its new rate, or no result within the bound; reason says
+ * which and the figures; nothing else set).
  * Errors (return value): those of slo_infer_solve; SLO_ERR_INVALID
  * ("--current: ...") for a placement naming a workload, GPU or type out of
  * range or that the model cannot predict; SLO_ERR_NOMEM.
@@ -847,6 +882,65 @@ int slo_ig_profile_set_variant(struct slo_ig_profile *p, const char *name, slo_e
 int slo_ig_colocation_errors_lopo(const struct slo_ig_profile *p, int variant, const char *text,
                                   const char *source, double **ape, size_t *n,
                                   slo_error_t *err);
+
+/* ------------------------------------------------------------------ */
+/* Converters: profiling tools' CSV outputs (issue 19; `slo convert`)  */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The tools' CSV texts read into the figures of an inference profile
+ * (doc/infer.md "Profiling your GPU": one run per grid point, batch b x MPS
+ * share r). Each reads text with libslo's CSV reader (RFC 4180: quoted
+ * fields, "" escapes, CRLF or LF; a UTF-8 byte order mark skipped; fields
+ * trimmed of spaces and tabs): the header is the first line containing the
+ * tool's first column name (lines before it - ncu's "==PROF==" banners - are
+ * skipped), a column is matched by its name or by its name followed by
+ * " [unit]" (nvidia-smi's "power.draw [W]"), blank rows are skipped, a
+ * number may carry thousands separators ("1,024.5") and, for nvidia-smi,
+ * its unit ("80.25 W", "1380 MHz"). source names the text in errors (NULL:
+ * the tool's name). The _load forms read the file path (source = path).
+ * Errors: SLO_ERR_INVALID with err->source "source:line" and the column:
+ * a header lacking a column ("expected perf_analyzer -f CSV columns
+ * "Concurrency" and "Server Compute Infer" (Triton 2.x), found no "Server
+ * Compute Infer" column (header: Concurrency, Inferences/Second, ...)", at
+ * the header line), a row with another field count than the header or an
+ * open quote, a value out of range ("column power.draw: expected a power > 0
+ * W, found "n/a""); no header or no data row (source alone);
+ * SLO_ERR_IO/SLO_ERR_INVALID from reading the file (not found, a NUL byte,
+ * over 64 MiB); SLO_ERR_NOMEM. On error the outputs are unchanged.
+ */
+
+/* Triton perf_analyzer -f CSV (Triton 2.x): the GPU time of one batch, ms:
+ * "Server Compute Infer" (us per request, a request being one batch of the
+ * run's batch size) of the row with the lowest "Concurrency" (>= 1), / 1000
+ * -> the profile's gpulatency[b][r] (notes 1.1: the solo GPU time grid). */
+int slo_ig_convert_perf_analyzer(const char *text, const char *source, double *gpu_ms,
+                                 slo_error_t *err);
+int slo_ig_convert_perf_analyzer_load(const char *path, double *gpu_ms, slo_error_t *err);
+
+/* nvidia-smi --query-gpu=...,power.draw,clocks.sm --format=csv[,nounits]
+ * samples during a run: the means of power.draw (W, > 0) and clocks.sm
+ * (MHz, > 0) over the samples -> power[b][r], frequency[b][r] (a model's
+ * run), power_2/frequency_2 (two instances) or hardware power[c] and
+ * frequency[c] (c co-running VGG-19), idlepower (notes 1.2.4-1.2.5). */
+int slo_ig_convert_nvidia_smi(const char *text, const char *source, double *power_w,
+                              double *clock_mhz, slo_error_t *err);
+int slo_ig_convert_nvidia_smi_load(const char *path, double *power_w, double *clock_mhz,
+                                   slo_error_t *err);
+
+/* One Nsight Compute --csv run (rows "ID", "Metric Name", "Metric Unit",
+ * "Metric Value", grouped by kernel ID): every kernel needs
+ * gpu__time_duration.sum (nsecond, usecond, msecond or second) and
+ * lts__t_sectors.avg.pct_of_peak_sustained_elapsed (% in [0, 100]); a
+ * kernel lacking one is SLO_ERR_INVALID naming its ID. */
+struct slo_ig_ncu_summary {
+    double l2_pct;  /* duration-weighted mean L2 throughput, % of peak -> l2cache(s) */
+    size_t kernels; /* kernels profiled (per inference: / the inferences run) */
+    double busy_ms; /* their durations summed, ms -> activetime_1 (per inference) */
+};
+int slo_ig_convert_ncu(const char *text, const char *source, struct slo_ig_ncu_summary *out,
+                       slo_error_t *err);
+int slo_ig_convert_ncu_load(const char *path, struct slo_ig_ncu_summary *out, slo_error_t *err);
 
 #ifdef __cplusplus
 }
