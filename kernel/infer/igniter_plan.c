@@ -48,6 +48,27 @@ struct gpu {
     struct slot *s; /* [cap] */
 };
 
+/*
+ * Per-GPU answers of one (model, batch, r_low) to "may this GPU take it?"
+ * (issue 19, item 5): a min tree over the GPUs of the first-round class of
+ * the last try there (try_gpu's cls): +inf refused whatever the item's
+ * latency bound, a latency tau (taken unraised when the bound is >= tau,
+ * refused otherwise), -inf unknown (tried). A GPU's leaf returns to -inf
+ * (or +inf when it has no room for r_low) whenever the GPU changes
+ * (c->chg), so a GPU is skipped only when the full scan's try there is
+ * known to fail.
+ */
+struct ktree {
+    double *t;          /* [2 * leaves]; leaves at leaves + j */
+    size_t leaves;      /* c->tree_leaves when filled */
+    size_t cursor;      /* entries of c->chg applied */
+    unsigned long used; /* c->stamp of the last item that used it */
+    long key;           /* (model * SLO_IG_MAX_BATCH + batch - 1) * n_rs + r_low / u; -1 free */
+    double r;           /* r_low, % */
+};
+
+#define KT_POOL 48 /* trees kept (least recently used one reused) */
+
 struct ctx {
     const struct slo_ig_profile *p;
     size_t type;
@@ -75,7 +96,17 @@ struct ctx {
                                of shares is exact in double, so a GPU that takes an
                                item at its r_low unraised cannot be beaten (later
                                GPUs need strictly less) and the visit stops there */
+    /* The answer trees (struct ktree), used when exact && !scan: */
+    int kcache;             /* 1: in use (0 after an allocation failure: full visits) */
+    struct ktree kt[KT_POOL];
+    int *kt_of;             /* [n_models * SLO_IG_MAX_BATCH * n_rs]: pool index or -1 */
+    size_t n_rs;            /* r_low values: floor(100 / u) + 2 */
+    size_t *chg;            /* GPUs changed, in order [n_chg] */
+    size_t n_chg, cap_chg;
+    unsigned long stamp;    /* items planned so far (LRU clock) */
 };
+
+static void kcache_off(struct ctx *c);
 
 /* The GPU index: leaf key of GPU j, update after a change to GPU j. */
 static double tree_key(const struct ctx *c, size_t j)
@@ -87,6 +118,20 @@ static double tree_key(const struct ctx *c, size_t j)
 static void tree_set(struct ctx *c, size_t j)
 {
     size_t v;
+    if (c->kcache) { /* the answer trees forget GPU j */
+        if (c->n_chg == c->cap_chg) {
+            size_t ncap = c->cap_chg ? 2 * c->cap_chg : 256;
+            size_t *nc = realloc(c->chg, ncap * sizeof *nc);
+            if (!nc)
+                kcache_off(c);
+            else {
+                c->chg = nc;
+                c->cap_chg = ncap;
+            }
+        }
+        if (c->kcache)
+            c->chg[c->n_chg++] = j;
+    }
     if (!c->tree || j >= c->tree_leaves)
         return;
     v = c->tree_leaves + j;
@@ -145,6 +190,155 @@ static size_t next_gpu(const struct ctx *c, size_t j, double r)
     return v - P < c->n_gpus ? v - P : c->n_gpus;
 }
 
+/* Leaf of GPU j in an answer tree for r_low r when nothing is known: +inf
+ * when try_gpu refuses at once (empty, full, no room for r), else -inf. */
+static double kt_room(const struct ctx *c, size_t j, double r)
+{
+    const struct gpu *g = &c->gpus[j];
+    if (j >= c->n_gpus || g->n == 0 || g->n >= c->slot_cap ||
+        g->total_pct + r > 100.0 + SHARE_EPS)
+        return INFINITY;
+    return -INFINITY;
+}
+
+static void kt_put(struct ktree *kt, size_t j, double v)
+{
+    size_t x = kt->leaves + j;
+    kt->t[x] = v;
+    for (x >>= 1; x >= 1; x >>= 1) {
+        double m = fmin(kt->t[2 * x], kt->t[2 * x + 1]);
+        if (kt->t[x] == m)
+            break; /* the rest of the path holds already */
+        kt->t[x] = m;
+    }
+}
+
+static void kt_fill(const struct ctx *c, struct ktree *kt)
+{
+    size_t P = kt->leaves;
+    for (size_t j = 0; j < P; j++)
+        kt->t[P + j] = kt_room(c, j, kt->r);
+    for (size_t v = P - 1; v >= 1; v--)
+        kt->t[v] = fmin(kt->t[2 * v], kt->t[2 * v + 1]);
+    kt->cursor = c->n_chg;
+}
+
+static void kcache_off(struct ctx *c)
+{
+    for (size_t i = 0; i < KT_POOL; i++) {
+        free(c->kt[i].t);
+        c->kt[i].t = NULL;
+        c->kt[i].key = -1;
+        c->kt[i].leaves = 0;
+    }
+    free(c->kt_of);
+    c->kt_of = NULL;
+    free(c->chg);
+    c->chg = NULL;
+    c->n_chg = c->cap_chg = 0;
+    c->kcache = 0;
+}
+
+/* The answer tree of (model, batch, r), up to date with c->chg, or NULL
+ * (no cache: visit as the share index says). Never returns a tree used by
+ * the current item to another key. */
+static struct ktree *kt_get(struct ctx *c, int model, int batch, double r)
+{
+    size_t ri, nkeys;
+    long key;
+    int idx;
+    struct ktree *kt;
+
+    if (!c->kcache || !c->tree || batch < 1 || batch > SLO_IG_MAX_BATCH || !(r >= 0.0))
+        return NULL;
+    ri = (size_t)floor(r / c->p->unit_pct + 0.5);
+    if (ri >= c->n_rs || (double)ri * c->p->unit_pct != r)
+        return NULL;
+    nkeys = c->p->n_models * SLO_IG_MAX_BATCH * c->n_rs;
+    if (!c->kt_of) {
+        c->kt_of = malloc(nkeys * sizeof *c->kt_of);
+        if (!c->kt_of) {
+            kcache_off(c);
+            return NULL;
+        }
+        for (size_t k = 0; k < nkeys; k++)
+            c->kt_of[k] = -1;
+    }
+    key = (long)(((size_t)model * SLO_IG_MAX_BATCH + (size_t)(batch - 1)) * c->n_rs + ri);
+    idx = c->kt_of[key];
+    if (idx < 0) { /* a free tree, or the least recently used one */
+        for (int i = 0; i < KT_POOL; i++)
+            if (c->kt[i].key < 0 || (c->kt[i].used < c->stamp &&
+                                     (idx < 0 || c->kt[idx].key >= 0) &&
+                                     (idx < 0 || c->kt[i].key < 0 ||
+                                      c->kt[i].used < c->kt[idx].used)))
+                idx = i;
+        if (idx < 0)
+            return NULL;
+        kt = &c->kt[idx];
+        if (kt->key >= 0)
+            c->kt_of[kt->key] = -1;
+        kt->key = -1;
+        if (kt->leaves != c->tree_leaves) {
+            double *t = realloc(kt->t, 2 * c->tree_leaves * sizeof *t);
+            if (!t) {
+                kcache_off(c);
+                return NULL;
+            }
+            kt->t = t;
+            kt->leaves = c->tree_leaves;
+        }
+        kt->key = key;
+        kt->r = r;
+        c->kt_of[key] = idx;
+        kt_fill(c, kt);
+    } else {
+        kt = &c->kt[idx];
+        if (kt->leaves != c->tree_leaves) { /* the GPU index grew */
+            double *t = realloc(kt->t, 2 * c->tree_leaves * sizeof *t);
+            if (!t) {
+                kcache_off(c);
+                return NULL;
+            }
+            kt->t = t;
+            kt->leaves = c->tree_leaves;
+            kt_fill(c, kt);
+        } else if (c->n_chg - kt->cursor > kt->leaves / 4) {
+            kt_fill(c, kt);
+        } else {
+            for (size_t e = kt->cursor; e < c->n_chg; e++)
+                kt_put(kt, c->chg[e], kt_room(c, c->chg[e], r));
+            kt->cursor = c->n_chg;
+        }
+    }
+    kt->used = c->stamp;
+    return kt;
+}
+
+/* First GPU index >= j whose leaf in kt is <= thr (a try there may
+ * succeed for an item with latency bound thr), or c->n_gpus. */
+static size_t kt_next(const struct ctx *c, const struct ktree *kt, size_t j, double thr)
+{
+    size_t v, P = kt->leaves;
+    if (j >= c->n_gpus)
+        return c->n_gpus;
+    v = P + j;
+    if (kt->t[v] <= thr)
+        return j;
+    for (;;) {
+        if (v == 1)
+            return c->n_gpus;
+        if (!(v & 1) && kt->t[v + 1] <= thr) {
+            v++;
+            break;
+        }
+        v >>= 1;
+    }
+    while (v < P)
+        v = kt->t[2 * v] <= thr ? 2 * v : 2 * v + 1;
+    return v - P < c->n_gpus ? v - P : c->n_gpus;
+}
+
 static void solo_terms(const struct slo_ig_profile *p, const struct slo_ig_model *m, int batch,
                        struct slot *s)
 {
@@ -161,11 +355,12 @@ static void solo_terms(const struct slo_ig_profile *p, const struct slo_ig_model
  * violator by u (HEAD alloc_gpus() inner loop). Returns the number raised,
  * or -1 when a modelled term is not positive (outside the fitted range).
  */
-static int raise_round(const struct ctx *c, struct slot *s, size_t n)
+static int raise_round(const struct ctx *c, struct slot *s, size_t n, size_t *ex_raised,
+                       double *last_lat)
 {
     const struct slo_ig_profile *p = c->p;
     double power = p->idle_power_w, l2 = 0.0, clock = p->max_clock_mhz, delta;
-    int raised = 0;
+    int raised = 0, last_raised = 0;
 
     for (size_t i = 0; i < n; i++) {
         if (!(s[i].t_act0_ms > 0.0))
@@ -192,9 +387,36 @@ static int raise_round(const struct ctx *c, struct slot *s, size_t n)
             if (s[i].share_pct <= 100.0 + SHARE_EPS)
                 solo_terms(p, m, it->batch, &s[i]);
             raised++;
+            last_raised = i + 1 == n;
         }
+        if (i + 1 == n && last_lat)
+            *last_lat = lat;
     }
+    if (ex_raised) /* raised among s[0..n-2] (s[n-1] is the item tried) */
+        *ex_raised = (size_t)(raised - last_raised);
     return raised;
+}
+
+/*
+ * What the first raise round of item x at share r on GPU g says about any
+ * bound of x (the exact arithmetic of c->exact: sums of shares are exact):
+ * +inf when the try fails whatever x's bound (a modelled term not positive,
+ * or a co-runner raised and its u already takes the total over 100 %); the
+ * latency of x when no co-runner is raised and one raise of x would take the
+ * total over 100 % (so the try succeeds, unraised, exactly when x's bound is
+ * >= it); -inf otherwise (the outcome needs the whole raising loop).
+ */
+static double first_round_class(const struct ctx *c, const struct gpu *g, double r, int k,
+                                size_t ex, double lat)
+{
+    double u = c->p->unit_pct;
+    if (k < 0)
+        return INFINITY;
+    if (ex > 0)
+        return g->total_pct + r + (double)ex * u > 100.0 + SHARE_EPS ? INFINITY : -INFINITY;
+    if (isnan(lat))
+        return -INFINITY;
+    return g->total_pct + r + u > 100.0 + SHARE_EPS ? lat : -INFINITY;
 }
 
 /*
@@ -203,12 +425,14 @@ static int raise_round(const struct ctx *c, struct slot *s, size_t n)
  * On success c->work[0..g->n] holds the adjusted slots and *after the total.
  */
 static int try_gpu(struct ctx *c, const struct gpu *g, size_t x, double r, int raise,
-                   double *after)
+                   double *after, double *cls)
 {
     struct slot *w = c->work;
     size_t n = g->n + 1;
     double total;
 
+    if (cls)
+        *cls = INFINITY;
     if (g->n >= c->slot_cap || g->total_pct + r > 100.0 + SHARE_EPS)
         return 0;
     if (g->n)
@@ -218,8 +442,12 @@ static int try_gpu(struct ctx *c, const struct gpu *g, size_t x, double r, int r
     solo_terms(c->p, &c->p->models[c->items[x].model], c->items[x].batch, &w[g->n]);
     total = g->total_pct + r;
     if (raise) {
-        for (;;) {
-            int k = raise_round(c, w, n);
+        for (int round = 0;; round++) {
+            size_t ex = 0;
+            double lat = NAN;
+            int k = raise_round(c, w, n, cls && !round ? &ex : NULL, cls && !round ? &lat : NULL);
+            if (cls && !round)
+                *cls = first_round_class(c, g, r, k, ex, lat);
             if (k < 0)
                 return 0;
             total = 0.0;
@@ -311,6 +539,7 @@ static void ctx_free(struct ctx *c)
     free(c->ded_rate);
     free(c->work);
     free(c->tree);
+    kcache_off(c);
     memset(c, 0, sizeof *c);
 }
 
@@ -321,6 +550,9 @@ static int ctx_init(struct ctx *c, const struct slo_ig_profile *p, size_t type)
     c->type = type;
     c->slot_cap = (size_t)floor(100.0 / p->unit_pct + 1e-9) + 1;
     c->exact = p->unit_pct * 1024.0 == floor(p->unit_pct * 1024.0) && p->unit_pct <= 100.0;
+    c->n_rs = (size_t)floor(100.0 / p->unit_pct + 1e-9) + 2;
+    for (size_t i = 0; i < KT_POOL; i++)
+        c->kt[i].key = -1;
     c->work = malloc((c->slot_cap + 1) * sizeof *c->work);
     return c->work ? SLO_OK : SLO_ERR_NOMEM;
 }
@@ -340,7 +572,7 @@ static double solo_share(struct ctx *c, size_t x, double r)
     double after;
     if (r > 100.0 + SHARE_EPS)
         return INFINITY;
-    if (!try_gpu(c, &empty, x, r, 1, &after))
+    if (!try_gpu(c, &empty, x, r, 1, &after, NULL))
         return INFINITY;
     return after;
 }
@@ -520,15 +752,26 @@ static void set_batch(struct ctx *c, size_t x, int b)
 }
 
 /* try_gpu at r_low with raising, at the item's batch and, if that fails, at
- * its alternatives, largest first; *batch: the batch that fitted. */
-static int try_item(struct ctx *c, const struct gpu *g, size_t x, double *after, int *batch)
+ * its alternatives, largest first; *batch: the batch that fitted. kts
+ * (NULL: none) holds the answer tree of each batch the item may try
+ * (kts[b], see struct ktree): each try's first-round class is recorded there
+ * at GPU g. */
+static int try_item(struct ctx *c, const struct gpu *g, size_t x, double *after, int *batch,
+                    struct ktree *const *kts)
 {
     struct item *it = &c->items[x];
     int base = it->batch, ok = 0;
+    size_t j = (size_t)(g - c->gpus);
+    double cls;
 
     *batch = base;
-    if (try_gpu(c, g, x, it->r_low_pct, 1, after))
+    if (try_gpu(c, g, x, it->r_low_pct, 1, after, kts ? &cls : NULL)) {
+        if (kts && kts[base])
+            kt_put(kts[base], j, cls);
         return 1;
+    }
+    if (kts && kts[base])
+        kt_put(kts[base], j, cls);
     /* the share alone does not fit: no batch will (they all need r_low) */
     if (!it->alt_mask || g->n >= c->slot_cap || g->total_pct + it->r_low_pct > 100.0 + SHARE_EPS)
         return 0;
@@ -536,13 +779,61 @@ static int try_item(struct ctx *c, const struct gpu *g, size_t x, double *after,
         if (!(it->alt_mask & (1UL << (b - 1))))
             continue;
         set_batch(c, x, b);
-        if (try_gpu(c, g, x, it->r_low_pct, 1, after)) {
+        if (try_gpu(c, g, x, it->r_low_pct, 1, after, kts ? &cls : NULL)) {
             *batch = b;
             ok = 1;
         }
+        if (kts && kts[b])
+            kt_put(kts[b], j, cls);
     }
     set_batch(c, x, base);
     return ok;
+}
+
+/* The answer trees and latency bounds of the tries of item x (its batch,
+ * then its alternatives, largest first: try_item's order) into kts[b],
+ * beta[b] for b in bl[*nb]; 0 when the item goes without (no cache, or a
+ * bound that is not a finite number): visit as the share index says. */
+static int item_trees(struct ctx *c, size_t x, struct ktree **kts, double *beta, int *bl, int *nb)
+{
+    const struct item *it = &c->items[x];
+    const struct slo_ig_model *m = &c->p->models[it->model];
+
+    *nb = 0;
+    if (!c->kcache || it->batch < 1 || it->batch > SLO_IG_MAX_BATCH)
+        return 0;
+    c->stamp++;
+    bl[(*nb)++] = it->batch;
+    beta[it->batch] = it->bound_ms;
+    if (slo_ig_latency_bound_ms(c->p, m, it->batch, it->rate_rps, it->slo_half_ms) !=
+        it->bound_ms)
+        return 0; /* try_item's set_batch would change it between GPUs */
+    for (int b = it->batch - 1; b >= 1; b--)
+        if (it->alt_mask & (1UL << (b - 1))) {
+            bl[(*nb)++] = b;
+            beta[b] = slo_ig_latency_bound_ms(c->p, m, b, it->rate_rps, it->slo_half_ms);
+        }
+    for (int i = 0; i < *nb; i++) {
+        if (!isfinite(beta[bl[i]]))
+            return 0;
+        kts[bl[i]] = kt_get(c, it->model, bl[i], it->r_low_pct);
+        if (!kts[bl[i]])
+            return 0;
+    }
+    return 1;
+}
+
+/* First GPU index >= j where one of the item's tries may succeed. */
+static size_t item_next(const struct ctx *c, struct ktree *const *kts, const double *beta,
+                        const int *bl, int nb, size_t j)
+{
+    size_t best = c->n_gpus;
+    for (int i = 0; i < nb; i++) {
+        size_t k = kt_next(c, kts[bl[i]], j, beta[bl[i]]);
+        if (k < best)
+            best = k;
+    }
+    return best;
 }
 
 /* Add item x to GPU g at the batch try_item found to fit (for good). */
@@ -551,7 +842,7 @@ static void commit_item(struct ctx *c, struct gpu *g, size_t x, int batch)
     double after;
     if (batch != c->items[x].batch)
         set_batch(c, x, batch);
-    try_gpu(c, g, x, c->items[x].r_low_pct, 1, &after); /* recompute into work */
+    try_gpu(c, g, x, c->items[x].r_low_pct, 1, &after, NULL); /* recompute into work */
     memcpy(g->s, c->work, (g->n + 1) * sizeof *g->s);
     g->n++;
     g->total_pct = after;
@@ -580,6 +871,7 @@ static int greedy(struct ctx *c, int interference_aware)
 
     if (!idx)
         return SLO_ERR_NOMEM;
+    c->kcache = interference_aware && c->exact && !c->scan;
     for (size_t i = 0; i < c->n_items; i++)
         idx[i] = i;
     sort_items(c->items, idx, c->n_items);
@@ -587,13 +879,16 @@ static int greedy(struct ctx *c, int interference_aware)
         size_t x = idx[k];
         const struct item *it = &c->items[x];
         long best = -1;
-        int best_batch = it->batch, batch = it->batch;
-        double best_inter = 101.0, after;
-        for (size_t j = next_gpu(c, 0, it->r_low_pct); j < c->n_gpus;
-             j = next_gpu(c, j + 1, it->r_low_pct)) {
+        int best_batch = it->batch, batch = it->batch, bl[SLO_IG_MAX_BATCH], nbl = 0;
+        double best_inter = 101.0, after, beta[SLO_IG_MAX_BATCH + 1];
+        struct ktree *kts[SLO_IG_MAX_BATCH + 1] = {0};
+        int cached = interference_aware && item_trees(c, x, kts, beta, bl, &nbl);
+        for (size_t j = cached ? item_next(c, kts, beta, bl, nbl, 0) : next_gpu(c, 0, it->r_low_pct);
+             j < c->n_gpus;
+             j = cached ? item_next(c, kts, beta, bl, nbl, j + 1) : next_gpu(c, j + 1, it->r_low_pct)) {
             struct gpu *g = &c->gpus[j];
-            if (interference_aware ? !try_item(c, g, x, &after, &batch)
-                                   : !try_gpu(c, g, x, it->r_low_pct, 0, &after))
+            if (interference_aware ? !try_item(c, g, x, &after, &batch, cached ? kts : NULL)
+                                   : !try_gpu(c, g, x, it->r_low_pct, 0, &after, NULL))
                 continue;
             if (!interference_aware) { /* first fit */
                 best = (long)j;
@@ -614,7 +909,7 @@ static int greedy(struct ctx *c, int interference_aware)
             commit_item(c, &c->gpus[best], x, best_batch);
         } else {
             struct gpu *g = &c->gpus[best];
-            try_gpu(c, g, x, it->r_low_pct, 0, &after); /* recompute into work */
+            try_gpu(c, g, x, it->r_low_pct, 0, &after, NULL); /* recompute into work */
             memcpy(g->s, c->work, (g->n + 1) * sizeof *g->s);
             g->n++;
             g->total_pct = after;
@@ -682,12 +977,17 @@ static int consolidate(struct ctx *c)
         for (size_t t = 0; t < m && moved; t++) {
             size_t x = src->s[tidx[t]].item;
             long best = -1;
-            int batch = 0, best_batch = 0;
-            double best_inter = 101.0, after;
-            for (size_t k = next_gpu(c, 0, c->items[x].r_low_pct); k < n;
-                 k = next_gpu(c, k + 1, c->items[x].r_low_pct)) {
+            int batch = 0, best_batch = 0, bl[SLO_IG_MAX_BATCH], nbl = 0;
+            double best_inter = 101.0, after, beta[SLO_IG_MAX_BATCH + 1];
+            struct ktree *kts[SLO_IG_MAX_BATCH + 1] = {0};
+            int cached = item_trees(c, x, kts, beta, bl, &nbl);
+            for (size_t k = cached ? item_next(c, kts, beta, bl, nbl, 0)
+                                   : next_gpu(c, 0, c->items[x].r_low_pct);
+                 k < n; k = cached ? item_next(c, kts, beta, bl, nbl, k + 1)
+                                   : next_gpu(c, k + 1, c->items[x].r_low_pct)) {
                 struct gpu *g = &c->gpus[k];
-                if (k == order[o] || g->n == 0 || !try_item(c, g, x, &after, &batch))
+                if (k == order[o] || g->n == 0 ||
+                    !try_item(c, g, x, &after, &batch, cached ? kts : NULL))
                     continue;
                 if (after - g->total_pct < best_inter) {
                     best_inter = after - g->total_pct;
@@ -818,9 +1118,9 @@ static int gpulets(struct ctx *c)
             if (g->n != 1 || free_pct + SHARE_EPS < c->items[x].r_low_pct)
                 continue;
             /* the workload gets the whole remainder as its gpu-let */
-            if (!try_gpu(c, g, x, free_pct, 0, &after))
+            if (!try_gpu(c, g, x, free_pct, 0, &after, NULL))
                 continue;
-            if (raise_round(c, c->work, 2) != 0)
+            if (raise_round(c, c->work, 2, NULL, NULL) != 0)
                 continue;
             if (free_pct < best_free) {
                 best_free = free_pct;
@@ -832,7 +1132,7 @@ static int gpulets(struct ctx *c)
                 break;
         } else {
             struct gpu *g = &c->gpus[best];
-            try_gpu(c, g, x, 100.0 - g->total_pct, 0, &after);
+            try_gpu(c, g, x, 100.0 - g->total_pct, 0, &after, NULL);
             memcpy(g->s, c->work, 2 * sizeof *g->s);
             g->n = 2;
             g->total_pct = after;
