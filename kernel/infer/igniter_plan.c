@@ -68,6 +68,9 @@ struct ktree {
 };
 
 #define KT_POOL 48 /* trees kept (least recently used one reused) */
+#ifndef KT_REFILL
+#define KT_REFILL 4 /* a tree more than leaves / KT_REFILL changes behind starts afresh */
+#endif
 
 struct ctx {
     const struct slo_ig_profile *p;
@@ -104,9 +107,17 @@ struct ctx {
     size_t *chg;            /* GPUs changed, in order [n_chg] */
     size_t n_chg, cap_chg;
     unsigned long stamp;    /* items planned so far (LRU clock) */
+    int mono;               /* 1: latencies only grow with the co-runners' shares
+                               (monotone_model): a try that fails at a bound fails
+                               at every smaller one */
 };
 
 static void kcache_off(struct ctx *c);
+
+static double dmin(double a, double b) /* fmin for numbers that are never NaN, inline */
+{
+    return b < a ? b : a;
+}
 
 /* The GPU index: leaf key of GPU j, update after a change to GPU j. */
 static double tree_key(const struct ctx *c, size_t j)
@@ -137,7 +148,7 @@ static void tree_set(struct ctx *c, size_t j)
     v = c->tree_leaves + j;
     c->tree[v] = tree_key(c, j);
     for (v >>= 1; v >= 1; v >>= 1)
-        c->tree[v] = fmin(c->tree[2 * v], c->tree[2 * v + 1]);
+        c->tree[v] = dmin(c->tree[2 * v], c->tree[2 * v + 1]);
 }
 
 /* (Re)build the index for cap_gpus GPUs. */
@@ -155,7 +166,7 @@ static int tree_build(struct ctx *c)
     for (size_t j = 0; j < c->n_gpus; j++)
         t[leaves + j] = tree_key(c, j);
     for (size_t v = leaves - 1; v >= 1; v--)
-        t[v] = fmin(t[2 * v], t[2 * v + 1]);
+        t[v] = dmin(t[2 * v], t[2 * v + 1]);
     free(c->tree);
     c->tree = t;
     c->tree_leaves = leaves;
@@ -190,36 +201,23 @@ static size_t next_gpu(const struct ctx *c, size_t j, double r)
     return v - P < c->n_gpus ? v - P : c->n_gpus;
 }
 
-/* Leaf of GPU j in an answer tree for r_low r when nothing is known: +inf
- * when try_gpu refuses at once (empty, full, no room for r), else -inf. */
-static double kt_room(const struct ctx *c, size_t j, double r)
-{
-    const struct gpu *g = &c->gpus[j];
-    if (j >= c->n_gpus || g->n == 0 || g->n >= c->slot_cap ||
-        g->total_pct + r > 100.0 + SHARE_EPS)
-        return INFINITY;
-    return -INFINITY;
-}
-
 static void kt_put(struct ktree *kt, size_t j, double v)
 {
     size_t x = kt->leaves + j;
     kt->t[x] = v;
     for (x >>= 1; x >= 1; x >>= 1) {
-        double m = fmin(kt->t[2 * x], kt->t[2 * x + 1]);
+        double m = dmin(kt->t[2 * x], kt->t[2 * x + 1]);
         if (kt->t[x] == m)
             break; /* the rest of the path holds already */
         kt->t[x] = m;
     }
 }
 
+/* Nothing known: every leaf -inf (the share index says which GPUs have room). */
 static void kt_fill(const struct ctx *c, struct ktree *kt)
 {
-    size_t P = kt->leaves;
-    for (size_t j = 0; j < P; j++)
-        kt->t[P + j] = kt_room(c, j, kt->r);
-    for (size_t v = P - 1; v >= 1; v--)
-        kt->t[v] = fmin(kt->t[2 * v], kt->t[2 * v + 1]);
+    for (size_t v = 0; v < 2 * kt->leaves; v++)
+        kt->t[v] = -INFINITY;
     kt->cursor = c->n_chg;
 }
 
@@ -303,11 +301,11 @@ static struct ktree *kt_get(struct ctx *c, int model, int batch, double r)
             kt->t = t;
             kt->leaves = c->tree_leaves;
             kt_fill(c, kt);
-        } else if (c->n_chg - kt->cursor > kt->leaves / 4) {
+        } else if (c->n_chg - kt->cursor > kt->leaves / KT_REFILL) {
             kt_fill(c, kt);
         } else {
             for (size_t e = kt->cursor; e < c->n_chg; e++)
-                kt_put(kt, c->chg[e], kt_room(c, c->chg[e], r));
+                kt_put(kt, c->chg[e], -INFINITY);
             kt->cursor = c->n_chg;
         }
     }
@@ -751,13 +749,71 @@ static void set_batch(struct ctx *c, size_t x, int b)
     it->transfer_ms = (m->input_bytes + m->output_bytes) * b / c->p->bandwidth_bytes_per_ms;
 }
 
+/*
+ * 1 when, on profile p, every tenant's modelled latency (notes 1.2, the
+ * paper's variant, raise_round's arithmetic) is non-decreasing in the other
+ * tenants' shares at a fixed tenant count, in floating point too: a larger
+ * share gives a shorter solo active time (gamma(b) > 0 and r + k4 > 0 for
+ * r >= u), hence more solo capability, more power (kp >= 0) and L2 (kc >= 0),
+ * a clock that only drops (slope <= 0) and a cache term that only grows
+ * (alpha >= 0); scheduling and active time stay >= 0 (t_sch(n) >= 0 up to
+ * the tenant cap, and 1 + alpha x the co-runners' L2 > 0 with each L2 term at
+ * least bc, cap - 1 co-runners), so the clock drop only adds. Then the raising loop with a looser bound for the item tried never
+ * holds more share than with a tighter one, so a try that fails at a bound
+ * fails at every tighter one (and one that fails with no bound at all fails
+ * at every bound).
+ */
+static int monotone_model(const struct slo_ig_profile *p, size_t cap)
+{
+    double bc_low = 0.0;
+    if (p->model_variant != SLO_IG_VARIANT_IGNITER_2023 || !(p->clock_slope_mhz_per_w <= 0.0) ||
+        !(p->max_clock_mhz > 0.0))
+        return 0;
+    for (size_t i = 0; i < p->n_models; i++)
+        bc_low = fmin(bc_low, p->models[i].bc_pct);
+    for (size_t i = 0; i < p->n_models; i++) {
+        const struct slo_ig_model *m = &p->models[i];
+        if (!(m->alpha_cache_per_pct >= 0.0 && m->kp_w_per_rps >= 0.0 &&
+              m->kc_pct_per_rps >= 0.0 && m->k[3] + p->unit_pct > 0.0 && m->n_kernels >= 0.0 &&
+              1.0 + m->alpha_cache_per_pct * (double)cap * bc_low * 1.01 > 0.0))
+            return 0;
+        for (int b = 1; b <= SLO_IG_MAX_BATCH; b++)
+            if (!(m->k[0] * b * b + m->k[1] * b + m->k[2] > 0.0))
+                return 0;
+        for (size_t n = 1; n <= cap + 1; n++)
+            if (!(m->n_kernels * slo_ig_delta_sch_ms(p, n) + m->t_sch_solo_ms >= 0.0))
+                return 0;
+    }
+    return 1;
+}
+
+/* Record in kt at GPU g the class of item x's try there (first_round_class),
+ * narrowed by its outcome: with a monotone model a failed try at bound beta
+ * leaves only bounds > beta (kept as >= beta). (Probing the try with no bound at all, to
+ * refuse every bound at once, costs more than it saves: on the seeded
+ * 10,000 workloads nine in ten such probes succeed.) */
+static void record_try(struct ctx *c, struct ktree *kt, const struct gpu *g, size_t x, double cls,
+                       int ok)
+{
+    if (!kt)
+        return;
+    if (!ok && c->mono && cls < INFINITY) {
+        struct item *it = &c->items[x];
+        double v = it->bound_ms; /* bounds >= it stay candidates: a superset */
+        if (v > cls)
+            cls = v;
+    }
+    kt_put(kt, (size_t)(g - c->gpus), cls);
+}
+
 /* try_gpu at r_low with raising, at the item's batch and, if that fails, at
  * its alternatives, largest first; *batch: the batch that fitted. kts
  * (NULL: none) holds the answer tree of each batch the item may try
- * (kts[b], see struct ktree): each try's first-round class is recorded there
- * at GPU g. */
+ * (kts[b], see struct ktree) and beta[b] its latency bound at that batch: a
+ * try the tree refuses at GPU g is skipped (it would fail), and each try's
+ * first-round class is recorded there. */
 static int try_item(struct ctx *c, const struct gpu *g, size_t x, double *after, int *batch,
-                    struct ktree *const *kts)
+                    struct ktree *const *kts, const double *beta)
 {
     struct item *it = &c->items[x];
     int base = it->batch, ok = 0;
@@ -765,26 +821,28 @@ static int try_item(struct ctx *c, const struct gpu *g, size_t x, double *after,
     double cls;
 
     *batch = base;
-    if (try_gpu(c, g, x, it->r_low_pct, 1, after, kts ? &cls : NULL)) {
-        if (kts && kts[base])
-            kt_put(kts[base], j, cls);
-        return 1;
+    if (!kts || kts[base]->t[kts[base]->leaves + j] <= beta[base]) { /* else known to fail */
+        int fit = try_gpu(c, g, x, it->r_low_pct, 1, after, kts ? &cls : NULL);
+        if (kts)
+            record_try(c, kts[base], g, x, cls, fit);
+        if (fit)
+            return 1;
     }
-    if (kts && kts[base])
-        kt_put(kts[base], j, cls);
     /* the share alone does not fit: no batch will (they all need r_low) */
     if (!it->alt_mask || g->n >= c->slot_cap || g->total_pct + it->r_low_pct > 100.0 + SHARE_EPS)
         return 0;
     for (int b = base - 1; b >= 1 && !ok; b--) {
         if (!(it->alt_mask & (1UL << (b - 1))))
             continue;
+        if (kts && !(kts[b]->t[kts[b]->leaves + j] <= beta[b]))
+            continue; /* known to fail */
         set_batch(c, x, b);
         if (try_gpu(c, g, x, it->r_low_pct, 1, after, kts ? &cls : NULL)) {
             *batch = b;
             ok = 1;
         }
-        if (kts && kts[b])
-            kt_put(kts[b], j, cls);
+        if (kts)
+            record_try(c, kts[b], g, x, cls, ok);
     }
     set_batch(c, x, base);
     return ok;
@@ -823,17 +881,30 @@ static int item_trees(struct ctx *c, size_t x, struct ktree **kts, double *beta,
     return 1;
 }
 
-/* First GPU index >= j where one of the item's tries may succeed. */
-static size_t item_next(const struct ctx *c, struct ktree *const *kts, const double *beta,
-                        const int *bl, int nb, size_t j)
+/* First GPU index >= j with room for share r (the share index) where one of
+ * the item's tries may succeed (its answer trees); a GPU the trees offer
+ * without room is recorded as refused (+inf) in them, until it changes. */
+static size_t item_next(struct ctx *c, struct ktree *const *kts, const double *beta,
+                        const int *bl, int nb, size_t j, double r)
 {
-    size_t best = c->n_gpus;
-    for (int i = 0; i < nb; i++) {
-        size_t k = kt_next(c, kts[bl[i]], j, beta[bl[i]]);
-        if (k < best)
-            best = k;
+    for (j = next_gpu(c, j, r); j < c->n_gpus;) {
+        size_t m = c->n_gpus, room;
+        for (int i = 0; i < nb; i++) {
+            size_t k = kt_next(c, kts[bl[i]], j, beta[bl[i]]);
+            if (k < m)
+                m = k;
+        }
+        if (m >= c->n_gpus)
+            break;
+        room = next_gpu(c, m, r);
+        if (room == m)
+            return m;
+        for (int i = 0; i < nb; i++)
+            if (kts[bl[i]]->t[kts[bl[i]]->leaves + m] <= beta[bl[i]])
+                kt_put(kts[bl[i]], m, INFINITY);
+        j = room;
     }
-    return best;
+    return c->n_gpus;
 }
 
 /* Add item x to GPU g at the batch try_item found to fit (for good). */
@@ -872,6 +943,7 @@ static int greedy(struct ctx *c, int interference_aware)
     if (!idx)
         return SLO_ERR_NOMEM;
     c->kcache = interference_aware && c->exact && !c->scan;
+    c->mono = c->kcache && monotone_model(c->p, c->slot_cap);
     for (size_t i = 0; i < c->n_items; i++)
         idx[i] = i;
     sort_items(c->items, idx, c->n_items);
@@ -883,11 +955,11 @@ static int greedy(struct ctx *c, int interference_aware)
         double best_inter = 101.0, after, beta[SLO_IG_MAX_BATCH + 1];
         struct ktree *kts[SLO_IG_MAX_BATCH + 1] = {0};
         int cached = interference_aware && item_trees(c, x, kts, beta, bl, &nbl);
-        for (size_t j = cached ? item_next(c, kts, beta, bl, nbl, 0) : next_gpu(c, 0, it->r_low_pct);
+        for (size_t j = cached ? item_next(c, kts, beta, bl, nbl, 0, it->r_low_pct) : next_gpu(c, 0, it->r_low_pct);
              j < c->n_gpus;
-             j = cached ? item_next(c, kts, beta, bl, nbl, j + 1) : next_gpu(c, j + 1, it->r_low_pct)) {
+             j = cached ? item_next(c, kts, beta, bl, nbl, j + 1, it->r_low_pct) : next_gpu(c, j + 1, it->r_low_pct)) {
             struct gpu *g = &c->gpus[j];
-            if (interference_aware ? !try_item(c, g, x, &after, &batch, cached ? kts : NULL)
+            if (interference_aware ? !try_item(c, g, x, &after, &batch, cached ? kts : NULL, beta)
                                    : !try_gpu(c, g, x, it->r_low_pct, 0, &after, NULL))
                 continue;
             if (!interference_aware) { /* first fit */
@@ -920,6 +992,42 @@ static int greedy(struct ctx *c, int interference_aware)
     return rv;
 }
 
+/* order[n] = 0..n-1 by the GPUs' share in use ascending, stable (a merge
+ * sort; the insertion sort it replaces was O(n^2) at 10,000 workloads). */
+static void sort_gpus(const struct ctx *c, size_t *order, size_t n, int plain)
+{
+    size_t *tmp = plain ? NULL : malloc((n ? n : 1) * sizeof *tmp);
+    for (size_t j = 0; j < n; j++)
+        order[j] = j;
+    if (!tmp) { /* insertion sort (stable; the oracle's, SLO__IG_SCAN) */
+        for (size_t j = 1; j < n; j++) {
+            size_t v = order[j], i = j;
+            while (i > 0 && c->gpus[order[i - 1]].total_pct > c->gpus[v].total_pct) {
+                order[i] = order[i - 1];
+                i--;
+            }
+            order[i] = v;
+        }
+        return;
+    }
+    for (size_t width = 1; width < n; width *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * width) {
+            size_t mid = lo + width < n ? lo + width : n;
+            size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+            size_t a = lo, b = mid, k = lo;
+            while (a < mid && b < hi)
+                tmp[k++] = c->gpus[order[b]].total_pct < c->gpus[order[a]].total_pct ? order[b++]
+                                                                                    : order[a++];
+            while (a < mid)
+                tmp[k++] = order[a++];
+            while (b < hi)
+                tmp[k++] = order[b++];
+        }
+        memcpy(order, tmp, n * sizeof *order);
+    }
+    free(tmp);
+}
+
 /*
  * After the interference-aware greedy: empty a shared GPU when every tenant
  * fits on the other GPUs by the greedy's own rule (added at r_low, tenants
@@ -937,30 +1045,31 @@ static int consolidate(struct ctx *c)
     struct slot *bslots = malloc(cap * cap * sizeof *bslots);
     int *swapped = malloc(cap * sizeof *swapped);
     int rv = SLO_OK;
+    double free_all = 0.0; /* exact: the free share of every used GPU, kept up to date */
 
     if (!order || !bidx || !tidx || !bgpu || !bslots || !swapped) {
         rv = SLO_ERR_NOMEM;
         goto out;
     }
-    for (size_t j = 0; j < n; j++) {
-        size_t v = j, i = j;
-        while (i > 0 && c->gpus[order[i - 1]].total_pct > c->gpus[v].total_pct) {
-            order[i] = order[i - 1];
-            i--;
-        }
-        order[i] = v;
-    }
+    c->kcache = c->exact && !c->scan;
+    sort_gpus(c, order, n, c->scan);
+    for (size_t k = 0; k < n; k++)
+        if (c->gpus[k].n)
+            free_all += 100.0 - c->gpus[k].total_pct;
     for (size_t o = 0; o < n; o++) {
         struct gpu *src = &c->gpus[order[o]];
         size_t nb = 0, m = src->n;
-        double free_pct = 0.0, need = 0.0;
+        double free_pct = 0.0, need = 0.0, src_total = src->total_pct;
         int moved = 1;
         if (m == 0)
             continue;
         memset(swapped, 0, cap * sizeof *swapped);
-        for (size_t k = 0; k < n; k++)
-            if (k != order[o] && c->gpus[k].n)
-                free_pct += 100.0 - c->gpus[k].total_pct;
+        if (c->exact && !c->scan) /* sums of multiples of 2^-10 below 2^43: exact in any order */
+            free_pct = free_all - (100.0 - src_total);
+        else
+            for (size_t k = 0; k < n; k++)
+                if (k != order[o] && c->gpus[k].n)
+                    free_pct += 100.0 - c->gpus[k].total_pct;
         for (size_t t = 0; t < m; t++) {
             size_t v = t, i = t;
             need += c->items[src->s[t].item].r_low_pct;
@@ -981,13 +1090,13 @@ static int consolidate(struct ctx *c)
             double best_inter = 101.0, after, beta[SLO_IG_MAX_BATCH + 1];
             struct ktree *kts[SLO_IG_MAX_BATCH + 1] = {0};
             int cached = item_trees(c, x, kts, beta, bl, &nbl);
-            for (size_t k = cached ? item_next(c, kts, beta, bl, nbl, 0)
+            for (size_t k = cached ? item_next(c, kts, beta, bl, nbl, 0, c->items[x].r_low_pct)
                                    : next_gpu(c, 0, c->items[x].r_low_pct);
-                 k < n; k = cached ? item_next(c, kts, beta, bl, nbl, k + 1)
+                 k < n; k = cached ? item_next(c, kts, beta, bl, nbl, k + 1, c->items[x].r_low_pct)
                                    : next_gpu(c, k + 1, c->items[x].r_low_pct)) {
                 struct gpu *g = &c->gpus[k];
                 if (k == order[o] || g->n == 0 ||
-                    !try_item(c, g, x, &after, &batch, cached ? kts : NULL))
+                    !try_item(c, g, x, &after, &batch, cached ? kts : NULL, beta))
                     continue;
                 if (after - g->total_pct < best_inter) {
                     best_inter = after - g->total_pct;
@@ -1020,6 +1129,9 @@ static int consolidate(struct ctx *c)
             src->n = 0;
             src->total_pct = 0.0;
             tree_set(c, order[o]);
+            free_all -= 100.0 - src_total;
+            for (size_t b = 0; b < nb; b++)
+                free_all -= c->gpus[bidx[b]].total_pct - bgpu[b].total_pct;
         } else {
             for (size_t t = 0; t < m; t++)
                 if (swapped[t]) /* undo the batch switches too */
