@@ -67,7 +67,9 @@ struct ktree {
     double r;           /* r_low, % */
 };
 
+#ifndef KT_POOL
 #define KT_POOL 48 /* trees kept (least recently used one reused) */
+#endif
 #ifndef KT_REFILL
 #define KT_REFILL 4 /* a tree more than leaves / KT_REFILL changes behind starts afresh */
 #endif
@@ -216,8 +218,13 @@ static void kt_put(struct ktree *kt, size_t j, double v)
 /* Nothing known: every leaf -inf (the share index says which GPUs have room). */
 static void kt_fill(const struct ctx *c, struct ktree *kt)
 {
-    for (size_t v = 0; v < 2 * kt->leaves; v++)
-        kt->t[v] = -INFINITY;
+    size_t total = 2 * kt->leaves, done = 1;
+    kt->t[0] = -INFINITY;
+    while (done < total) { /* doubling copies: memcpy's speed, not a store loop's */
+        size_t k = done < total - done ? done : total - done;
+        memcpy(kt->t + done, kt->t, k * sizeof *kt->t);
+        done += k;
+    }
     kt->cursor = c->n_chg;
 }
 
@@ -850,9 +857,10 @@ static int try_item(struct ctx *c, const struct gpu *g, size_t x, double *after,
 
 /* The answer trees and latency bounds of the tries of item x (its batch,
  * then its alternatives, largest first: try_item's order) into kts[b],
- * beta[b] for b in bl[*nb]; 0 when the item goes without (no cache, or a
+ * beta[b] for b in bl[*nb] (nxt[b]: item_next's memo, reset); 0 when the item goes without (no cache, or a
  * bound that is not a finite number): visit as the share index says. */
-static int item_trees(struct ctx *c, size_t x, struct ktree **kts, double *beta, int *bl, int *nb)
+static int item_trees(struct ctx *c, size_t x, struct ktree **kts, double *beta, int *bl, int *nb,
+                      size_t *nxt)
 {
     const struct item *it = &c->items[x];
     const struct slo_ig_model *m = &c->p->models[it->model];
@@ -872,6 +880,7 @@ static int item_trees(struct ctx *c, size_t x, struct ktree **kts, double *beta,
             beta[b] = slo_ig_latency_bound_ms(c->p, m, b, it->rate_rps, it->slo_half_ms);
         }
     for (int i = 0; i < *nb; i++) {
+        nxt[bl[i]] = SIZE_MAX;
         if (!isfinite(beta[bl[i]]))
             return 0;
         kts[bl[i]] = kt_get(c, it->model, bl[i], it->r_low_pct);
@@ -883,16 +892,20 @@ static int item_trees(struct ctx *c, size_t x, struct ktree **kts, double *beta,
 
 /* First GPU index >= j with room for share r (the share index) where one of
  * the item's tries may succeed (its answer trees); a GPU the trees offer
- * without room is recorded as refused (+inf) in them, until it changes. */
+ * without room is recorded as refused (+inf) in them, until it changes.
+ * nxt[b] keeps tree b's last answer (SIZE_MAX: none yet): the item changes
+ * its trees only at GPUs it has passed, so an answer >= j still holds. */
 static size_t item_next(struct ctx *c, struct ktree *const *kts, const double *beta,
-                        const int *bl, int nb, size_t j, double r)
+                        const int *bl, int nb, size_t *nxt, size_t j, double r)
 {
     for (j = next_gpu(c, j, r); j < c->n_gpus;) {
         size_t m = c->n_gpus, room;
         for (int i = 0; i < nb; i++) {
-            size_t k = kt_next(c, kts[bl[i]], j, beta[bl[i]]);
-            if (k < m)
-                m = k;
+            int b = bl[i];
+            if (nxt[b] == SIZE_MAX || nxt[b] < j)
+                nxt[b] = kt_next(c, kts[b], j, beta[b]);
+            if (nxt[b] < m)
+                m = nxt[b];
         }
         if (m >= c->n_gpus)
             break;
@@ -954,10 +967,11 @@ static int greedy(struct ctx *c, int interference_aware)
         int best_batch = it->batch, batch = it->batch, bl[SLO_IG_MAX_BATCH], nbl = 0;
         double best_inter = 101.0, after, beta[SLO_IG_MAX_BATCH + 1];
         struct ktree *kts[SLO_IG_MAX_BATCH + 1] = {0};
-        int cached = interference_aware && item_trees(c, x, kts, beta, bl, &nbl);
-        for (size_t j = cached ? item_next(c, kts, beta, bl, nbl, 0, it->r_low_pct) : next_gpu(c, 0, it->r_low_pct);
+        size_t nxt[SLO_IG_MAX_BATCH + 1];
+        int cached = interference_aware && item_trees(c, x, kts, beta, bl, &nbl, nxt);
+        for (size_t j = cached ? item_next(c, kts, beta, bl, nbl, nxt, 0, it->r_low_pct) : next_gpu(c, 0, it->r_low_pct);
              j < c->n_gpus;
-             j = cached ? item_next(c, kts, beta, bl, nbl, j + 1, it->r_low_pct) : next_gpu(c, j + 1, it->r_low_pct)) {
+             j = cached ? item_next(c, kts, beta, bl, nbl, nxt, j + 1, it->r_low_pct) : next_gpu(c, j + 1, it->r_low_pct)) {
             struct gpu *g = &c->gpus[j];
             if (interference_aware ? !try_item(c, g, x, &after, &batch, cached ? kts : NULL, beta)
                                    : !try_gpu(c, g, x, it->r_low_pct, 0, &after, NULL))
@@ -1089,10 +1103,11 @@ static int consolidate(struct ctx *c)
             int batch = 0, best_batch = 0, bl[SLO_IG_MAX_BATCH], nbl = 0;
             double best_inter = 101.0, after, beta[SLO_IG_MAX_BATCH + 1];
             struct ktree *kts[SLO_IG_MAX_BATCH + 1] = {0};
-            int cached = item_trees(c, x, kts, beta, bl, &nbl);
-            for (size_t k = cached ? item_next(c, kts, beta, bl, nbl, 0, c->items[x].r_low_pct)
+            size_t nxt[SLO_IG_MAX_BATCH + 1];
+            int cached = item_trees(c, x, kts, beta, bl, &nbl, nxt);
+            for (size_t k = cached ? item_next(c, kts, beta, bl, nbl, nxt, 0, c->items[x].r_low_pct)
                                    : next_gpu(c, 0, c->items[x].r_low_pct);
-                 k < n; k = cached ? item_next(c, kts, beta, bl, nbl, k + 1, c->items[x].r_low_pct)
+                 k < n; k = cached ? item_next(c, kts, beta, bl, nbl, nxt, k + 1, c->items[x].r_low_pct)
                                    : next_gpu(c, k + 1, c->items[x].r_low_pct)) {
                 struct gpu *g = &c->gpus[k];
                 if (k == order[o] || g->n == 0 ||
@@ -1566,21 +1581,27 @@ int slo__ig_plan_detail(const struct slo_ig_profile *profiles, size_t n_types,
         goto out;
     }
     /* Mixed assignment: each workload to the type where serving it alone
-     * costs least (price x share / 100, or x dedicated GPUs + residual). */
+     * costs least (price x share / 100, or x dedicated GPUs + residual).
+     * One type: every workload is on it (plan_type meets the workloads it
+     * cannot serve in the same order, with the same error). One context per
+     * type, emptied for each workload, not one allocation per workload. */
     for (size_t i = 0; i < n; i++) {
         best_cost[i] = INFINITY;
-        type_of[i] = n_types;
-        for (size_t t = 0; t < n_types; t++) {
-            struct ctx c;
+        type_of[i] = n_types == 1 ? 0 : n_types;
+    }
+    for (size_t t = 0; n_types > 1 && t < n_types; t++) {
+        struct ctx c;
+        if ((rv = ctx_init(&c, &profiles[t], t))) {
+            ctx_free(&c);
+            rv = slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+            goto out;
+        }
+        for (size_t i = 0; i < n; i++) {
             int model = slo_ig_find_model(&profiles[t], wl[i].model);
             double cost = 0.0;
             if (model < 0)
                 continue;
-            if ((rv = ctx_init(&c, &profiles[t], t))) {
-                ctx_free(&c);
-                rv = slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
-                goto out;
-            }
+            c.n_items = c.n_ded = 0;
             rv = prepare_workload(&c, &wl[i], i, model, 0);
             if (rv == SLO_ERR_NOMEM) {
                 ctx_free(&c);
@@ -1596,14 +1617,16 @@ int slo__ig_plan_detail(const struct slo_ig_profile *profiles, size_t n_types,
                     type_of[i] = t;
                 }
             }
-            ctx_free(&c);
         }
-        if (type_of[i] == n_types) {
+        ctx_free(&c);
+    }
+    rv = SLO_OK;
+    for (size_t i = 0; i < n; i++)
+        if (type_of[i] == n_types) { /* the first workload no type serves */
             *failed = i;
             rv = infeasible_error(profiles, n_types, &wl[i], i, err);
             goto out;
         }
-    }
     rv = plan_assignment(profiles, n_types, wl, n, type_of, policy | scan, plan, &bad);
     if (rv == SLO_ERR_NOMEM) {
         rv = slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
