@@ -426,10 +426,15 @@ static double time_upstream(const struct slo_ig_workload *w, size_t n, int reps,
     snprintf(cmd, sizeof cmd, "'%s' '%s/bench/igniter_upstream.py' '%s' '%s' '%s' %d", py, src,
              algo, config, list, reps);
     f = popen(cmd, "r");
-    if (!f || fscanf(f, "%lf %ld", &t, &g) != 2)
-        t = 0.0;
-    if (f && pclose(f) != 0)
-        t = 0.0;
+    if (f) { /* the whole output, then the exit status (no early close: EPIPE) */
+        char line[256] = "";
+        if (!fgets(line, sizeof line, f) || sscanf(line, "%lf %ld", &t, &g) != 2)
+            t = 0.0;
+        while (fgets(line, sizeof line, f))
+            ;
+        if (pclose(f) != 0)
+            t = 0.0;
+    }
     unlink(list);
     *gpus = g > 0 ? (size_t)g : 0; /* 0: the authors' run raised after placing */
     *why = t > 0.0 ? "" : "not measured: bench/igniter_upstream.py failed (numpy, scipy?)";
@@ -529,21 +534,38 @@ int main(void)
     }
     p.usd_per_gpu_h = 3.06; /* p3.2xlarge on demand */
     printf("bench_infer: iGniter placement on V100 (embedded profile), median wall time; "
-           "authors = their algorithm() measured now on the same list\n");
+           "authors = their algorithm() on the same list, 3 rounds alternating with ours, "
+           "median time and median of the 3 ratios\n");
     printf("  %-9s %11s %6s %10s %11s %8s %11s %6s %8s %14s\n", "workloads", "igniter ms",
            "GPUs", "USD/h", "Fig.21 ms", "ratio", "authors ms", "GPUs", "ratio",
            "ffd ms (GPUs)");
     for (int k = 0; k < 5; k++) {
         size_t n = sizes[k], g = 0, gf = 0, gu = 0;
-        double cost = 0, costf = 0, t, tf, tu = 0.0;
+        double cost = 0, costf = 0, t, tf, tu = 0.0, ratio = 0.0;
         struct slo_ig_workload *w = malloc(n * sizeof *w);
         char fig[32] = "-", figr[32] = "-", au[32] = "-", aug[32] = "-", aur[32] = "-";
         if (!w)
             return 1;
         refdata_seeded_workloads(w, n, 7 + (uint64_t)n);
-        if (n <= up_max)
-            tu = time_upstream(w, n, n >= 1000 ? 3 : n >= 100 ? 7 : 21, &gu, &why);
-        t = time_plan(&p, w, n, SLO_IG_POLICY_IGNITER, &g, &cost);
+        if (n <= up_max) { /* three rounds side by side; the medians of each */
+            double tus[3], ts[3], rs[3];
+            for (int r = 0; r < 3 && (r == 0 || tu > 0); r++) {
+                tus[r] = time_upstream(w, n, n >= 1000 ? 1 : n >= 100 ? 5 : 15, &gu, &why);
+                ts[r] = time_plan(&p, w, n, SLO_IG_POLICY_IGNITER, &g, &cost);
+                rs[r] = ts[r] > 0 ? tus[r] / ts[r] : 0.0;
+                tu = tus[r];
+            }
+            if (tu > 0) {
+                qsort(tus, 3, sizeof tus[0], cmp_double);
+                qsort(ts, 3, sizeof ts[0], cmp_double);
+                qsort(rs, 3, sizeof rs[0], cmp_double);
+                tu = tus[1];
+                ratio = rs[1];
+            }
+            t = ts[0] > 0 && tu > 0 ? ts[1] : time_plan(&p, w, n, SLO_IG_POLICY_IGNITER, &g, &cost);
+        } else {
+            t = time_plan(&p, w, n, SLO_IG_POLICY_IGNITER, &g, &cost);
+        }
         tf = time_plan(&p, w, n, SLO_IG_POLICY_FFD, &gf, &costf);
         if (t <= 0.0 || tf <= 0.0)
             status = 1;
@@ -558,14 +580,14 @@ int main(void)
                 snprintf(aug, sizeof aug, "%zu", gu);
             else /* see time_upstream */
                 snprintf(aug, sizeof aug, "%s", "err*");
-            snprintf(aur, sizeof aur, "%.0fx", tu / t);
+            snprintf(aur, sizeof aur, "%.0fx", ratio);
         }
         printf("  %-9zu %11.3f %6zu %10.2f %11s %8s %11s %6s %8s %8.3f (%zu)\n", n, t * 1e3, g,
                cost, fig, figr, au, aug, aur, tf * 1e3, gf);
         if (n == 1000)
             printf("  1000 workloads: %.3f ms (target <= 5 ms%s)%s\n", t * 1e3,
                    t <= 5e-3 ? ", met" : ", ABOVE TARGET",
-                   tu > 0 ? (tu / t >= 350 ? "; >= 350x the authors' code: met"
+                   tu > 0 ? (ratio >= 350 ? "; >= 350x the authors' code: met"
                                            : "; >= 350x the authors' code: NOT MET")
                           : "");
         if (n == 10000)

@@ -107,7 +107,9 @@ def main(argv):
                 gpus = sum(1 for n in os.listdir(d) if n.startswith("config_gpu"))
             finally:
                 os.chdir(here)
-    print("%.6f %d %d" % (statistics.median(times), -1 if crashed else gpus, reps))
+    # one write (PYTHONUNBUFFERED would split print's text and newline)
+    sys.stdout.write("%.6f %d %d\n" % (statistics.median(times), -1 if crashed else gpus, reps))
+    sys.stdout.flush()
     return 0
 
 
