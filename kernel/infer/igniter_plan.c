@@ -68,7 +68,7 @@ struct ktree {
 };
 
 #ifndef KT_POOL
-#define KT_POOL 48 /* trees kept (least recently used one reused) */
+#define KT_POOL 48 /* trees kept (reused round robin) */
 #endif
 #ifndef KT_REFILL
 #define KT_REFILL 4 /* a tree more than leaves / KT_REFILL changes behind starts afresh */
@@ -108,7 +108,8 @@ struct ctx {
     size_t n_rs;            /* r_low values: floor(100 / u) + 2 */
     size_t *chg;            /* GPUs changed, in order [n_chg] */
     size_t n_chg, cap_chg;
-    unsigned long stamp;    /* items planned so far (LRU clock) */
+    unsigned long stamp;    /* items planned so far: trees with used == stamp are in use */
+    int kt_hand;            /* the pool's next tree to reuse (round robin) */
     int mono;               /* 1: latencies only grow with the co-runners' shares
                                (monotone_model): a try that fails at a bound fails
                                at every smaller one */
@@ -271,13 +272,13 @@ static struct ktree *kt_get(struct ctx *c, int model, int batch, double r)
     }
     key = (long)(((size_t)model * SLO_IG_MAX_BATCH + (size_t)(batch - 1)) * c->n_rs + ri);
     idx = c->kt_of[key];
-    if (idx < 0) { /* a free tree, or the least recently used one */
-        for (int i = 0; i < KT_POOL; i++)
-            if (c->kt[i].key < 0 || (c->kt[i].used < c->stamp &&
-                                     (idx < 0 || c->kt[idx].key >= 0) &&
-                                     (idx < 0 || c->kt[i].key < 0 ||
-                                      c->kt[i].used < c->kt[idx].used)))
+    if (idx < 0) { /* the next tree round the pool that this item does not use */
+        for (int k = 0; k < KT_POOL && idx < 0; k++) {
+            int i = c->kt_hand;
+            c->kt_hand = (c->kt_hand + 1) % KT_POOL;
+            if (c->kt[i].key < 0 || c->kt[i].used < c->stamp)
                 idx = i;
+        }
         if (idx < 0)
             return NULL;
         kt = &c->kt[idx];
