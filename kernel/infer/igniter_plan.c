@@ -360,9 +360,13 @@ static void solo_terms(const struct slo_ig_profile *p, const struct slo_ig_model
  * One round of notes 1.2 on slots[n] (cached solo terms); raise every
  * violator by u (HEAD alloc_gpus() inner loop). Returns the number raised,
  * or -1 when a modelled term is not positive (outside the fitted range).
+ * tight: the shares already sum to more than 100 % - u (exactly), so any
+ * raise overflows and the try fails: the round stops at the first violator
+ * and returns -2 (*ex_raised 1 when it is one of s[0..n-2], else 0 with
+ * *last_lat the latency of s[n-1]); s is then left half-updated.
  */
 static int raise_round(const struct ctx *c, struct slot *s, size_t n, size_t *ex_raised,
-                       double *last_lat)
+                       double *last_lat, int tight)
 {
     const struct slo_ig_profile *p = c->p;
     double power = p->idle_power_w, l2 = 0.0, clock = p->max_clock_mhz, delta;
@@ -388,6 +392,13 @@ static int raise_round(const struct ctx *c, struct slot *s, size_t n, size_t *ex
             t_act = slo__ig_variant_active_ms(m, it->batch, s[i].share_pct, s[i].t_act0_ms,
                                               s[i].l2_pct, l2 - s[i].l2_pct, n);
         double lat = (t_sch + t_act) / (clock / p->max_clock_mhz) + it->transfer_ms;
+        if (lat > it->bound_ms && tight) {
+            if (ex_raised)
+                *ex_raised = i + 1 < n;
+            if (i + 1 == n && last_lat)
+                *last_lat = lat;
+            return -2;
+        }
         if (lat > it->bound_ms) {
             s[i].share_pct += p->unit_pct;
             if (s[i].share_pct <= 100.0 + SHARE_EPS)
@@ -416,8 +427,8 @@ static double first_round_class(const struct ctx *c, const struct gpu *g, double
                                 size_t ex, double lat)
 {
     double u = c->p->unit_pct;
-    if (k < 0)
-        return INFINITY;
+    if (k == -1)
+        return INFINITY; /* -2: stopped at the first violator (ex then 0 or 1), as if run out */
     if (ex > 0)
         return g->total_pct + r + (double)ex * u > 100.0 + SHARE_EPS ? INFINITY : -INFINITY;
     if (isnan(lat))
@@ -451,7 +462,10 @@ static int try_gpu(struct ctx *c, const struct gpu *g, size_t x, double r, int r
         for (int round = 0;; round++) {
             size_t ex = 0;
             double lat = NAN;
-            int k = raise_round(c, w, n, cls && !round ? &ex : NULL, cls && !round ? &lat : NULL);
+            /* exact sums (c->exact): the oracle (c->scan) runs every round out */
+            int tight = c->exact && !c->scan && total + c->p->unit_pct > 100.0 + SHARE_EPS;
+            int k = raise_round(c, w, n, cls && !round ? &ex : NULL, cls && !round ? &lat : NULL,
+                                tight);
             if (cls && !round)
                 *cls = first_round_class(c, g, r, k, ex, lat);
             if (k < 0)
@@ -1248,7 +1262,7 @@ static int gpulets(struct ctx *c)
             /* the workload gets the whole remainder as its gpu-let */
             if (!try_gpu(c, g, x, free_pct, 0, &after, NULL))
                 continue;
-            if (raise_round(c, c->work, 2, NULL, NULL) != 0)
+            if (raise_round(c, c->work, 2, NULL, NULL, 0) != 0)
                 continue;
             if (free_pct < best_free) {
                 best_free = free_pct;
