@@ -312,8 +312,14 @@ static struct ktree *kt_get(struct ctx *c, int model, int batch, double r)
         } else if (c->n_chg - kt->cursor > kt->leaves / KT_REFILL) {
             kt_fill(c, kt);
         } else {
-            for (size_t e = kt->cursor; e < c->n_chg; e++)
-                kt_put(kt, c->chg[e], -INFINITY);
+            for (size_t e = kt->cursor; e < c->n_chg; e++) {
+                const struct gpu *g = &c->gpus[c->chg[e]];
+                /* try_gpu's own first test: refused at once, else unknown */
+                kt_put(kt, c->chg[e],
+                       g->n == 0 || g->n >= c->slot_cap || g->total_pct + r > 100.0 + SHARE_EPS
+                           ? INFINITY
+                           : -INFINITY);
+            }
             kt->cursor = c->n_chg;
         }
     }
