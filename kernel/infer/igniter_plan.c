@@ -110,6 +110,8 @@ struct ctx {
     size_t n_chg, cap_chg;
     unsigned long stamp;    /* items planned so far: trees with used == stamp are in use */
     int kt_hand;            /* the pool's next tree to reuse (round robin) */
+    struct slot xs[SLO_IG_MAX_BATCH + 1]; /* try_gpu's last solo terms per batch, */
+    int xs_model[SLO_IG_MAX_BATCH + 1];   /* of model xs_model - 1 (0: none) */
     int mono;               /* 1: latencies only grow with the co-runners' shares
                                (monotone_model): a try that fails at a bound fails
                                at every smaller one */
@@ -462,7 +464,22 @@ static int try_gpu(struct ctx *c, const struct gpu *g, size_t x, double r, int r
         memcpy(w, g->s, g->n * sizeof *w);
     w[g->n].item = x;
     w[g->n].share_pct = r;
-    solo_terms(c->p, &c->p->models[c->items[x].model], c->items[x].batch, &w[g->n]);
+    {
+        /* solo terms depend on (model, batch, share) only: the last ones per
+         * batch are kept, as an item tries GPU after GPU at the same point */
+        int b = c->items[x].batch, mi = c->items[x].model;
+        struct slot *memo = !c->scan && b >= 1 && b <= SLO_IG_MAX_BATCH ? &c->xs[b] : NULL;
+        if (memo && c->xs_model[b] == mi + 1 && memo->share_pct == r) {
+            w[g->n] = *memo;
+            w[g->n].item = x;
+        } else {
+            solo_terms(c->p, &c->p->models[mi], b, &w[g->n]);
+            if (memo) {
+                *memo = w[g->n];
+                c->xs_model[b] = mi + 1;
+            }
+        }
+    }
     total = g->total_pct + r;
     if (raise) {
         for (int round = 0;; round++) {
