@@ -10,10 +10,10 @@
  * FFD baseline for reference. Targets (issue 19, item 5): 1000 workloads
  * <= 5 ms and >= 350x the authors' code, 10,000 <= 100 ms. Then the peak
  * resident memory (wait4 ru_maxrss) of `$SLO infer --workloads FILE` with
- * and without --json on the 10,000 list (target: --json <= 2x). Workloads: seeded random mix of the four profiled
- * models, SLO = per-model minimum (8, 20, 30, 30 ms) + U{0..79} ms, rate
- * U{10..409} req/s (every iGniter plan is verified with slo_ig_plan_verify
- * before it is timed). When
+ * and without --json on the 10,000 list (target: --json <= 2x). Workloads:
+ * seeded random mix of the four profiled models, SLO = per-model minimum (8,
+ * 20, 30, 30 ms) + U{0..79} ms, rate U{10..409} req/s (every iGniter plan is
+ * verified with slo_ig_plan_verify before it is timed). When
  * SLO_REFERENCE_DATA is set it also prints the model's error on the
  * measured co-locations (testcon.log, gpulet.config) and compares the two
  * model variants (issue 18): leave-one-pair-out errors of igniter-2023 and

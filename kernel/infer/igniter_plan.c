@@ -803,10 +803,10 @@ static void set_batch(struct ctx *c, size_t x, int b)
  * a clock that only drops (slope <= 0) and a cache term that only grows
  * (alpha >= 0); scheduling and active time stay >= 0 (t_sch(n) >= 0 up to
  * the tenant cap, and 1 + alpha x the co-runners' L2 > 0 with each L2 term at
- * least bc, cap - 1 co-runners), so the clock drop only adds. Then the raising loop with a looser bound for the item tried never
- * holds more share than with a tighter one, so a try that fails at a bound
- * fails at every tighter one (and one that fails with no bound at all fails
- * at every bound).
+ * least bc, cap - 1 co-runners), so the clock drop only adds. Then the
+ * raising loop with a looser bound for the item tried never holds more share
+ * than with a tighter one, so a try that fails at a bound fails at every
+ * tighter one.
  */
 static int monotone_model(const struct slo_ig_profile *p, size_t cap)
 {
@@ -895,8 +895,9 @@ static int try_item(struct ctx *c, const struct gpu *g, size_t x, double *after,
 
 /* The answer trees and latency bounds of the tries of item x (its batch,
  * then its alternatives, largest first: try_item's order) into kts[b],
- * beta[b] for b in bl[*nb] (nxt[b]: item_next's memo, reset); 0 when the item goes without (no cache, or a
- * bound that is not a finite number): visit as the share index says. */
+ * beta[b] for b in bl[*nb] (nxt[b]: item_next's memo, reset); 0 when the
+ * item goes without (no cache, or a bound that is not a finite number):
+ * visit as the share index says. */
 static int item_trees(struct ctx *c, size_t x, struct ktree **kts, double *beta, int *bl, int *nb,
                       size_t *nxt)
 {
@@ -1007,9 +1008,10 @@ static int greedy(struct ctx *c, int interference_aware)
         struct ktree *kts[SLO_IG_MAX_BATCH + 1] = {0};
         size_t nxt[SLO_IG_MAX_BATCH + 1];
         int cached = interference_aware && item_trees(c, x, kts, beta, bl, &nbl, nxt);
-        for (size_t j = cached ? item_next(c, kts, beta, bl, nbl, nxt, 0, it->r_low_pct) : next_gpu(c, 0, it->r_low_pct);
+        double r = it->r_low_pct;
+        for (size_t j = cached ? item_next(c, kts, beta, bl, nbl, nxt, 0, r) : next_gpu(c, 0, r);
              j < c->n_gpus;
-             j = cached ? item_next(c, kts, beta, bl, nbl, nxt, j + 1, it->r_low_pct) : next_gpu(c, j + 1, it->r_low_pct)) {
+             j = cached ? item_next(c, kts, beta, bl, nbl, nxt, j + 1, r) : next_gpu(c, j + 1, r)) {
             struct gpu *g = &c->gpus[j];
             if (interference_aware ? !try_item(c, g, x, &after, &batch, cached ? kts : NULL, beta)
                                    : !try_gpu(c, g, x, it->r_low_pct, 0, &after, NULL))
@@ -1143,10 +1145,11 @@ static int consolidate(struct ctx *c)
             struct ktree *kts[SLO_IG_MAX_BATCH + 1] = {0};
             size_t nxt[SLO_IG_MAX_BATCH + 1];
             int cached = item_trees(c, x, kts, beta, bl, &nbl, nxt);
-            for (size_t k = cached ? item_next(c, kts, beta, bl, nbl, nxt, 0, c->items[x].r_low_pct)
-                                   : next_gpu(c, 0, c->items[x].r_low_pct);
-                 k < n; k = cached ? item_next(c, kts, beta, bl, nbl, nxt, k + 1, c->items[x].r_low_pct)
-                                   : next_gpu(c, k + 1, c->items[x].r_low_pct)) {
+            double r = c->items[x].r_low_pct;
+            for (size_t k = cached ? item_next(c, kts, beta, bl, nbl, nxt, 0, r)
+                                   : next_gpu(c, 0, r);
+                 k < n; k = cached ? item_next(c, kts, beta, bl, nbl, nxt, k + 1, r)
+                                   : next_gpu(c, k + 1, r)) {
                 struct gpu *g = &c->gpus[k];
                 if (k == order[o] || g->n == 0 ||
                     !try_item(c, g, x, &after, &batch, cached ? kts : NULL, beta))
