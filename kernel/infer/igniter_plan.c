@@ -48,6 +48,32 @@ struct gpu {
     struct slot *s; /* [cap] */
 };
 
+/*
+ * Per-GPU answers of one (model, batch, r_low) to "may this GPU take it?"
+ * (issue 19, item 5): a min tree over the GPUs of the first-round class of
+ * the last try there (try_gpu's cls): +inf refused whatever the item's
+ * latency bound, a latency tau (taken unraised when the bound is >= tau,
+ * refused otherwise), -inf unknown (tried). A GPU's leaf returns to -inf
+ * (or +inf when it has no room for r_low) whenever the GPU changes
+ * (c->chg), so a GPU is skipped only when the full scan's try there is
+ * known to fail.
+ */
+struct ktree {
+    double *t;          /* [2 * leaves]; leaves at leaves + j */
+    size_t leaves;      /* c->tree_leaves when filled */
+    size_t cursor;      /* entries of c->chg applied */
+    unsigned long used; /* c->stamp of the last item that used it */
+    long key;           /* (model * SLO_IG_MAX_BATCH + batch - 1) * n_rs + r_low / u; -1 free */
+    double r;           /* r_low, % */
+};
+
+#ifndef KT_POOL
+#define KT_POOL 48 /* trees kept (reused round robin) */
+#endif
+#ifndef KT_REFILL
+#define KT_REFILL 4 /* a tree more than leaves / KT_REFILL changes behind starts afresh */
+#endif
+
 struct ctx {
     const struct slo_ig_profile *p;
     size_t type;
@@ -75,7 +101,28 @@ struct ctx {
                                of shares is exact in double, so a GPU that takes an
                                item at its r_low unraised cannot be beaten (later
                                GPUs need strictly less) and the visit stops there */
+    /* The answer trees (struct ktree), used when exact && !scan: */
+    int kcache;             /* 1: in use (0 after an allocation failure: full visits) */
+    struct ktree kt[KT_POOL];
+    int *kt_of;             /* [n_models * SLO_IG_MAX_BATCH * n_rs]: pool index or -1 */
+    size_t n_rs;            /* r_low values: floor(100 / u) + 2 */
+    size_t *chg;            /* GPUs changed, in order [n_chg] */
+    size_t n_chg, cap_chg;
+    unsigned long stamp;    /* items planned so far: trees with used == stamp are in use */
+    int kt_hand;            /* the pool's next tree to reuse (round robin) */
+    struct slot xs[SLO_IG_MAX_BATCH + 1]; /* try_gpu's last solo terms per batch, */
+    int xs_model[SLO_IG_MAX_BATCH + 1];   /* of model xs_model - 1 (0: none) */
+    int mono;               /* 1: latencies only grow with the co-runners' shares
+                               (monotone_model): a try that fails at a bound fails
+                               at every smaller one */
 };
+
+static void kcache_off(struct ctx *c);
+
+static double dmin(double a, double b) /* fmin for numbers that are never NaN, inline */
+{
+    return b < a ? b : a;
+}
 
 /* The GPU index: leaf key of GPU j, update after a change to GPU j. */
 static double tree_key(const struct ctx *c, size_t j)
@@ -87,12 +134,26 @@ static double tree_key(const struct ctx *c, size_t j)
 static void tree_set(struct ctx *c, size_t j)
 {
     size_t v;
+    if (c->kcache) { /* the answer trees forget GPU j */
+        if (c->n_chg == c->cap_chg) {
+            size_t ncap = c->cap_chg ? 2 * c->cap_chg : 256;
+            size_t *nc = realloc(c->chg, ncap * sizeof *nc);
+            if (!nc)
+                kcache_off(c);
+            else {
+                c->chg = nc;
+                c->cap_chg = ncap;
+            }
+        }
+        if (c->kcache)
+            c->chg[c->n_chg++] = j;
+    }
     if (!c->tree || j >= c->tree_leaves)
         return;
     v = c->tree_leaves + j;
     c->tree[v] = tree_key(c, j);
     for (v >>= 1; v >= 1; v >>= 1)
-        c->tree[v] = fmin(c->tree[2 * v], c->tree[2 * v + 1]);
+        c->tree[v] = dmin(c->tree[2 * v], c->tree[2 * v + 1]);
 }
 
 /* (Re)build the index for cap_gpus GPUs. */
@@ -110,7 +171,7 @@ static int tree_build(struct ctx *c)
     for (size_t j = 0; j < c->n_gpus; j++)
         t[leaves + j] = tree_key(c, j);
     for (size_t v = leaves - 1; v >= 1; v--)
-        t[v] = fmin(t[2 * v], t[2 * v + 1]);
+        t[v] = dmin(t[2 * v], t[2 * v + 1]);
     free(c->tree);
     c->tree = t;
     c->tree_leaves = leaves;
@@ -145,6 +206,153 @@ static size_t next_gpu(const struct ctx *c, size_t j, double r)
     return v - P < c->n_gpus ? v - P : c->n_gpus;
 }
 
+static void kt_put(struct ktree *kt, size_t j, double v)
+{
+    size_t x = kt->leaves + j;
+    kt->t[x] = v;
+    for (x >>= 1; x >= 1; x >>= 1) {
+        double m = dmin(kt->t[2 * x], kt->t[2 * x + 1]);
+        if (kt->t[x] == m)
+            break; /* the rest of the path holds already */
+        kt->t[x] = m;
+    }
+}
+
+/* Nothing known: every leaf -inf (the share index says which GPUs have room). */
+static void kt_fill(const struct ctx *c, struct ktree *kt)
+{
+    size_t total = 2 * kt->leaves, done = 1;
+    kt->t[0] = -INFINITY;
+    while (done < total) { /* doubling copies: memcpy's speed, not a store loop's */
+        size_t k = done < total - done ? done : total - done;
+        memcpy(kt->t + done, kt->t, k * sizeof *kt->t);
+        done += k;
+    }
+    kt->cursor = c->n_chg;
+}
+
+static void kcache_off(struct ctx *c)
+{
+    for (size_t i = 0; i < KT_POOL; i++) {
+        free(c->kt[i].t);
+        c->kt[i].t = NULL;
+        c->kt[i].key = -1;
+        c->kt[i].leaves = 0;
+    }
+    free(c->kt_of);
+    c->kt_of = NULL;
+    free(c->chg);
+    c->chg = NULL;
+    c->n_chg = c->cap_chg = 0;
+    c->kcache = 0;
+}
+
+/* The answer tree of (model, batch, r), up to date with c->chg, or NULL
+ * (no cache: visit as the share index says). Never returns a tree used by
+ * the current item to another key. */
+static struct ktree *kt_get(struct ctx *c, int model, int batch, double r)
+{
+    size_t ri, nkeys;
+    long key;
+    int idx;
+    struct ktree *kt;
+
+    if (!c->kcache || !c->tree || batch < 1 || batch > SLO_IG_MAX_BATCH || !(r >= 0.0))
+        return NULL;
+    ri = (size_t)floor(r / c->p->unit_pct + 0.5);
+    if (ri >= c->n_rs || (double)ri * c->p->unit_pct != r)
+        return NULL;
+    nkeys = c->p->n_models * SLO_IG_MAX_BATCH * c->n_rs;
+    if (!c->kt_of) {
+        c->kt_of = malloc(nkeys * sizeof *c->kt_of);
+        if (!c->kt_of) {
+            kcache_off(c);
+            return NULL;
+        }
+        for (size_t k = 0; k < nkeys; k++)
+            c->kt_of[k] = -1;
+    }
+    key = (long)(((size_t)model * SLO_IG_MAX_BATCH + (size_t)(batch - 1)) * c->n_rs + ri);
+    idx = c->kt_of[key];
+    if (idx < 0) { /* the next tree round the pool that this item does not use */
+        for (int k = 0; k < KT_POOL && idx < 0; k++) {
+            int i = c->kt_hand;
+            c->kt_hand = (c->kt_hand + 1) % KT_POOL;
+            if (c->kt[i].key < 0 || c->kt[i].used < c->stamp)
+                idx = i;
+        }
+        if (idx < 0)
+            return NULL;
+        kt = &c->kt[idx];
+        if (kt->key >= 0)
+            c->kt_of[kt->key] = -1;
+        kt->key = -1;
+        if (kt->leaves != c->tree_leaves) {
+            double *t = realloc(kt->t, 2 * c->tree_leaves * sizeof *t);
+            if (!t) {
+                kcache_off(c);
+                return NULL;
+            }
+            kt->t = t;
+            kt->leaves = c->tree_leaves;
+        }
+        kt->key = key;
+        kt->r = r;
+        c->kt_of[key] = idx;
+        kt_fill(c, kt);
+    } else {
+        kt = &c->kt[idx];
+        if (kt->leaves != c->tree_leaves) { /* the GPU index grew */
+            double *t = realloc(kt->t, 2 * c->tree_leaves * sizeof *t);
+            if (!t) {
+                kcache_off(c);
+                return NULL;
+            }
+            kt->t = t;
+            kt->leaves = c->tree_leaves;
+            kt_fill(c, kt);
+        } else if (c->n_chg - kt->cursor > kt->leaves / KT_REFILL) {
+            kt_fill(c, kt);
+        } else {
+            for (size_t e = kt->cursor; e < c->n_chg; e++) {
+                const struct gpu *g = &c->gpus[c->chg[e]];
+                /* try_gpu's own first test: refused at once, else unknown */
+                kt_put(kt, c->chg[e],
+                       g->n == 0 || g->n >= c->slot_cap || g->total_pct + r > 100.0 + SHARE_EPS
+                           ? INFINITY
+                           : -INFINITY);
+            }
+            kt->cursor = c->n_chg;
+        }
+    }
+    kt->used = c->stamp;
+    return kt;
+}
+
+/* First GPU index >= j whose leaf in kt is <= thr (a try there may
+ * succeed for an item with latency bound thr), or c->n_gpus. */
+static size_t kt_next(const struct ctx *c, const struct ktree *kt, size_t j, double thr)
+{
+    size_t v, P = kt->leaves;
+    if (j >= c->n_gpus)
+        return c->n_gpus;
+    v = P + j;
+    if (kt->t[v] <= thr)
+        return j;
+    for (;;) {
+        if (v == 1)
+            return c->n_gpus;
+        if (!(v & 1) && kt->t[v + 1] <= thr) {
+            v++;
+            break;
+        }
+        v >>= 1;
+    }
+    while (v < P)
+        v = kt->t[2 * v] <= thr ? 2 * v : 2 * v + 1;
+    return v - P < c->n_gpus ? v - P : c->n_gpus;
+}
+
 static void solo_terms(const struct slo_ig_profile *p, const struct slo_ig_model *m, int batch,
                        struct slot *s)
 {
@@ -160,12 +368,17 @@ static void solo_terms(const struct slo_ig_profile *p, const struct slo_ig_model
  * One round of notes 1.2 on slots[n] (cached solo terms); raise every
  * violator by u (HEAD alloc_gpus() inner loop). Returns the number raised,
  * or -1 when a modelled term is not positive (outside the fitted range).
+ * tight: the shares already sum to more than 100 % - u (exactly), so any
+ * raise overflows and the try fails: the round stops at the first violator
+ * and returns -2 (*ex_raised 1 when it is one of s[0..n-2], else 0 with
+ * *last_lat the latency of s[n-1]); s is then left half-updated.
  */
-static int raise_round(const struct ctx *c, struct slot *s, size_t n)
+static int raise_round(const struct ctx *c, struct slot *s, size_t n, size_t *ex_raised,
+                       double *last_lat, int tight)
 {
     const struct slo_ig_profile *p = c->p;
     double power = p->idle_power_w, l2 = 0.0, clock = p->max_clock_mhz, delta;
-    int raised = 0;
+    int raised = 0, last_raised = 0;
 
     for (size_t i = 0; i < n; i++) {
         if (!(s[i].t_act0_ms > 0.0))
@@ -187,14 +400,48 @@ static int raise_round(const struct ctx *c, struct slot *s, size_t n)
             t_act = slo__ig_variant_active_ms(m, it->batch, s[i].share_pct, s[i].t_act0_ms,
                                               s[i].l2_pct, l2 - s[i].l2_pct, n);
         double lat = (t_sch + t_act) / (clock / p->max_clock_mhz) + it->transfer_ms;
+        if (lat > it->bound_ms && tight) {
+            if (ex_raised)
+                *ex_raised = i + 1 < n;
+            if (i + 1 == n && last_lat)
+                *last_lat = lat;
+            return -2;
+        }
         if (lat > it->bound_ms) {
             s[i].share_pct += p->unit_pct;
             if (s[i].share_pct <= 100.0 + SHARE_EPS)
                 solo_terms(p, m, it->batch, &s[i]);
             raised++;
+            last_raised = i + 1 == n;
         }
+        if (i + 1 == n && last_lat)
+            *last_lat = lat;
     }
+    if (ex_raised) /* raised among s[0..n-2] (s[n-1] is the item tried) */
+        *ex_raised = (size_t)(raised - last_raised);
     return raised;
+}
+
+/*
+ * What the first raise round of item x at share r on GPU g says about any
+ * bound of x (the exact arithmetic of c->exact: sums of shares are exact):
+ * +inf when the try fails whatever x's bound (a modelled term not positive,
+ * or a co-runner raised and its u already takes the total over 100 %); the
+ * latency of x when no co-runner is raised and one raise of x would take the
+ * total over 100 % (so the try succeeds, unraised, exactly when x's bound is
+ * >= it); -inf otherwise (the outcome needs the whole raising loop).
+ */
+static double first_round_class(const struct ctx *c, const struct gpu *g, double r, int k,
+                                size_t ex, double lat)
+{
+    double u = c->p->unit_pct;
+    if (k == -1)
+        return INFINITY; /* -2: stopped at the first violator (ex then 0 or 1), as if run out */
+    if (ex > 0)
+        return g->total_pct + r + (double)ex * u > 100.0 + SHARE_EPS ? INFINITY : -INFINITY;
+    if (isnan(lat))
+        return -INFINITY;
+    return g->total_pct + r + u > 100.0 + SHARE_EPS ? lat : -INFINITY;
 }
 
 /*
@@ -203,23 +450,47 @@ static int raise_round(const struct ctx *c, struct slot *s, size_t n)
  * On success c->work[0..g->n] holds the adjusted slots and *after the total.
  */
 static int try_gpu(struct ctx *c, const struct gpu *g, size_t x, double r, int raise,
-                   double *after)
+                   double *after, double *cls)
 {
     struct slot *w = c->work;
     size_t n = g->n + 1;
     double total;
 
+    if (cls)
+        *cls = INFINITY;
     if (g->n >= c->slot_cap || g->total_pct + r > 100.0 + SHARE_EPS)
         return 0;
     if (g->n)
         memcpy(w, g->s, g->n * sizeof *w);
     w[g->n].item = x;
     w[g->n].share_pct = r;
-    solo_terms(c->p, &c->p->models[c->items[x].model], c->items[x].batch, &w[g->n]);
+    {
+        /* solo terms depend on (model, batch, share) only: the last ones per
+         * batch are kept, as an item tries GPU after GPU at the same point */
+        int b = c->items[x].batch, mi = c->items[x].model;
+        struct slot *memo = !c->scan && b >= 1 && b <= SLO_IG_MAX_BATCH ? &c->xs[b] : NULL;
+        if (memo && c->xs_model[b] == mi + 1 && memo->share_pct == r) {
+            w[g->n] = *memo;
+            w[g->n].item = x;
+        } else {
+            solo_terms(c->p, &c->p->models[mi], b, &w[g->n]);
+            if (memo) {
+                *memo = w[g->n];
+                c->xs_model[b] = mi + 1;
+            }
+        }
+    }
     total = g->total_pct + r;
     if (raise) {
-        for (;;) {
-            int k = raise_round(c, w, n);
+        for (int round = 0;; round++) {
+            size_t ex = 0;
+            double lat = NAN;
+            /* exact sums (c->exact): the oracle (c->scan) runs every round out */
+            int tight = c->exact && !c->scan && total + c->p->unit_pct > 100.0 + SHARE_EPS;
+            int k = raise_round(c, w, n, cls && !round ? &ex : NULL, cls && !round ? &lat : NULL,
+                                tight);
+            if (cls && !round)
+                *cls = first_round_class(c, g, r, k, ex, lat);
             if (k < 0)
                 return 0;
             total = 0.0;
@@ -311,6 +582,7 @@ static void ctx_free(struct ctx *c)
     free(c->ded_rate);
     free(c->work);
     free(c->tree);
+    kcache_off(c);
     memset(c, 0, sizeof *c);
 }
 
@@ -321,6 +593,9 @@ static int ctx_init(struct ctx *c, const struct slo_ig_profile *p, size_t type)
     c->type = type;
     c->slot_cap = (size_t)floor(100.0 / p->unit_pct + 1e-9) + 1;
     c->exact = p->unit_pct * 1024.0 == floor(p->unit_pct * 1024.0) && p->unit_pct <= 100.0;
+    c->n_rs = (size_t)floor(100.0 / p->unit_pct + 1e-9) + 2;
+    for (size_t i = 0; i < KT_POOL; i++)
+        c->kt[i].key = -1;
     c->work = malloc((c->slot_cap + 1) * sizeof *c->work);
     return c->work ? SLO_OK : SLO_ERR_NOMEM;
 }
@@ -340,7 +615,7 @@ static double solo_share(struct ctx *c, size_t x, double r)
     double after;
     if (r > 100.0 + SHARE_EPS)
         return INFINITY;
-    if (!try_gpu(c, &empty, x, r, 1, &after))
+    if (!try_gpu(c, &empty, x, r, 1, &after, NULL))
         return INFINITY;
     return after;
 }
@@ -519,30 +794,169 @@ static void set_batch(struct ctx *c, size_t x, int b)
     it->transfer_ms = (m->input_bytes + m->output_bytes) * b / c->p->bandwidth_bytes_per_ms;
 }
 
+/*
+ * 1 when, on profile p, every tenant's modelled latency (notes 1.2, the
+ * paper's variant, raise_round's arithmetic) is non-decreasing in the other
+ * tenants' shares at a fixed tenant count, in floating point too: a larger
+ * share gives a shorter solo active time (gamma(b) > 0 and r + k4 > 0 for
+ * r >= u), hence more solo capability, more power (kp >= 0) and L2 (kc >= 0),
+ * a clock that only drops (slope <= 0) and a cache term that only grows
+ * (alpha >= 0); scheduling and active time stay >= 0 (t_sch(n) >= 0 up to
+ * the tenant cap, and 1 + alpha x the co-runners' L2 > 0 with each L2 term at
+ * least bc, cap - 1 co-runners), so the clock drop only adds. Then the
+ * raising loop with a looser bound for the item tried never holds more share
+ * than with a tighter one, so a try that fails at a bound fails at every
+ * tighter one.
+ */
+static int monotone_model(const struct slo_ig_profile *p, size_t cap)
+{
+    double bc_low = 0.0;
+    if (p->model_variant != SLO_IG_VARIANT_IGNITER_2023 || !(p->clock_slope_mhz_per_w <= 0.0) ||
+        !(p->max_clock_mhz > 0.0))
+        return 0;
+    for (size_t i = 0; i < p->n_models; i++)
+        bc_low = fmin(bc_low, p->models[i].bc_pct);
+    for (size_t i = 0; i < p->n_models; i++) {
+        const struct slo_ig_model *m = &p->models[i];
+        if (!(m->alpha_cache_per_pct >= 0.0 && m->kp_w_per_rps >= 0.0 &&
+              m->kc_pct_per_rps >= 0.0 && m->k[3] + p->unit_pct > 0.0 && m->n_kernels >= 0.0 &&
+              1.0 + m->alpha_cache_per_pct * (double)cap * bc_low * 1.01 > 0.0))
+            return 0;
+        for (int b = 1; b <= SLO_IG_MAX_BATCH; b++)
+            if (!(m->k[0] * b * b + m->k[1] * b + m->k[2] > 0.0))
+                return 0;
+        for (size_t n = 1; n <= cap + 1; n++)
+            if (!(m->n_kernels * slo_ig_delta_sch_ms(p, n) + m->t_sch_solo_ms >= 0.0))
+                return 0;
+    }
+    return 1;
+}
+
+/* Record in kt at GPU g the class of item x's try there (first_round_class),
+ * narrowed by its outcome: with a monotone model a failed try at bound beta
+ * leaves only bounds > beta (kept as >= beta). (Probing the try with no bound at all, to
+ * refuse every bound at once, costs more than it saves: on the seeded
+ * 10,000 workloads nine in ten such probes succeed.) */
+static void record_try(struct ctx *c, struct ktree *kt, const struct gpu *g, size_t x, double cls,
+                       int ok)
+{
+    if (!kt)
+        return;
+    if (!ok && c->mono && cls < INFINITY) {
+        struct item *it = &c->items[x];
+        double v = it->bound_ms; /* bounds >= it stay candidates: a superset */
+        if (v > cls)
+            cls = v;
+    }
+    kt_put(kt, (size_t)(g - c->gpus), cls);
+}
+
 /* try_gpu at r_low with raising, at the item's batch and, if that fails, at
- * its alternatives, largest first; *batch: the batch that fitted. */
-static int try_item(struct ctx *c, const struct gpu *g, size_t x, double *after, int *batch)
+ * its alternatives, largest first; *batch: the batch that fitted. kts
+ * (NULL: none) holds the answer tree of each batch the item may try
+ * (kts[b], see struct ktree) and beta[b] its latency bound at that batch: a
+ * try the tree refuses at GPU g is skipped (it would fail), and each try's
+ * first-round class is recorded there. */
+static int try_item(struct ctx *c, const struct gpu *g, size_t x, double *after, int *batch,
+                    struct ktree *const *kts, const double *beta)
 {
     struct item *it = &c->items[x];
     int base = it->batch, ok = 0;
+    size_t j = (size_t)(g - c->gpus);
+    double cls;
 
     *batch = base;
-    if (try_gpu(c, g, x, it->r_low_pct, 1, after))
-        return 1;
+    if (!kts || kts[base]->t[kts[base]->leaves + j] <= beta[base]) { /* else known to fail */
+        int fit = try_gpu(c, g, x, it->r_low_pct, 1, after, kts ? &cls : NULL);
+        if (kts)
+            record_try(c, kts[base], g, x, cls, fit);
+        if (fit)
+            return 1;
+    }
     /* the share alone does not fit: no batch will (they all need r_low) */
     if (!it->alt_mask || g->n >= c->slot_cap || g->total_pct + it->r_low_pct > 100.0 + SHARE_EPS)
         return 0;
     for (int b = base - 1; b >= 1 && !ok; b--) {
         if (!(it->alt_mask & (1UL << (b - 1))))
             continue;
+        if (kts && !(kts[b]->t[kts[b]->leaves + j] <= beta[b]))
+            continue; /* known to fail */
         set_batch(c, x, b);
-        if (try_gpu(c, g, x, it->r_low_pct, 1, after)) {
+        if (try_gpu(c, g, x, it->r_low_pct, 1, after, kts ? &cls : NULL)) {
             *batch = b;
             ok = 1;
         }
+        if (kts)
+            record_try(c, kts[b], g, x, cls, ok);
     }
     set_batch(c, x, base);
     return ok;
+}
+
+/* The answer trees and latency bounds of the tries of item x (its batch,
+ * then its alternatives, largest first: try_item's order) into kts[b],
+ * beta[b] for b in bl[*nb] (nxt[b]: item_next's memo, reset); 0 when the
+ * item goes without (no cache, or a bound that is not a finite number):
+ * visit as the share index says. */
+static int item_trees(struct ctx *c, size_t x, struct ktree **kts, double *beta, int *bl, int *nb,
+                      size_t *nxt)
+{
+    const struct item *it = &c->items[x];
+    const struct slo_ig_model *m = &c->p->models[it->model];
+
+    *nb = 0;
+    if (!c->kcache || it->batch < 1 || it->batch > SLO_IG_MAX_BATCH)
+        return 0;
+    c->stamp++;
+    bl[(*nb)++] = it->batch;
+    beta[it->batch] = it->bound_ms;
+    if (slo_ig_latency_bound_ms(c->p, m, it->batch, it->rate_rps, it->slo_half_ms) !=
+        it->bound_ms)
+        return 0; /* try_item's set_batch would change it between GPUs */
+    for (int b = it->batch - 1; b >= 1; b--)
+        if (it->alt_mask & (1UL << (b - 1))) {
+            bl[(*nb)++] = b;
+            beta[b] = slo_ig_latency_bound_ms(c->p, m, b, it->rate_rps, it->slo_half_ms);
+        }
+    for (int i = 0; i < *nb; i++) {
+        nxt[bl[i]] = SIZE_MAX;
+        if (!isfinite(beta[bl[i]]))
+            return 0;
+        kts[bl[i]] = kt_get(c, it->model, bl[i], it->r_low_pct);
+        if (!kts[bl[i]])
+            return 0;
+    }
+    return 1;
+}
+
+/* First GPU index >= j with room for share r (the share index) where one of
+ * the item's tries may succeed (its answer trees); a GPU the trees offer
+ * without room is recorded as refused (+inf) in them, until it changes.
+ * nxt[b] keeps tree b's last answer (SIZE_MAX: none yet): the item changes
+ * its trees only at GPUs it has passed, so an answer >= j still holds. */
+static size_t item_next(struct ctx *c, struct ktree *const *kts, const double *beta,
+                        const int *bl, int nb, size_t *nxt, size_t j, double r)
+{
+    for (j = next_gpu(c, j, r); j < c->n_gpus;) {
+        size_t m = c->n_gpus, room;
+        for (int i = 0; i < nb; i++) {
+            int b = bl[i];
+            if (nxt[b] == SIZE_MAX || nxt[b] < j)
+                nxt[b] = kt_next(c, kts[b], j, beta[b]);
+            if (nxt[b] < m)
+                m = nxt[b];
+        }
+        if (m >= c->n_gpus)
+            break;
+        room = next_gpu(c, m, r);
+        if (room == m)
+            return m;
+        for (int i = 0; i < nb; i++)
+            if (kts[bl[i]]->t[kts[bl[i]]->leaves + m] <= beta[bl[i]])
+                kt_put(kts[bl[i]], m, INFINITY);
+        j = room;
+    }
+    return c->n_gpus;
 }
 
 /* Add item x to GPU g at the batch try_item found to fit (for good). */
@@ -551,7 +965,7 @@ static void commit_item(struct ctx *c, struct gpu *g, size_t x, int batch)
     double after;
     if (batch != c->items[x].batch)
         set_batch(c, x, batch);
-    try_gpu(c, g, x, c->items[x].r_low_pct, 1, &after); /* recompute into work */
+    try_gpu(c, g, x, c->items[x].r_low_pct, 1, &after, NULL); /* recompute into work */
     memcpy(g->s, c->work, (g->n + 1) * sizeof *g->s);
     g->n++;
     g->total_pct = after;
@@ -580,6 +994,8 @@ static int greedy(struct ctx *c, int interference_aware)
 
     if (!idx)
         return SLO_ERR_NOMEM;
+    c->kcache = interference_aware && c->exact && !c->scan;
+    c->mono = c->kcache && monotone_model(c->p, c->slot_cap);
     for (size_t i = 0; i < c->n_items; i++)
         idx[i] = i;
     sort_items(c->items, idx, c->n_items);
@@ -587,13 +1003,18 @@ static int greedy(struct ctx *c, int interference_aware)
         size_t x = idx[k];
         const struct item *it = &c->items[x];
         long best = -1;
-        int best_batch = it->batch, batch = it->batch;
-        double best_inter = 101.0, after;
-        for (size_t j = next_gpu(c, 0, it->r_low_pct); j < c->n_gpus;
-             j = next_gpu(c, j + 1, it->r_low_pct)) {
+        int best_batch = it->batch, batch = it->batch, bl[SLO_IG_MAX_BATCH], nbl = 0;
+        double best_inter = 101.0, after, beta[SLO_IG_MAX_BATCH + 1];
+        struct ktree *kts[SLO_IG_MAX_BATCH + 1] = {0};
+        size_t nxt[SLO_IG_MAX_BATCH + 1];
+        int cached = interference_aware && item_trees(c, x, kts, beta, bl, &nbl, nxt);
+        double r = it->r_low_pct;
+        for (size_t j = cached ? item_next(c, kts, beta, bl, nbl, nxt, 0, r) : next_gpu(c, 0, r);
+             j < c->n_gpus;
+             j = cached ? item_next(c, kts, beta, bl, nbl, nxt, j + 1, r) : next_gpu(c, j + 1, r)) {
             struct gpu *g = &c->gpus[j];
-            if (interference_aware ? !try_item(c, g, x, &after, &batch)
-                                   : !try_gpu(c, g, x, it->r_low_pct, 0, &after))
+            if (interference_aware ? !try_item(c, g, x, &after, &batch, cached ? kts : NULL, beta)
+                                   : !try_gpu(c, g, x, it->r_low_pct, 0, &after, NULL))
                 continue;
             if (!interference_aware) { /* first fit */
                 best = (long)j;
@@ -614,7 +1035,7 @@ static int greedy(struct ctx *c, int interference_aware)
             commit_item(c, &c->gpus[best], x, best_batch);
         } else {
             struct gpu *g = &c->gpus[best];
-            try_gpu(c, g, x, it->r_low_pct, 0, &after); /* recompute into work */
+            try_gpu(c, g, x, it->r_low_pct, 0, &after, NULL); /* recompute into work */
             memcpy(g->s, c->work, (g->n + 1) * sizeof *g->s);
             g->n++;
             g->total_pct = after;
@@ -623,6 +1044,42 @@ static int greedy(struct ctx *c, int interference_aware)
     }
     free(idx);
     return rv;
+}
+
+/* order[n] = 0..n-1 by the GPUs' share in use ascending, stable (a merge
+ * sort; the insertion sort it replaces was O(n^2) at 10,000 workloads). */
+static void sort_gpus(const struct ctx *c, size_t *order, size_t n, int plain)
+{
+    size_t *tmp = plain ? NULL : malloc((n ? n : 1) * sizeof *tmp);
+    for (size_t j = 0; j < n; j++)
+        order[j] = j;
+    if (!tmp) { /* insertion sort (stable; the oracle's, SLO__IG_SCAN) */
+        for (size_t j = 1; j < n; j++) {
+            size_t v = order[j], i = j;
+            while (i > 0 && c->gpus[order[i - 1]].total_pct > c->gpus[v].total_pct) {
+                order[i] = order[i - 1];
+                i--;
+            }
+            order[i] = v;
+        }
+        return;
+    }
+    for (size_t width = 1; width < n; width *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * width) {
+            size_t mid = lo + width < n ? lo + width : n;
+            size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+            size_t a = lo, b = mid, k = lo;
+            while (a < mid && b < hi)
+                tmp[k++] = c->gpus[order[b]].total_pct < c->gpus[order[a]].total_pct ? order[b++]
+                                                                                    : order[a++];
+            while (a < mid)
+                tmp[k++] = order[a++];
+            while (b < hi)
+                tmp[k++] = order[b++];
+        }
+        memcpy(order, tmp, n * sizeof *order);
+    }
+    free(tmp);
 }
 
 /*
@@ -642,30 +1099,31 @@ static int consolidate(struct ctx *c)
     struct slot *bslots = malloc(cap * cap * sizeof *bslots);
     int *swapped = malloc(cap * sizeof *swapped);
     int rv = SLO_OK;
+    double free_all = 0.0; /* exact: the free share of every used GPU, kept up to date */
 
     if (!order || !bidx || !tidx || !bgpu || !bslots || !swapped) {
         rv = SLO_ERR_NOMEM;
         goto out;
     }
-    for (size_t j = 0; j < n; j++) {
-        size_t v = j, i = j;
-        while (i > 0 && c->gpus[order[i - 1]].total_pct > c->gpus[v].total_pct) {
-            order[i] = order[i - 1];
-            i--;
-        }
-        order[i] = v;
-    }
+    c->kcache = c->exact && !c->scan;
+    sort_gpus(c, order, n, c->scan);
+    for (size_t k = 0; k < n; k++)
+        if (c->gpus[k].n)
+            free_all += 100.0 - c->gpus[k].total_pct;
     for (size_t o = 0; o < n; o++) {
         struct gpu *src = &c->gpus[order[o]];
         size_t nb = 0, m = src->n;
-        double free_pct = 0.0, need = 0.0;
+        double free_pct = 0.0, need = 0.0, src_total = src->total_pct;
         int moved = 1;
         if (m == 0)
             continue;
         memset(swapped, 0, cap * sizeof *swapped);
-        for (size_t k = 0; k < n; k++)
-            if (k != order[o] && c->gpus[k].n)
-                free_pct += 100.0 - c->gpus[k].total_pct;
+        if (c->exact && !c->scan) /* sums of multiples of 2^-10 below 2^43: exact in any order */
+            free_pct = free_all - (100.0 - src_total);
+        else
+            for (size_t k = 0; k < n; k++)
+                if (k != order[o] && c->gpus[k].n)
+                    free_pct += 100.0 - c->gpus[k].total_pct;
         for (size_t t = 0; t < m; t++) {
             size_t v = t, i = t;
             need += c->items[src->s[t].item].r_low_pct;
@@ -682,12 +1140,19 @@ static int consolidate(struct ctx *c)
         for (size_t t = 0; t < m && moved; t++) {
             size_t x = src->s[tidx[t]].item;
             long best = -1;
-            int batch = 0, best_batch = 0;
-            double best_inter = 101.0, after;
-            for (size_t k = next_gpu(c, 0, c->items[x].r_low_pct); k < n;
-                 k = next_gpu(c, k + 1, c->items[x].r_low_pct)) {
+            int batch = 0, best_batch = 0, bl[SLO_IG_MAX_BATCH], nbl = 0;
+            double best_inter = 101.0, after, beta[SLO_IG_MAX_BATCH + 1];
+            struct ktree *kts[SLO_IG_MAX_BATCH + 1] = {0};
+            size_t nxt[SLO_IG_MAX_BATCH + 1];
+            int cached = item_trees(c, x, kts, beta, bl, &nbl, nxt);
+            double r = c->items[x].r_low_pct;
+            for (size_t k = cached ? item_next(c, kts, beta, bl, nbl, nxt, 0, r)
+                                   : next_gpu(c, 0, r);
+                 k < n; k = cached ? item_next(c, kts, beta, bl, nbl, nxt, k + 1, r)
+                                   : next_gpu(c, k + 1, r)) {
                 struct gpu *g = &c->gpus[k];
-                if (k == order[o] || g->n == 0 || !try_item(c, g, x, &after, &batch))
+                if (k == order[o] || g->n == 0 ||
+                    !try_item(c, g, x, &after, &batch, cached ? kts : NULL, beta))
                     continue;
                 if (after - g->total_pct < best_inter) {
                     best_inter = after - g->total_pct;
@@ -720,6 +1185,9 @@ static int consolidate(struct ctx *c)
             src->n = 0;
             src->total_pct = 0.0;
             tree_set(c, order[o]);
+            free_all -= 100.0 - src_total;
+            for (size_t b = 0; b < nb; b++)
+                free_all -= c->gpus[bidx[b]].total_pct - bgpu[b].total_pct;
         } else {
             for (size_t t = 0; t < m; t++)
                 if (swapped[t]) /* undo the batch switches too */
@@ -818,9 +1286,9 @@ static int gpulets(struct ctx *c)
             if (g->n != 1 || free_pct + SHARE_EPS < c->items[x].r_low_pct)
                 continue;
             /* the workload gets the whole remainder as its gpu-let */
-            if (!try_gpu(c, g, x, free_pct, 0, &after))
+            if (!try_gpu(c, g, x, free_pct, 0, &after, NULL))
                 continue;
-            if (raise_round(c, c->work, 2) != 0)
+            if (raise_round(c, c->work, 2, NULL, NULL, 0) != 0)
                 continue;
             if (free_pct < best_free) {
                 best_free = free_pct;
@@ -832,7 +1300,7 @@ static int gpulets(struct ctx *c)
                 break;
         } else {
             struct gpu *g = &c->gpus[best];
-            try_gpu(c, g, x, 100.0 - g->total_pct, 0, &after);
+            try_gpu(c, g, x, 100.0 - g->total_pct, 0, &after, NULL);
             memcpy(g->s, c->work, 2 * sizeof *g->s);
             g->n = 2;
             g->total_pct = after;
@@ -1154,21 +1622,27 @@ int slo__ig_plan_detail(const struct slo_ig_profile *profiles, size_t n_types,
         goto out;
     }
     /* Mixed assignment: each workload to the type where serving it alone
-     * costs least (price x share / 100, or x dedicated GPUs + residual). */
+     * costs least (price x share / 100, or x dedicated GPUs + residual).
+     * One type: every workload is on it (plan_type meets the workloads it
+     * cannot serve in the same order, with the same error). One context per
+     * type, emptied for each workload, not one allocation per workload. */
     for (size_t i = 0; i < n; i++) {
         best_cost[i] = INFINITY;
-        type_of[i] = n_types;
-        for (size_t t = 0; t < n_types; t++) {
-            struct ctx c;
+        type_of[i] = n_types == 1 ? 0 : n_types;
+    }
+    for (size_t t = 0; n_types > 1 && t < n_types; t++) {
+        struct ctx c;
+        if ((rv = ctx_init(&c, &profiles[t], t))) {
+            ctx_free(&c);
+            rv = slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
+            goto out;
+        }
+        for (size_t i = 0; i < n; i++) {
             int model = slo_ig_find_model(&profiles[t], wl[i].model);
             double cost = 0.0;
             if (model < 0)
                 continue;
-            if ((rv = ctx_init(&c, &profiles[t], t))) {
-                ctx_free(&c);
-                rv = slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
-                goto out;
-            }
+            c.n_items = c.n_ded = 0;
             rv = prepare_workload(&c, &wl[i], i, model, 0);
             if (rv == SLO_ERR_NOMEM) {
                 ctx_free(&c);
@@ -1184,14 +1658,16 @@ int slo__ig_plan_detail(const struct slo_ig_profile *profiles, size_t n_types,
                     type_of[i] = t;
                 }
             }
-            ctx_free(&c);
         }
-        if (type_of[i] == n_types) {
+        ctx_free(&c);
+    }
+    rv = SLO_OK;
+    for (size_t i = 0; i < n; i++)
+        if (type_of[i] == n_types) { /* the first workload no type serves */
             *failed = i;
             rv = infeasible_error(profiles, n_types, &wl[i], i, err);
             goto out;
         }
-    }
     rv = plan_assignment(profiles, n_types, wl, n, type_of, policy | scan, plan, &bad);
     if (rv == SLO_ERR_NOMEM) {
         rv = slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
