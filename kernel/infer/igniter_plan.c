@@ -1083,6 +1083,54 @@ static void sort_gpus(const struct ctx *c, size_t *order, size_t n, int plain)
 }
 
 /*
+ * Consolidation's room test (issue 19, item 5): a tenant moved onto GPU g
+ * adds at least its r_low to g's total (added at r_low, raising only adds)
+ * and is refused once the total would pass 100 % or g holds slot_cap
+ * tenants, so g takes at most min(floor(room / (ri u)), slot_cap - n) of
+ * tenants with r_low >= ri u, room = 100 % - total (in units of u, exact
+ * under c->exact). slots[ri] sums that over the used GPUs (an empty GPU
+ * takes none: consolidate skips it).
+ */
+static size_t room_units(const struct ctx *c, const struct gpu *g)
+{
+    double q;
+    if (g->n == 0 || g->n >= c->slot_cap)
+        return 0;
+    q = floor((100.0 + SHARE_EPS - g->total_pct) / c->p->unit_pct + 1e-9); /* never tighter */
+    return q > 0.0 ? (size_t)q : 0;
+}
+
+/* slots[ri] += sign * (the tenants of r_low >= ri u GPU g can take), ri in 1..n_rs-1. */
+static void slots_add(const struct ctx *c, size_t *slots, const struct gpu *g, int sign)
+{
+    size_t q = room_units(c, g), lim = g->n < c->slot_cap ? c->slot_cap - g->n : 0;
+    for (size_t ri = 1; ri <= q && ri < c->n_rs; ri++) {
+        size_t k = q / ri < lim ? q / ri : lim;
+        slots[ri] = sign > 0 ? slots[ri] + k : slots[ri] - k;
+    }
+}
+
+/* 1 when the tenants src->s[tidx[t0..m-1]] (r_low descending) cannot all
+ * move to the other used GPUs: the t-th of them (0-based from t0) and the
+ * t before it, all of r_low >= its r_low = ri u, find fewer than t + 1 slots
+ * of ri (slots[] less src's own). 0: no conclusion (the moves decide). */
+static int cannot_empty(const struct ctx *c, const size_t *slots, const struct gpu *src,
+                        const size_t *tidx, size_t t0, size_t m)
+{
+    size_t q = room_units(c, src), lim = src->n < c->slot_cap ? c->slot_cap - src->n : 0;
+    for (size_t t = t0; t < m; t++) {
+        double r = c->items[src->s[tidx[t]].item].r_low_pct;
+        size_t ri = (size_t)floor(r / c->p->unit_pct + 0.5), own;
+        if (ri < 1 || ri >= c->n_rs || (double)ri * c->p->unit_pct != r)
+            return 0; /* off the grid of u */
+        own = q / ri < lim ? q / ri : lim;
+        if (slots[ri] - own < t - t0 + 1)
+            return 1;
+    }
+    return 0;
+}
+
+/*
  * After the interference-aware greedy: empty a shared GPU when every tenant
  * fits on the other GPUs by the greedy's own rule (added at r_low, tenants
  * raised by u until every latency holds, the GPU with the smallest increase,
@@ -1098,6 +1146,10 @@ static int consolidate(struct ctx *c)
     struct gpu *bgpu = malloc(cap * sizeof *bgpu);
     struct slot *bslots = malloc(cap * cap * sizeof *bslots);
     int *swapped = malloc(cap * sizeof *swapped);
+    /* exact: the room test's slots (cannot_empty), up to date with every
+     * move; a GPU it proves cannot be emptied is not tried, or no longer
+     * (the moves would fail and be undone: the plan is the full scan's) */
+    size_t *slots = c->exact && !c->scan ? calloc(2 * c->n_rs, sizeof *slots) : NULL;
     int rv = SLO_OK;
     double free_all = 0.0; /* exact: the free share of every used GPU, kept up to date */
 
@@ -1108,8 +1160,11 @@ static int consolidate(struct ctx *c)
     c->kcache = c->exact && !c->scan;
     sort_gpus(c, order, n, c->scan);
     for (size_t k = 0; k < n; k++)
-        if (c->gpus[k].n)
+        if (c->gpus[k].n) {
             free_all += 100.0 - c->gpus[k].total_pct;
+            if (slots)
+                slots_add(c, slots, &c->gpus[k], 1);
+        }
     for (size_t o = 0; o < n; o++) {
         struct gpu *src = &c->gpus[order[o]];
         size_t nb = 0, m = src->n;
@@ -1137,6 +1192,11 @@ static int consolidate(struct ctx *c)
         }
         if (need > free_pct + SHARE_EPS)
             continue;
+        if (slots) {
+            if (cannot_empty(c, slots, src, tidx, 0, m))
+                continue;
+            memcpy(slots + c->n_rs, slots, c->n_rs * sizeof *slots); /* to undo */
+        }
         for (size_t t = 0; t < m && moved; t++) {
             size_t x = src->s[tidx[t]].item;
             long best = -1;
@@ -1178,10 +1238,21 @@ static int consolidate(struct ctx *c)
                     nb++;
                 }
                 swapped[t] = c->items[x].batch; /* to undo a batch switch */
+                if (slots)
+                    slots_add(c, slots, g, -1);
                 commit_item(c, g, x, best_batch);
+                if (slots) {
+                    slots_add(c, slots, g, 1);
+                    if (cannot_empty(c, slots, src, tidx, t + 1, m)) {
+                        moved = 0; /* the rest cannot follow: undo now */
+                        break;
+                    }
+                }
             }
         }
         if (moved) {
+            if (slots)
+                slots_add(c, slots, src, -1);
             src->n = 0;
             src->total_pct = 0.0;
             tree_set(c, order[o]);
@@ -1189,6 +1260,8 @@ static int consolidate(struct ctx *c)
             for (size_t b = 0; b < nb; b++)
                 free_all -= c->gpus[bidx[b]].total_pct - bgpu[b].total_pct;
         } else {
+            if (slots)
+                memcpy(slots, slots + c->n_rs, c->n_rs * sizeof *slots);
             for (size_t t = 0; t < m; t++)
                 if (swapped[t]) /* undo the batch switches too */
                     set_batch(c, src->s[tidx[t]].item, swapped[t]);
@@ -1216,6 +1289,7 @@ out:
     free(bgpu);
     free(bslots);
     free(swapped);
+    free(slots);
     return rv;
 }
 
