@@ -18,6 +18,9 @@
  *    infeasible ones), on the V100 (paper's model, a monotone one: the
  *    answer trees narrow by failed bounds), the V100 calibrated (not
  *    monotone), a 1.25 % unit and a 2.2 % unit (not dyadic: no answer trees);
+ *  - 48 small sets on coarse units (5, 10, 12.5, 25 %), where consolidation's
+ *    room test (a GPU whose tenants cannot all find room elsewhere is not
+ *    tried) decides often;
  *  - two seeded sets of 10,000 workloads and one two-type request.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -200,6 +203,36 @@ static void seeded_sets(void **state)
         slo_ig_profile_free(&prof[i]);
 }
 
+/* Consolidation's room test (cannot_empty) on coarse units, where a GPU's
+ * room holds few tenants and the test decides often, both ways: bench and
+ * wide sets of 20-400 workloads at u = 5, 10, 12.5 and 25 %. */
+static void coarse_units(void **state)
+{
+    static const double units[4] = {5.0, 10.0, 12.5, 25.0};
+    static const size_t sizes[4] = {20, 60, 150, 400};
+    (void)state;
+    for (int ui = 0; ui < 4; ui++) {
+        struct slo_ig_profile p;
+        open_profile("v100", 3.06, units[ui], &p);
+        for (uint64_t seed = 101; seed <= 112; seed++) {
+            size_t n = sizes[seed % 4];
+            struct slo_ig_workload *w = malloc(n * sizeof *w);
+            char label[128];
+            int wide = seed % 2 == 0;
+            assert_non_null(w);
+            if (wide)
+                wide_workloads(w, n, seed);
+            else
+                refdata_seeded_workloads(w, n, seed);
+            snprintf(label, sizeof label, "%s set, seed %u, %zu workloads, unit %g %%",
+                     wide ? "wide" : "bench", (unsigned)seed, n, units[ui]);
+            identical(&p, 1, w, n, SLO_IG_POLICY_IGNITER, label);
+            free(w);
+        }
+        slo_ig_profile_free(&p);
+    }
+}
+
 static void ten_thousand(void **state)
 {
     size_t n = 10000;
@@ -238,6 +271,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_algorithm_cases),
         cmocka_unit_test(seeded_sets),
+        cmocka_unit_test(coarse_units),
         cmocka_unit_test(ten_thousand),
         cmocka_unit_test(two_types),
     };
