@@ -1088,8 +1088,10 @@ static void sort_gpus(const struct ctx *c, size_t *order, size_t n, int plain)
  * and is refused once the total would pass 100 % or g holds slot_cap
  * tenants, so g takes at most min(floor(room / (ri u)), slot_cap - n) of
  * tenants with r_low >= ri u, room = 100 % - total (in units of u, exact
- * under c->exact). slots[ri] sums that over the used GPUs (an empty GPU
- * takes none: consolidate skips it).
+ * under c->exact), and those tenants' r_low sum to at most its room if it
+ * has room for one. slots[ri] sums the count over the used GPUs (an empty
+ * GPU takes none: consolidate skips it), slots[n_rs + ri] the rooms of
+ * those with room for ri u.
  */
 static size_t room_units(const struct ctx *c, const struct gpu *g)
 {
@@ -1100,24 +1102,30 @@ static size_t room_units(const struct ctx *c, const struct gpu *g)
     return q > 0.0 ? (size_t)q : 0;
 }
 
-/* slots[ri] += sign * (the tenants of r_low >= ri u GPU g can take), ri in 1..n_rs-1. */
+/* slots[ri] += sign * (the tenants of r_low >= ri u GPU g can take) and
+ * slots[n_rs + ri] += sign * its room in units when that is >= ri, ri in 1..n_rs-1. */
 static void slots_add(const struct ctx *c, size_t *slots, const struct gpu *g, int sign)
 {
     size_t q = room_units(c, g), lim = g->n < c->slot_cap ? c->slot_cap - g->n : 0;
+    size_t *room = slots + c->n_rs;
     for (size_t ri = 1; ri <= q && ri < c->n_rs; ri++) {
         size_t k = q / ri < lim ? q / ri : lim;
         slots[ri] = sign > 0 ? slots[ri] + k : slots[ri] - k;
+        if (lim)
+            room[ri] = sign > 0 ? room[ri] + q : room[ri] - q;
     }
 }
 
 /* 1 when the tenants src->s[tidx[t0..m-1]] (r_low descending) cannot all
  * move to the other used GPUs: the t-th of them (0-based from t0) and the
  * t before it, all of r_low >= its r_low = ri u, find fewer than t + 1 slots
- * of ri (slots[] less src's own). 0: no conclusion (the moves decide). */
+ * of ri, or less room in all than their r_low sum on the GPUs with room for
+ * ri u (slots[] less src's own). 0: no conclusion (the moves decide). */
 static int cannot_empty(const struct ctx *c, const size_t *slots, const struct gpu *src,
                         const size_t *tidx, size_t t0, size_t m)
 {
     size_t q = room_units(c, src), lim = src->n < c->slot_cap ? c->slot_cap - src->n : 0;
+    size_t sum = 0; /* r_low of t0..t in units */
     for (size_t t = t0; t < m; t++) {
         double r = c->items[src->s[tidx[t]].item].r_low_pct;
         size_t ri = (size_t)floor(r / c->p->unit_pct + 0.5), own;
@@ -1125,6 +1133,9 @@ static int cannot_empty(const struct ctx *c, const size_t *slots, const struct g
             return 0; /* off the grid of u */
         own = q / ri < lim ? q / ri : lim;
         if (slots[ri] - own < t - t0 + 1)
+            return 1;
+        sum += ri;
+        if (slots[c->n_rs + ri] - (lim && q >= ri ? q : 0) < sum)
             return 1;
     }
     return 0;
@@ -1149,7 +1160,7 @@ static int consolidate(struct ctx *c)
     /* exact: the room test's slots (cannot_empty), up to date with every
      * move; a GPU it proves cannot be emptied is not tried, or no longer
      * (the moves would fail and be undone: the plan is the full scan's) */
-    size_t *slots = c->exact && !c->scan ? calloc(2 * c->n_rs, sizeof *slots) : NULL;
+    size_t *slots = c->exact && !c->scan ? calloc(4 * c->n_rs, sizeof *slots) : NULL;
     int rv = SLO_OK;
     double free_all = 0.0; /* exact: the free share of every used GPU, kept up to date */
 
@@ -1195,7 +1206,7 @@ static int consolidate(struct ctx *c)
         if (slots) {
             if (cannot_empty(c, slots, src, tidx, 0, m))
                 continue;
-            memcpy(slots + c->n_rs, slots, c->n_rs * sizeof *slots); /* to undo */
+            memcpy(slots + 2 * c->n_rs, slots, 2 * c->n_rs * sizeof *slots); /* to undo */
         }
         for (size_t t = 0; t < m && moved; t++) {
             size_t x = src->s[tidx[t]].item;
@@ -1261,7 +1272,7 @@ static int consolidate(struct ctx *c)
                 free_all -= c->gpus[bidx[b]].total_pct - bgpu[b].total_pct;
         } else {
             if (slots)
-                memcpy(slots, slots + c->n_rs, c->n_rs * sizeof *slots);
+                memcpy(slots, slots + 2 * c->n_rs, 2 * c->n_rs * sizeof *slots);
             for (size_t t = 0; t < m; t++)
                 if (swapped[t]) /* undo the batch switches too */
                     set_batch(c, src->s[tidx[t]].item, swapped[t]);
