@@ -46,6 +46,14 @@ struct gpu {
     double total_pct;
     size_t n;
     struct slot *s; /* [cap] */
+    /* Co-runner refusal (c->mono; cleared by tree_set on any change): a
+     * tried item whose solo power and L2 are at least ref_power_w, ref_l2_pct
+     * makes at least ref_ex co-runners violate their bounds in the first
+     * raise round (their latencies only grow with its power and L2), so it
+     * fails here when its r_low + ref_ex u overflows 100 %. */
+    int ref_ok;
+    size_t ref_ex;
+    double ref_power_w, ref_l2_pct;
 };
 
 /*
@@ -112,6 +120,8 @@ struct ctx {
     int kt_hand;            /* the pool's next tree to reuse (round robin) */
     struct slot xs[SLO_IG_MAX_BATCH + 1]; /* try_gpu's last solo terms per batch, */
     int xs_model[SLO_IG_MAX_BATCH + 1];   /* of model xs_model - 1 (0: none) */
+    size_t r0_ex;           /* try_gpu with cls: co-runners the first round raised when
+                               that alone fails the try (0: not so) */
     int mono;               /* 1: latencies only grow with the co-runners' shares
                                (monotone_model): a try that fails at a bound fails
                                at every smaller one */
@@ -134,6 +144,8 @@ static double tree_key(const struct ctx *c, size_t j)
 static void tree_set(struct ctx *c, size_t j)
 {
     size_t v;
+    if (j < c->n_gpus)
+        c->gpus[j].ref_ok = 0;
     if (c->kcache) { /* the answer trees forget GPU j */
         if (c->n_chg == c->cap_chg) {
             size_t ncap = c->cap_chg ? 2 * c->cap_chg : 256;
@@ -489,8 +501,15 @@ static int try_gpu(struct ctx *c, const struct gpu *g, size_t x, double r, int r
             int tight = c->exact && !c->scan && total + c->p->unit_pct > 100.0 + SHARE_EPS;
             int k = raise_round(c, w, n, cls && !round ? &ex : NULL, cls && !round ? &lat : NULL,
                                 tight);
-            if (cls && !round)
+            if (cls && !round) {
                 *cls = first_round_class(c, g, r, k, ex, lat);
+                /* co-runners raised and their u overflow: refused whatever x's
+                 * bound, and for any x at least as loud (struct gpu ref_*) */
+                c->r0_ex = k != -1 && ex > 0 && g->total_pct + r + (double)ex * c->p->unit_pct >
+                                                     100.0 + SHARE_EPS
+                               ? ex
+                               : 0;
+            }
             if (k < 0)
                 return 0;
             total = 0.0;
@@ -611,7 +630,7 @@ static int solo_predict(const struct slo_ig_profile *p, int model, int batch, do
 /* Smallest share (multiple of u, from r) at which the workload alone meets T'. */
 static double solo_share(struct ctx *c, size_t x, double r)
 {
-    struct gpu empty = {0, 0.0, 0, NULL};
+    struct gpu empty = {0, 0.0, 0, NULL, 0, 0, 0.0, 0.0};
     double after;
     if (r > 100.0 + SHARE_EPS)
         return INFINITY;
@@ -851,6 +870,45 @@ static void record_try(struct ctx *c, struct ktree *kt, const struct gpu *g, siz
     kt_put(kt, (size_t)(g - c->gpus), cls);
 }
 
+/* The solo terms of item x at batch b and share r (try_gpu's memo). */
+static void item_solo(struct ctx *c, size_t x, int b, double r, struct slot *o)
+{
+    int mi = c->items[x].model;
+    if (b >= 1 && b <= SLO_IG_MAX_BATCH && c->xs_model[b] == mi + 1 && c->xs[b].share_pct == r) {
+        *o = c->xs[b];
+        return;
+    }
+    o->share_pct = r;
+    solo_terms(c->p, &c->p->models[mi], b, o);
+}
+
+/* 1 when GPU g's co-runner refusal covers item x at batch b (struct gpu). */
+static int co_refused(struct ctx *c, const struct gpu *g, size_t x, int b)
+{
+    struct slot o;
+    double r = c->items[x].r_low_pct;
+    if (!c->mono || !g->ref_ok ||
+        !(g->total_pct + r + (double)g->ref_ex * c->p->unit_pct > 100.0 + SHARE_EPS))
+        return 0;
+    item_solo(c, x, b, r, &o);
+    return o.power_w >= g->ref_power_w && o.l2_pct >= g->ref_l2_pct;
+}
+
+/* After a try of x at batch b on g that its first round refused through the
+ * co-runners (c->r0_ex): keep it as g's co-runner refusal. */
+static void co_record(struct ctx *c, const struct gpu *g, size_t x, int b)
+{
+    struct slot o;
+    struct gpu *w = &c->gpus[g - c->gpus];
+    if (!c->mono || !c->r0_ex)
+        return;
+    item_solo(c, x, b, c->items[x].r_low_pct, &o);
+    w->ref_ok = 1;
+    w->ref_ex = c->r0_ex;
+    w->ref_power_w = o.power_w;
+    w->ref_l2_pct = o.l2_pct;
+}
+
 /* try_gpu at r_low with raising, at the item's batch and, if that fails, at
  * its alternatives, largest first; *batch: the batch that fitted. kts
  * (NULL: none) holds the answer tree of each batch the item may try
@@ -867,9 +925,19 @@ static int try_item(struct ctx *c, const struct gpu *g, size_t x, double *after,
 
     *batch = base;
     if (!kts || kts[base]->t[kts[base]->leaves + j] <= beta[base]) { /* else known to fail */
-        int fit = try_gpu(c, g, x, it->r_low_pct, 1, after, kts ? &cls : NULL);
-        if (kts)
-            record_try(c, kts[base], g, x, cls, fit);
+        int fit;
+        if (kts && co_refused(c, g, x, base)) {
+            fit = 0;
+            record_try(c, kts[base], g, x, INFINITY, 0);
+        } else {
+            c->r0_ex = 0;
+            fit = try_gpu(c, g, x, it->r_low_pct, 1, after, kts ? &cls : NULL);
+            if (kts) {
+                record_try(c, kts[base], g, x, cls, fit);
+                if (!fit)
+                    co_record(c, g, x, base);
+            }
+        }
         if (fit)
             return 1;
     }
@@ -881,13 +949,21 @@ static int try_item(struct ctx *c, const struct gpu *g, size_t x, double *after,
             continue;
         if (kts && !(kts[b]->t[kts[b]->leaves + j] <= beta[b]))
             continue; /* known to fail */
+        if (kts && co_refused(c, g, x, b)) {
+            record_try(c, kts[b], g, x, INFINITY, 0);
+            continue;
+        }
         set_batch(c, x, b);
+        c->r0_ex = 0;
         if (try_gpu(c, g, x, it->r_low_pct, 1, after, kts ? &cls : NULL)) {
             *batch = b;
             ok = 1;
         }
-        if (kts)
+        if (kts) {
             record_try(c, kts[b], g, x, cls, ok);
+            if (!ok)
+                co_record(c, g, x, b);
+        }
     }
     set_batch(c, x, base);
     return ok;
