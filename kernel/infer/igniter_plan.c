@@ -403,15 +403,17 @@ static int raise_round(const struct ctx *c, struct slot *s, size_t n, size_t *ex
     if (!(clock > 0.0))
         return -1;
     delta = slo_ig_delta_sch_ms(p, n);
+    const double speed = clock / p->max_clock_mhz, unit = p->unit_pct; /* loads kept out of */
+    const int paper = p->model_variant == SLO_IG_VARIANT_IGNITER_2023; /* the loop (s[] aliases) */
     for (size_t i = 0; i < n; i++) {
         const struct item *it = &c->items[s[i].item];
         const struct slo_ig_model *m = &p->models[it->model];
         double t_sch = m->n_kernels * delta + m->t_sch_solo_ms;
         double t_act = s[i].t_act0_ms * (1.0 + m->alpha_cache_per_pct * (l2 - s[i].l2_pct));
-        if (p->model_variant != SLO_IG_VARIANT_IGNITER_2023) /* issue 18: igniter_variant.c */
+        if (!paper) /* issue 18: igniter_variant.c */
             t_act = slo__ig_variant_active_ms(m, it->batch, s[i].share_pct, s[i].t_act0_ms,
                                               s[i].l2_pct, l2 - s[i].l2_pct, n);
-        double lat = (t_sch + t_act) / (clock / p->max_clock_mhz) + it->transfer_ms;
+        double lat = (t_sch + t_act) / speed + it->transfer_ms;
         if (lat > it->bound_ms && tight) {
             if (ex_raised)
                 *ex_raised = i + 1 < n;
@@ -420,7 +422,7 @@ static int raise_round(const struct ctx *c, struct slot *s, size_t n, size_t *ex
             return -2;
         }
         if (lat > it->bound_ms) {
-            s[i].share_pct += p->unit_pct;
+            s[i].share_pct += unit;
             if (s[i].share_pct <= 100.0 + SHARE_EPS)
                 solo_terms(p, m, it->batch, &s[i]);
             raised++;
