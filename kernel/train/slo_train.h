@@ -55,6 +55,49 @@ struct slo_workload_instance {
                                    samples/s (iteration time = g b_k / speed) */
 };
 
+/* The training model family of a workload profile ("mode", issue 17). */
+enum slo_train_mode {
+    SLO_TRAIN_ASYNC_PS = 0,        /* "async-ps": spotDNN's asynchronous parameter server */
+    SLO_TRAIN_SYNC_ALLREDUCE = 1   /* "sync-allreduce": synchronous data parallel (DDP,
+                                      Horovod): every step waits for the slowest worker
+                                      and the gradient allreduce (doc/model.md
+                                      "Synchronous data-parallel") */
+};
+
+/* One profiled instance type of a sync-allreduce profile (parallel to
+ * slo_workload.instances, same order and type names). */
+struct slo_sync_instance {
+    char type[SLO_NAME_LENGTH];
+    double speed;          /* samples/s of one instance (all its GPUs) computing
+                              forward + backward alone, no allreduce */
+    double gpu_link_mbps;  /* intra-node GPU-to-GPU link (NVLink, PCIe), MB/s;
+                              0: not given (then the catalog's pcie_mbps) */
+    double network_mbps;   /* inter-node NIC, MB/s; 0: the catalog's network_mbps */
+};
+
+/* The inputs of the synchronous data-parallel model (doc/formats.md
+ * "Synchronous data-parallel profile"). */
+struct slo_sync_profile {
+    double gradient_bytes; /* bytes allreduced per step (the gradients), > 0 */
+    double global_batch;   /* fixed global batch B, samples per step; 0: weak
+                              scaling, B = GPUs x batch_per_gpu */
+    int batch_per_gpu;     /* samples per GPU per step (weak scaling), 0 with
+                              global_batch */
+    int uneven_batches;    /* 1: the framework splits B in proportion to speed
+                              (every worker finishes together); 0: equal shares */
+    double latency_s;      /* ring allreduce alpha per step, s (>= 0) */
+    double overlap;        /* fraction of the compute time (backward) that hides
+                              the allreduce, [0, 1] (0: nothing hidden) */
+    double link_mbps;      /* stated or fitted effective ring bandwidth, MB/s; 0:
+                              the slowest link of the cluster from catalog/profile */
+    double b0;             /* Pollux's reference batch B0, samples */
+    double phi;            /* Pollux's gradient noise scale phi, samples (>= 0) */
+    /* Loss at B0 after j0 steps: L = gamma3 / (j0 + gamma1) + gamma5 */
+    double gamma1, gamma3, gamma5;
+    size_t n_instances;
+    struct slo_sync_instance *instances; /* [n_instances], owned by the profile */
+};
+
 struct slo_workload {
     char name[SLO_NAME_LENGTH];
     double s_parm_mb;          /* S_parm: parameter (= gradient) size, MB */
@@ -71,6 +114,10 @@ struct slo_workload {
                                    B_req is min(catalog network_mbps, b_req_mbps)
                                    where the catalog gives network_mbps; 0 (default,
                                    "profile"): every type draws b_req_mbps (paper) */
+    enum slo_train_mode mode;   /* "mode" (issue 17): async-ps (default, spotDNN) or
+                                   sync-allreduce (then sync is set) */
+    struct slo_sync_profile *sync; /* [1] the synchronous model's inputs, owned;
+                                   NULL for async-ps */
 };
 
 /*
@@ -162,6 +209,10 @@ struct slo_train_type {
     double b_req_mbps;        /* B_req of this type, MB/s: the workload's b_req_mbps, or
                                  with worker_network "catalog" min(the type's
                                  network_mbps, b_req_mbps) (doc/model.md) */
+    /* sync-allreduce setups only (slo_sync_setup_init), else 0: */
+    double speed;             /* samples/s of one instance computing alone */
+    double gpu_link_mbps;     /* intra-node GPU link, MB/s (0: one GPU, no link) */
+    double network_mbps;      /* inter-node NIC, MB/s */
 };
 
 struct slo_train_setup {
@@ -690,6 +741,93 @@ void slo_train_fit_result_free(struct slo_train_fit_result *r);
 int slo_fit_train_profile(const struct slo_train_log *logs, size_t n_logs,
                           const struct slo_train_fit_options *opt, struct slo_workload *wl,
                           struct slo_train_fit_result *res, slo_error_t *err);
+
+
+/* ------------------------------------------------------------------ */
+/* Synchronous data-parallel training (issue 17)                       */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Bind a catalog and a sync-allreduce workload (wl->mode
+ * SLO_TRAIN_SYNC_ALLREDUCE): one setup type per catalog type the profile
+ * lists, with its price under pricing, quota, GPUs, speed and links
+ * (gpu_link_mbps: the profile's, else the catalog's pcie_mbps; network_mbps:
+ * the profile's, else the catalog's). s->wl copies wl (wl->sync borrowed: keep
+ * wl alive). Errors: SLO_ERR_INVALID when wl is not sync-allreduce, when the
+ * profile matches no catalog type, and when link data is missing and
+ * allreduce.link_mbps does not replace it: a type with gpus > 1 and no
+ * gpu_link_mbps nor pcie_mbps, a type with quota > 1 and no network_mbps (the
+ * text names the type and the field); SLO_ERR_NOMEM.
+ */
+int slo_sync_setup_init(struct slo_train_setup *s, const struct slo_catalog *cat,
+                        const struct slo_workload *wl, enum slo_pricing pricing,
+                        slo_error_t *err);
+
+/*
+ * Iterations (steps) at global batch B (samples) to go from loss_now (<= 0:
+ * the start) to target: j0(L) = gamma3 / (L - gamma5) - gamma1 steps at the
+ * reference batch B0, scaled by Pollux's statistical efficiency E(B) = (phi +
+ * B0) / (phi + B) (Qiao et al., "Pollux", OSDI'21, Sec. 3.1, Eq. 7 with
+ * phi the gradient noise scale B_noise of McCandlish et al. 2018):
+ * samples(B) = samples(B0) / E(B), so j(B) = j0 B0 (phi + B) / ((phi + B0) B).
+ * *j_out is real (not rounded); at least 1 when the target is already met.
+ * Errors: SLO_ERR_UNREACHABLE when target <= gamma5 (the loss floor), text
+ * with both numbers.
+ */
+int slo_sync_iterations(const struct slo_sync_profile *p, double batch, double loss_now,
+                        double target, double *j_out, slo_error_t *err);
+
+/* The synchronous model's figures for one cluster. */
+struct slo_sync_eval {
+    int nodes;            /* instances */
+    int gpus;             /* N: workers (one per GPU) */
+    double batch;         /* B, samples per step */
+    double t_comp_s;      /* slowest worker's compute at its share, s: equal shares
+                             max_k (B / N) g_k / v_k; uneven B / sum_k c_k v_k */
+    double link_mbps;     /* the ring's bottleneck link, MB/s (0: one GPU) */
+    double t_allreduce_s; /* ring allreduce 2 (N-1)/N bytes / link + 2 (N-1) alpha, s */
+    double t_exposed_s;   /* max(0, t_allreduce - overlap t_comp), s */
+    double step_s;        /* t_comp + t_exposed, s */
+    double efficiency;    /* E(B) = (phi + B0) / (phi + B) */
+    double iterations;    /* steps to the target, rounded up */
+    double time_s;        /* iterations step_s + overhead_s, s */
+    double usd_per_h;     /* the cluster's price, USD/h */
+    double cost_usd;      /* time_s usd_per_h / 3600, USD */
+};
+
+/*
+ * Evaluate cluster counts [s->n_types] (instances per setup type) of a sync
+ * setup against req (target_loss, loss_now, overhead_s; deadline and budget
+ * are not checked here). Fills out and, when plain is not NULL, the
+ * async-shaped figures (n_workers = GPUs, speed = B / step, t_exp_s = step,
+ * wa_batch = B, cc = 0, p_contention = -1, b_wk_mbps = link, samples =
+ * iterations B). Errors: SLO_ERR_INVALID (no instance, a count out of 0..quota,
+ * a fixed global batch smaller than the GPUs: "... found B samples for N
+ * GPUs"), SLO_ERR_UNREACHABLE as slo_sync_iterations.
+ * Sources: doc/model.md "Synchronous data-parallel"; ring allreduce
+ * (Patarasuk & Yuan 2009) as slo_comm_bytes_factor / _message_latency_s;
+ * Pollux OSDI'21 Eq. 7.
+ */
+int slo_sync_evaluate(const struct slo_train_setup *s, const int *counts,
+                      const struct slo_train_request *req, struct slo_sync_eval *out,
+                      struct slo_train_eval *plain, slo_error_t *err);
+
+/*
+ * The exact search of a sync setup: the cheapest cluster (counts within
+ * quotas, at least req->existing, at most req->max_workers instances) whose
+ * time meets req->deadline_s and cost req->budget_usd; ties: the faster, then
+ * the first in depth-first order. Depth-first over the types, pruning a
+ * branch when its price so far times a lower bound on every cluster's time
+ * (j(B_min) B_min / (sum of all speeds) at B_min, the smallest batch) exceeds
+ * the best cost or the budget. plan->proven = 1 when the search finished
+ * within req->node_limit (default 2,000,000 nodes). fastest != 0: the
+ * fastest cluster instead, ignoring deadline and budget (no pruning).
+ * Returns SLO_OK with plan->feasible = 1, SLO_ERR_INFEASIBLE (text "no plan
+ * meets the SLO: ..."), SLO_ERR_UNREACHABLE, SLO_ERR_NOMEM. Free with
+ * slo_train_plan_free.
+ */
+int slo_sync_plan_exact(const struct slo_train_setup *s, const struct slo_train_request *req,
+                        int fastest, struct slo_train_plan *plan, slo_error_t *err);
 
 
 #ifdef __cplusplus
