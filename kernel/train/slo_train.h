@@ -209,7 +209,10 @@ struct slo_train_type {
     double b_req_mbps;        /* B_req of this type, MB/s: the workload's b_req_mbps, or
                                  with worker_network "catalog" min(the type's
                                  network_mbps, b_req_mbps) (doc/model.md) */
-    /* sync-allreduce setups only (slo_sync_setup_init), else 0: */
+};
+
+/* A setup type's synchronous-model inputs (slo_sync_setup_init). */
+struct slo_sync_type {
     double speed;             /* samples/s of one instance computing alone */
     double gpu_link_mbps;     /* intra-node GPU link, MB/s (0: one GPU, no link) */
     double network_mbps;      /* inter-node NIC, MB/s */
@@ -222,6 +225,7 @@ struct slo_train_setup {
     struct slo_train_type *types; /* [n_types], owned */
     size_t n_skipped;             /* catalog types with no profile for this workload */
     int *skipped;                 /* [n_skipped] catalog indices, owned */
+    struct slo_sync_type *sync_types; /* [n_types] sync-allreduce setups, owned; else NULL */
 };
 
 /*

@@ -203,6 +203,7 @@ void slo_train_setup_free(struct slo_train_setup *s)
         return;
     free(s->types);
     free(s->skipped);
+    free(s->sync_types); /* issue 17 */
     memset(s, 0, sizeof *s);
 }
 

@@ -228,7 +228,8 @@ int slo_sync_setup_init(struct slo_train_setup *s, const struct slo_catalog *cat
     s->pricing = pricing;
     s->types = calloc(cat->n_types ? cat->n_types : 1, sizeof *s->types);
     s->skipped = calloc(cat->n_types ? cat->n_types : 1, sizeof *s->skipped);
-    if (!s->types || !s->skipped) {
+    s->sync_types = calloc(cat->n_types ? cat->n_types : 1, sizeof *s->sync_types);
+    if (!s->types || !s->skipped || !s->sync_types) {
         slo_train_setup_free(s);
         return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
     }
@@ -244,6 +245,7 @@ int slo_sync_setup_init(struct slo_train_setup *s, const struct slo_catalog *cat
             continue;
         }
         struct slo_train_type *t = &s->types[s->n_types];
+        struct slo_sync_type *y = &s->sync_types[s->n_types];
         t->catalog_index = (int)c;
         t->name = it->name;
         t->site = it->site;
@@ -251,14 +253,14 @@ int slo_sync_setup_init(struct slo_train_setup *s, const struct slo_catalog *cat
         t->batch = p->batch_per_gpu ? (double)it->gpus * p->batch_per_gpu : 0;
         t->usd_per_h = slo_instance_price(it, pricing);
         t->quota = it->quota;
-        t->speed = si->speed;
+        y->speed = si->speed;
         t->t_comp_s = t->batch > 0 ? t->batch / si->speed : 0;
-        t->gpu_link_mbps = it->gpus > 1 ? (si->gpu_link_mbps > 0 ? si->gpu_link_mbps
+        y->gpu_link_mbps = it->gpus > 1 ? (si->gpu_link_mbps > 0 ? si->gpu_link_mbps
                                                                  : it->pcie_mbps)
                                         : 0;
-        t->network_mbps = si->network_mbps > 0 ? si->network_mbps : it->network_mbps;
-        t->b_req_mbps = t->network_mbps;
-        if (p->link_mbps <= 0 && it->gpus > 1 && !(t->gpu_link_mbps > 0)) {
+        y->network_mbps = si->network_mbps > 0 ? si->network_mbps : it->network_mbps;
+        t->b_req_mbps = y->network_mbps;
+        if (p->link_mbps <= 0 && it->gpus > 1 && !(y->gpu_link_mbps > 0)) {
             slo_train_setup_free(s);
             return slo__fail(err, SLO_ERR_INVALID, src,
                              "instances (%s): a sync-allreduce model needs the link between "
@@ -267,7 +269,7 @@ int slo_sync_setup_init(struct slo_train_setup *s, const struct slo_catalog *cat
                              "found none",
                              it->name, it->gpus);
         }
-        if (p->link_mbps <= 0 && it->quota > 1 && !(t->network_mbps > 0)) {
+        if (p->link_mbps <= 0 && it->quota > 1 && !(y->network_mbps > 0)) {
             slo_train_setup_free(s);
             return slo__fail(err, SLO_ERR_INVALID, src,
                              "instances (%s): a sync-allreduce model needs the NIC between "
@@ -322,10 +324,11 @@ int slo_sync_evaluate(const struct slo_train_setup *s, const int *counts,
     double sum_speed = 0, slow = 0, link = INFINITY, price = 0;
 
     memset(out, 0, sizeof *out);
-    if (!p)
+    if (!p || !s->sync_types)
         return slo__fail(err, SLO_ERR_INVALID, "mode", "expected a sync-allreduce setup");
     for (size_t k = 0; k < s->n_types; k++) {
         const struct slo_train_type *t = &s->types[k];
+        const struct slo_sync_type *y = &s->sync_types[k];
         if (counts[k] < 0 || counts[k] > t->quota)
             return slo__fail(err, SLO_ERR_INVALID, t->name,
                              "expected a count from 0 to the quota %d, found %d", t->quota,
@@ -334,20 +337,20 @@ int slo_sync_evaluate(const struct slo_train_setup *s, const int *counts,
             continue;
         nodes += counts[k];
         gpus += counts[k] * t->gpus;
-        sum_speed += counts[k] * t->speed;
+        sum_speed += counts[k] * y->speed;
         price += counts[k] * t->usd_per_h;
-        double per_gpu_time = t->gpus / t->speed; /* s per sample of one GPU */
+        double per_gpu_time = t->gpus / y->speed; /* s per sample of one GPU */
         if (per_gpu_time > slow)
             slow = per_gpu_time;
         if (t->gpus > 1)
-            link = fmin(link, t->gpu_link_mbps);
+            link = fmin(link, y->gpu_link_mbps);
     }
     if (!nodes)
         return slo__fail(err, SLO_ERR_INVALID, NULL, "expected at least one instance");
     if (nodes > 1)
         for (size_t k = 0; k < s->n_types; k++)
             if (counts[k])
-                link = fmin(link, s->types[k].network_mbps);
+                link = fmin(link, s->sync_types[k].network_mbps);
     if (p->link_mbps > 0)
         link = p->link_mbps;
     double B = p->global_batch > 0 ? p->global_batch : (double)gpus * p->batch_per_gpu;
@@ -484,10 +487,11 @@ static void search_order(const struct slo_train_setup *s, size_t *order)
     for (size_t i = 0; i < s->n_types; i++) {
         size_t x = order[i], j = i;
         const struct slo_train_type *a = &s->types[x];
+        double va = a->usd_per_h / s->sync_types[x].speed;
         while (j > 0) {
             const struct slo_train_type *b = &s->types[order[j - 1]];
-            int before = a->site != b->site ? a->site == SLO_SITE_ONPREM
-                                            : a->usd_per_h / a->speed < b->usd_per_h / b->speed;
+            double vb = b->usd_per_h / s->sync_types[order[j - 1]].speed;
+            int before = a->site != b->site ? a->site == SLO_SITE_ONPREM : va < vb;
             if (!before)
                 break;
             order[j] = order[j - 1];
@@ -506,13 +510,13 @@ int slo_sync_plan_exact(const struct slo_train_setup *s, const struct slo_train_
     int used0 = 0, rv;
 
     memset(plan, 0, sizeof *plan);
-    if (!p)
+    if (!p || !s->sync_types)
         return slo__fail(err, SLO_ERR_INVALID, "mode", "expected a sync-allreduce setup");
     /* Lower bound on time: compute alone at the best split over every
      * instance of the catalog, at the smallest batch (iterations x batch,
      * the samples, grow with B). */
     for (size_t k = 0; k < s->n_types; k++) {
-        all_speed += s->types[k].quota * s->types[k].speed;
+        all_speed += s->types[k].quota * s->sync_types[k].speed;
         if (req->existing)
             used0 += req->existing[k];
     }
