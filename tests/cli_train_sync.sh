@@ -3,7 +3,8 @@
 # the worked skypilot#4714 comparison in doc/model.md equals slo's output
 # row for row, the planner's answers the doc states, and bad sync profiles
 # (no gradient bytes, no link data, both batch forms, a bad mode) are one
-# message naming the field, exit 2, nothing on stdout.
+# message naming the field, exit 2, nothing on stdout; `slo fit train` on
+# synthetic DDP logs recovers the coefficients they were drawn from.
 . "${SLO_SRCDIR:?make check sets SLO_SRCDIR}/tests/testlib.sh"
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
@@ -102,5 +103,49 @@ expect "--compare: a type the catalog lacks" '--compare: expected an instance ty
 expect "--compare: above the quota" '--compare: h200x8: expected a count from 0 to the catalog.s quota 1, found "2"' \
     train $common --slo-time 1h --compare "h200x8=2"
 expect "target below the loss floor" 'loss floor' train --workload "$W" --catalog "$C" --slo-loss 0.5 --slo-time 1h
+
+# 6. slo fit train on synthetic DDP logs (tests/sync_synth.py, known
+#    coefficients, seeded noise): the mode is detected from "# mode:", and
+#    the fit recovers speed, link, latency, phi and the loss curve.
+synth="$SLO_SRCDIR/tests/sync_synth.py"
+"$PY" "$synth" "$tmp/ddp" >"$tmp/true.json"
+"$SLO" fit train "$tmp"/ddp/*.csv >"$tmp/fit.json" 2>"$tmp/err"
+if [ $? = 0 ] && "$PY" -c '
+import json, sys
+t = json.load(open(sys.argv[1])); f = json.load(open(sys.argv[2]))
+assert f["mode"] == "sync-allreduce"
+def near(a, b, rel): assert abs(a - b) <= rel * abs(b), (a, b, rel)
+near(f["instances"][0]["speed_samples_per_s"], t["speed"], 0.02)
+near(f["allreduce"]["link_mbps"], t["link_mbps"], 0.05)
+near(f["allreduce"]["latency_s"], t["latency_s"], 0.2)
+near(f["efficiency"]["phi"], t["phi"], 0.2)
+near(f["loss_model"]["gamma3"], t["gamma3"], 0.1)
+near(f["loss_model"]["gamma5"], t["gamma5"], 0.05)
+assert f["gradient_bytes"] == t["bytes"]
+' "$tmp/true.json" "$tmp/fit.json" && grep -q 'step time vs every run' "$tmp/err"; then
+    ok "fit train (mode detected): speed, link, latency, phi, loss within tolerance of the truth"
+else notok "fit train on synthetic DDP logs"; cat "$tmp/fit.json" | sed 's/^/#   /'; fi
+# the fitted profile plans: a catalog of the one type
+cat >"$tmp/cpu.json" <<'CATEOF'
+{"name": "cpu-site", "types": [{"name": "cpu", "gpu_model": "none", "gpus": 1, "site": "onprem",
+  "usd_per_h": 0.1,
+  "quota": 4, "network_mbps": 50}]}
+CATEOF
+"$SLO" train --workload "$tmp/fit.json" --catalog "$tmp/cpu.json" --slo-loss 0.5 --slo-time 1h --json \
+    >"$tmp/out" 2>"$tmp/err"
+if [ $? = 0 ] && grep -q '"status": "optimal"' "$tmp/out" && grep -q '"cpu": ' "$tmp/out"; then
+    ok "the fitted profile plans (slo train --workload FITTED)"
+else notok "plan from the fitted profile"; fi
+"$PY" "$synth" "$tmp/drop" --drop-worker >/dev/null
+expect "fit: a run missing a worker's log" 'expected a log from each of its 4 workers, found 3' \
+    fit train "$tmp"/drop/*.csv
+"$PY" "$synth" "$tmp/shares" --bad-shares >/dev/null
+expect "fit: batch shares not summing to the global batch" \
+    "expected the workers' batch shares to sum to the global batch" fit train "$tmp"/shares/*.csv
+"$PY" "$synth" "$tmp/one" --one-batch >/dev/null
+expect "fit: one global batch cannot give phi" 'phi needs runs at two or more global batch sizes' \
+    fit train "$tmp"/one/*.csv
+expect "fit: --form is the async model's" '--form: expected with async-ps logs only' \
+    fit train --form spotdnn-2022 "$tmp"/ddp/*.csv
 
 finish

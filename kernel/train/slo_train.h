@@ -834,6 +834,72 @@ int slo_sync_plan_exact(const struct slo_train_setup *s, const struct slo_train_
                         int fastest, struct slo_train_plan *plan, slo_error_t *err);
 
 
+/* ---- fitting a sync-allreduce profile from DDP logs (issue 17) ---- */
+
+struct slo_sync_fit_options {
+    const char *name;              /* profile name; NULL: the logs' "# model:", else
+                                      "fitted" */
+    double gradient_bytes;         /* bytes allreduced per step; 0: the logs'
+                                      "# parameter_bytes:" */
+    const struct slo_catalog *catalog; /* the types' GPUs; NULL: 1 GPU per type
+                                      (borrowed) */
+    double b0;                     /* reference batch B0 of the loss curve, samples; 0:
+                                      the smallest global batch of the runs */
+};
+
+/* Set the defaults above (all zero / NULL). */
+void slo_sync_fit_options_init(struct slo_sync_fit_options *opt);
+
+struct slo_sync_fit_result {
+    size_t n_runs, n_types;
+    double link_mbps;        /* fitted effective ring bandwidth, MB/s */
+    double latency_s;        /* fitted ring alpha, s (0 when the fit gave <= 0) */
+    int latency_at_zero;     /* 1: alpha clamped at 0 */
+    size_t n_allreduce_runs; /* runs with N >= 2 in that fit */
+    double phi, b0;          /* Pollux's gradient noise scale and reference batch */
+    double gamma1, gamma3, gamma5;
+    size_t n_loss_rows;
+    double loss_rmse, loss_r2;
+    double step_rms_rel, step_max_rel; /* the model's step time against every run's
+                                          measured (max over workers of the median
+                                          step_s), relative */
+};
+
+/*
+ * "# mode: sync-allreduce" among the comment lines at the head of the log's
+ * file (StepLogger(comment="mode: sync-allreduce")): SLO_TRAIN_SYNC_ALLREDUCE,
+ * else SLO_TRAIN_ASYNC_PS (also when the file cannot be read again).
+ */
+int slo_train_log_mode(const struct slo_train_log *log);
+
+/*
+ * Fit a sync-allreduce profile (doc/formats.md) from DDP workers' logs[n_logs]
+ * (slo_train_log_load, with step_s, batch and type; one log per worker, every
+ * worker of a run): a run is the logs with one cluster and one global batch B =
+ * global_samples / global_step. Per type, speed = B / median step of its run on
+ * one instance of one GPU alone; the exposed allreduce of each run with N >= 2
+ * workers (its step, the max over its workers of the median step_s after the
+ * first row, less the compute at equal shares) is fitted by least squares
+ * (LAPACKE_dgels) as 2 (N-1)/N bytes / link + 2 (N-1) alpha, giving
+ * allreduce.link_mbps and latency_s with overlap 0 (the measured part is the
+ * exposed one); the loss rows of each run's first log fit
+ * L = gamma3 / (j (phi + B0) B / ((phi + B) B0) + gamma1) + gamma5 (Pollux
+ * OSDI'21 Eq. 7 efficiency; gamma3, gamma5 linear, phi and gamma1 by a log
+ * grid and golden-section refinement). The profile has batch_per_gpu when every
+ * worker logged one batch, else global_batch B0. Errors (SLO_ERR_INVALID, the
+ * file or "slo fit train"): a log without step_s/batch/type or with < 2 rows,
+ * a run missing a worker's log, batch shares that do not sum to B ("expected
+ * the workers' batch shares to sum to the global batch ..."), no gradient bytes,
+ * a type without a run alone, fewer than two worker counts N >= 2 or a
+ * non-positive fitted 1/bandwidth, one global batch only (phi undetermined),
+ * phi or gamma1 at its search range's end; SLO_ERR_NUMERIC, SLO_ERR_NOMEM.
+ * *wl free with slo_workload_free.
+ */
+int slo_fit_sync_profile(const struct slo_train_log *logs, size_t n_logs,
+                         const struct slo_sync_fit_options *opt, struct slo_workload *wl,
+                         struct slo_sync_fit_result *res, slo_error_t *err);
+
+
 #ifdef __cplusplus
 }
 #endif
