@@ -876,8 +876,8 @@ int slo_train_log_mode(const struct slo_train_log *log);
  * Fit a sync-allreduce profile (doc/formats.md) from DDP workers' logs[n_logs]
  * (slo_train_log_load, with step_s, batch and type; one log per worker, every
  * worker of a run): a run is the logs with one cluster and one global batch B =
- * global_samples / global_step. Per type, speed = B / median step of its run on
- * one instance of one GPU alone; the exposed allreduce of each run with N >= 2
+ * global_samples / global_step. Per type, speed = the mean over its runs on
+ * one instance of one GPU alone of B / median step; the exposed allreduce of each run with N >= 2
  * workers (its step, the max over its workers of the median step_s after the
  * first row, less the compute at equal shares) is fitted by least squares
  * (LAPACKE_dgels) as 2 (N-1)/N bytes / link + 2 (N-1) alpha, giving

@@ -229,11 +229,15 @@ int slo_fit_sync_profile(const struct slo_train_log *logs, size_t n_logs,
     }
     /* 3. speeds: each type alone on one instance (no inter-node allreduce) */
     for (size_t k = 0; k < n_types; k++) {
+        double sum = 0;
+        int cnt = 0;
         for (size_t r = 0; r < n_runs; r++)
             if (runs[r].c.n == 1 && runs[r].c.entry[0].count == 1 &&
-                strcmp(runs[r].c.entry[0].type, types[k].type) == 0 && type_gpus[k] == 1 &&
-                (types[k].speed == 0 || runs[r].batch / runs[r].step_s > types[k].speed))
-                types[k].speed = runs[r].batch / runs[r].step_s;
+                strcmp(runs[r].c.entry[0].type, types[k].type) == 0 && type_gpus[k] == 1) {
+                sum += runs[r].batch / runs[r].step_s; /* mean over its runs alone */
+                cnt++;
+            }
+        types[k].speed = cnt ? sum / cnt : 0;
         if (!(types[k].speed > 0)) {
             rv = slo__fail(err, SLO_ERR_INVALID, SRC,
                            "need a run of %s alone (\"# cluster: %s=1\", one GPU: no allreduce) "
