@@ -156,8 +156,14 @@ static int fit_sync(struct slo_train_log *logs, size_t n_logs,
     fprintf(stderr, "slo " CMD ": sync-allreduce: %zu logs, %zu runs, %zu types; gradient %.6g "
                     "bytes\n", n_logs, res.n_runs, res.n_types, wl.sync->gradient_bytes);
     for (size_t k = 0; k < wl.sync->n_instances; k++)
-        fprintf(stderr, "slo " CMD ": %s: speed %.6g samples/s (its run alone)\n",
-                wl.sync->instances[k].type, wl.sync->instances[k].speed);
+        fprintf(stderr, "slo " CMD ": %s: speed %.6g samples/s, step overhead %.3g s (its "
+                        "runs alone)\n",
+                wl.sync->instances[k].type, wl.sync->instances[k].speed,
+                wl.sync->instances[k].step_overhead_s);
+    if (!(res.link_mbps > 0))
+        fprintf(stderr, "slo " CMD ": note: the multi-worker runs' extra step time does not "
+                        "grow with the allreduce's bytes: latency only, no link_mbps (the "
+                        "catalog's links apply when planning)\n");
     fprintf(stderr, "slo " CMD ": exposed allreduce from %zu runs with N >= 2: link %.6g MB/s, "
                     "latency %.3g s%s; step time vs every run: rms %.1f%%, max %.1f%%\n",
             res.n_allreduce_runs, res.link_mbps, res.latency_s,

@@ -7,7 +7,7 @@ noise, in StepLogger's format (python/slo/trainlog.py):
 
 Runs: type "cpu" (1 GPU per instance) at N = 1, 2, 4 workers and per-worker
 batches 16 and 64 (global batch B = 16 N, 64 N). True values (printed as JSON
-on stdout): speed 400 samples/s, link 50 MB/s, latency 0.002 s, gradient
+on stdout): speed 400 samples/s, step overhead 0.01 s, link 50 MB/s, latency 0.002 s, gradient
 bytes 4e6, B0 16, phi 200, loss 30 / (j0 + 40) + 0.3 with j0 the steps at B0.
 Step times get 1% multiplicative noise, losses 0.003 additive (random.Random(17)).
 --drop-worker leaves one worker's log out; --bad-shares writes a batch that
@@ -18,7 +18,7 @@ import os
 import random
 import sys
 
-TRUE = {"speed": 400.0, "link_mbps": 50.0, "latency_s": 0.002, "bytes": 4e6, "b0": 16,
+TRUE = {"speed": 400.0, "step_overhead_s": 0.01, "link_mbps": 50.0, "latency_s": 0.002, "bytes": 4e6, "b0": 16,
         "phi": 200.0, "gamma1": 40.0, "gamma3": 30.0, "gamma5": 0.3}
 
 
@@ -35,7 +35,7 @@ def main(argv):
                 B, b = 64, 64 // n
             else:
                 B = b * n
-            comp = B / n / t["speed"]
+            comp = t["step_overhead_s"] + B / n / t["speed"]
             ar = 0 if n == 1 else (2 * (n - 1) / n * t["bytes"] / (t["link_mbps"] * 1e6) +
                                    2 * (n - 1) * t["latency_s"])
             step = comp + ar

@@ -136,7 +136,7 @@ static void hand_worked(void **state)
 
 struct ref_type {
     int gpus, quota, onprem;
-    double speed, price, link, nic;
+    double speed, price, link, nic, t0;
 };
 struct ref_prof {
     double bytes, gbatch, lat, overlap, b0, phi, g1, g3, g5;
@@ -148,7 +148,7 @@ static int ref_eval(const struct ref_type *t, size_t n, const struct ref_prof *p
                     const int *c, double target, double *time, double *cost)
 {
     int nodes = 0, N = 0;
-    double sp = 0, slow = 0, link = 1e300, price = 0;
+    double sp = 0, link = 1e300, price = 0, t0 = 0;
     for (size_t k = 0; k < n; k++) {
         if (!c[k])
             continue;
@@ -156,8 +156,8 @@ static int ref_eval(const struct ref_type *t, size_t n, const struct ref_prof *p
         N += c[k] * t[k].gpus;
         sp += c[k] * t[k].speed;
         price += c[k] * t[k].price;
-        if (t[k].gpus / t[k].speed > slow)
-            slow = t[k].gpus / t[k].speed;
+        if (t[k].t0 > t0)
+            t0 = t[k].t0;
         if (t[k].gpus > 1 && t[k].link < link)
             link = t[k].link;
     }
@@ -169,7 +169,13 @@ static int ref_eval(const struct ref_type *t, size_t n, const struct ref_prof *p
     double B = p->gbatch > 0 ? p->gbatch : (double)N * p->bpg;
     if (B < N)
         return -1;
-    double comp = p->uneven ? B / sp : B / N * slow;
+    double comp = 0;
+    if (p->uneven)
+        comp = t0 + B / sp;
+    else
+        for (size_t k = 0; k < n; k++)
+            if (c[k] && t[k].t0 + B / N * t[k].gpus / t[k].speed > comp)
+                comp = t[k].t0 + B / N * t[k].gpus / t[k].speed;
     double ar = N > 1 ? 2.0 * (N - 1) / N * p->bytes / (link * 1e6) + 2.0 * (N - 1) * p->lat : 0;
     double step = comp + fmax(0, ar - p->overlap * comp);
     double j0 = p->g3 / (target - p->g5) - p->g1;
@@ -191,6 +197,7 @@ static void random_case(struct ref_type *t, size_t n, struct ref_prof *p)
         t[k].price = t[k].onprem ? 0 : uni(0.2, 4) * t[k].gpus;
         t[k].link = uni(500, 50000);
         t[k].nic = uni(50, 5000);
+        t[k].t0 = urand() < 0.5 ? 0 : uni(0, 0.05);
     }
     p->bytes = uni(1e6, 5e8);
     p->uneven = urand() < 0.5;
@@ -229,8 +236,8 @@ static char *profile_json(const struct ref_type *t, size_t n, const struct ref_p
     for (size_t k = 0; k < n; k++)
         w += snprintf(s + w, len - (size_t)w,
                       "%s{\"type\": \"T%zu\", \"speed_samples_per_s\": %.17g,"
-                      " \"gpu_link_mbps\": %.17g}",
-                      k ? "," : "", k, t[k].speed, t[k].link);
+                      " \"gpu_link_mbps\": %.17g, \"step_overhead_s\": %.17g}",
+                      k ? "," : "", k, t[k].speed, t[k].link, t[k].t0);
     snprintf(s + w, len - (size_t)w, "]}");
     return s;
 }

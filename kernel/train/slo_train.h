@@ -73,6 +73,9 @@ struct slo_sync_instance {
     double gpu_link_mbps;  /* intra-node GPU-to-GPU link (NVLink, PCIe), MB/s;
                               0: not given (then the catalog's pcie_mbps) */
     double network_mbps;   /* inter-node NIC, MB/s; 0: the catalog's network_mbps */
+    double step_overhead_s; /* fixed compute time per step, s (Pollux's T_grad =
+                              alpha + beta m, OSDI'21 Sec. 3.2): a worker's compute
+                              is step_overhead_s + share / per-GPU speed; 0 default */
 };
 
 /* The inputs of the synchronous data-parallel model (doc/formats.md
@@ -216,6 +219,7 @@ struct slo_sync_type {
     double speed;             /* samples/s of one instance computing alone */
     double gpu_link_mbps;     /* intra-node GPU link, MB/s (0: one GPU, no link) */
     double network_mbps;      /* inter-node NIC, MB/s */
+    double t0_s;              /* the profile's step_overhead_s, s */
 };
 
 struct slo_train_setup {
@@ -787,7 +791,8 @@ struct slo_sync_eval {
     int gpus;             /* N: workers (one per GPU) */
     double batch;         /* B, samples per step */
     double t_comp_s;      /* slowest worker's compute at its share, s: equal shares
-                             max_k (B / N) g_k / v_k; uneven B / sum_k c_k v_k */
+                             max_k (t0_k + (B / N) g_k / v_k); uneven max_k t0_k +
+                             B / sum_k c_k v_k (t0_k: step_overhead_s) */
     double link_mbps;     /* the ring's bottleneck link, MB/s (0: one GPU) */
     double t_allreduce_s; /* ring allreduce 2 (N-1)/N bytes / link + 2 (N-1) alpha, s */
     double t_exposed_s;   /* max(0, t_allreduce - overlap t_comp), s */
@@ -852,7 +857,9 @@ void slo_sync_fit_options_init(struct slo_sync_fit_options *opt);
 
 struct slo_sync_fit_result {
     size_t n_runs, n_types;
-    double link_mbps;        /* fitted effective ring bandwidth, MB/s */
+    double link_mbps;        /* fitted effective ring bandwidth, MB/s; 0 when the
+                                extra step time does not grow with the bytes (then
+                                a latency-only fit, and the catalog's links apply) */
     double latency_s;        /* fitted ring alpha, s (0 when the fit gave <= 0) */
     int latency_at_zero;     /* 1: alpha clamped at 0 */
     size_t n_allreduce_runs; /* runs with N >= 2 in that fit */
@@ -876,13 +883,16 @@ int slo_train_log_mode(const struct slo_train_log *log);
  * Fit a sync-allreduce profile (doc/formats.md) from DDP workers' logs[n_logs]
  * (slo_train_log_load, with step_s, batch and type; one log per worker, every
  * worker of a run): a run is the logs with one cluster and one global batch B =
- * global_samples / global_step. Per type, speed = the mean over its runs on
- * one instance of one GPU alone of B / median step; the exposed allreduce of each run with N >= 2
+ * global_samples / global_step. Per type, from its runs on one instance of
+ * one GPU alone: with two or more batches, the least-squares line step =
+ * step_overhead_s + B / speed (Pollux's T_grad = alpha + beta m; a negative
+ * intercept is refitted as 0), with one batch speed = B / median step; the exposed allreduce of each run with N >= 2
  * workers (its step, the max over its workers of the median step_s after the
  * first row, less the compute at equal shares) is fitted by least squares
  * (LAPACKE_dgels) as 2 (N-1)/N bytes / link + 2 (N-1) alpha, giving
  * allreduce.link_mbps and latency_s with overlap 0 (the measured part is the
- * exposed one); the loss rows of each run's first log fit
+ * exposed one; when the fitted 1/link is <= 0, a latency-only fit and no
+ * link_mbps: the catalog's links apply); the loss rows of each run's first log fit
  * L = gamma3 / (j (phi + B0) B / ((phi + B) B0) + gamma1) + gamma5 (Pollux
  * OSDI'21 Eq. 7 efficiency; gamma3, gamma5 linear, phi and gamma1 by a log
  * grid and golden-section refinement). The profile has batch_per_gpu when every
@@ -890,8 +900,8 @@ int slo_train_log_mode(const struct slo_train_log *log);
  * file or "slo fit train"): a log without step_s/batch/type or with < 2 rows,
  * a run missing a worker's log, batch shares that do not sum to B ("expected
  * the workers' batch shares to sum to the global batch ..."), no gradient bytes,
- * a type without a run alone, fewer than two worker counts N >= 2 or a
- * non-positive fitted 1/bandwidth, one global batch only (phi undetermined),
+ * a type without a run alone, fewer than two worker counts N >= 2, multi-worker
+ * runs no slower than their compute (no positive latency either), one global batch only (phi undetermined),
  * phi or gamma1 at its search range's end; SLO_ERR_NUMERIC, SLO_ERR_NOMEM.
  * *wl free with slo_workload_free.
  */

@@ -112,6 +112,22 @@ static double loss_rss(struct lossdata *d, double phi, double g1, double *g3, do
     return a3 > 0 ? rss : INFINITY;
 }
 
+/* the slowest worker's compute at equal shares B / N of run u */
+static double run_compute(const struct run *u, const struct slo_sync_instance *types,
+                          const int *type_gpus, size_t n_types)
+{
+    double slow = 0;
+    for (size_t e = 0; e < u->c.n; e++)
+        for (size_t k = 0; k < n_types; k++)
+            if (strcmp(types[k].type, u->c.entry[e].type) == 0) {
+                double t = types[k].step_overhead_s +
+                           u->batch / u->workers * type_gpus[k] / types[k].speed;
+                if (t > slow)
+                    slow = t;
+            }
+    return slow;
+}
+
 int slo_fit_sync_profile(const struct slo_train_log *logs, size_t n_logs,
                          const struct slo_sync_fit_options *opt, struct slo_workload *wl,
                          struct slo_sync_fit_result *res, slo_error_t *err)
@@ -229,15 +245,37 @@ int slo_fit_sync_profile(const struct slo_train_log *logs, size_t n_logs,
     }
     /* 3. speeds: each type alone on one instance (no inter-node allreduce) */
     for (size_t k = 0; k < n_types; k++) {
-        double sum = 0;
+        /* step = t0 + B / v over its runs alone (Pollux's T_grad = alpha +
+         * beta m): sums for the least-squares line in B */
+        double sx = 0, sy = 0, sxx = 0, sxy = 0, bmin = INFINITY, bmax = 0;
         int cnt = 0;
         for (size_t r = 0; r < n_runs; r++)
             if (runs[r].c.n == 1 && runs[r].c.entry[0].count == 1 &&
                 strcmp(runs[r].c.entry[0].type, types[k].type) == 0 && type_gpus[k] == 1) {
-                sum += runs[r].batch / runs[r].step_s; /* mean over its runs alone */
+                double x = runs[r].batch, y = runs[r].step_s;
+                sx += x;
+                sy += y;
+                sxx += x * x;
+                sxy += x * y;
+                bmin = fmin(bmin, x);
+                bmax = fmax(bmax, x);
                 cnt++;
             }
-        types[k].speed = cnt ? sum / cnt : 0;
+        types[k].speed = 0;
+        if (cnt && bmax > bmin * (1 + 1e-9)) {
+            double slope = (cnt * sxy - sx * sy) / (cnt * sxx - sx * sx);
+            double t0 = (sy - slope * sx) / cnt;
+            if (t0 < 0) { /* no fixed part: the line through 0 */
+                t0 = 0;
+                slope = sxy / sxx;
+            }
+            if (slope > 0) {
+                types[k].speed = 1 / slope;
+                types[k].step_overhead_s = t0;
+            }
+        } else if (cnt) {
+            types[k].speed = sx / sy; /* one batch: B / step */
+        }
         if (!(types[k].speed > 0)) {
             rv = slo__fail(err, SLO_ERR_INVALID, SRC,
                            "need a run of %s alone (\"# cluster: %s=1\", one GPU: no allreduce) "
@@ -280,13 +318,7 @@ int slo_fit_sync_profile(const struct slo_train_log *logs, size_t n_logs,
             const struct run *u = &runs[r];
             if (u->workers < 2)
                 continue;
-            double slow = 0;
-            for (size_t e = 0; e < u->c.n; e++)
-                for (size_t k = 0; k < n_types; k++)
-                    if (strcmp(types[k].type, u->c.entry[e].type) == 0 &&
-                        type_gpus[k] / types[k].speed > slow)
-                        slow = type_gpus[k] / types[k].speed;
-            double comp = u->batch / u->workers * slow;
+            double comp = run_compute(u, types, type_gpus, n_types);
             double N = u->workers;
             a[i] = 2 * (N - 1) / N * bytes / 1e6;
             a[m + i] = 2 * (N - 1);
@@ -294,25 +326,48 @@ int slo_fit_sync_profile(const struct slo_train_log *logs, size_t n_logs,
             ss += b[i] * b[i];
             i++;
         }
+        /* keep the latency column and the targets for a latency-only refit */
+        double *a2 = malloc(m * sizeof *a2), *b2 = malloc(m * sizeof *b2);
+        if (!a2 || !b2) {
+            free(a);
+            free(b);
+            free(a2);
+            free(b2);
+            rv = slo__fail(err, SLO_ERR_NOMEM, SRC, "out of memory");
+            goto out;
+        }
+        memcpy(a2, a + m, m * sizeof *a2);
+        memcpy(b2, b, m * sizeof *b2);
         lapack_int info = LAPACKE_dgels(LAPACK_COL_MAJOR, 'N', (lapack_int)m, 2, 1, a,
                                         (lapack_int)m, b, (lapack_int)m);
         double inv_link = b[0], alpha = b[1];
         free(a);
         free(b);
+        if (info == 0 && !(inv_link > 0)) {
+            /* The extra time does not grow with the bytes (small gradients,
+             * latency- or CPU-bound): the logs determine a latency only;
+             * the bandwidth is left to the catalog's links. */
+            info = LAPACKE_dgels(LAPACK_COL_MAJOR, 'N', (lapack_int)m, 1, 1, a2, (lapack_int)m,
+                                 b2, (lapack_int)m);
+            alpha = b2[0];
+            inv_link = 0;
+        }
+        free(a2);
+        free(b2);
         if (info != 0) {
             rv = slo__fail(err, SLO_ERR_NUMERIC, SRC, "LAPACKE_dgels failed (info %d)",
                            (int)info);
             goto out;
         }
-        if (!(inv_link > 0)) {
+        if (!(inv_link > 0) && !(alpha > 0)) {
             rv = slo__fail(err, SLO_ERR_INVALID, SRC,
-                           "the multi-worker runs' extra step time does not grow with the "
-                           "allreduce's bytes (fitted 1/bandwidth %g s/MB): the logs do not "
-                           "determine the link; state it in the profile (allreduce.link_mbps)",
-                           inv_link);
+                           "the multi-worker runs are no slower than the compute at their "
+                           "share (fitted latency %g s, no bandwidth term): the logs do not "
+                           "determine the allreduce; state it in the profile (allreduce)",
+                           alpha);
             goto out;
         }
-        res->link_mbps = 1 / inv_link;
+        res->link_mbps = inv_link > 0 ? 1 / inv_link : 0;
         res->latency_s = alpha > 0 ? alpha : 0;
         res->latency_at_zero = !(alpha > 0);
         res->n_allreduce_runs = m;
@@ -481,15 +536,10 @@ int slo_fit_sync_profile(const struct slo_train_log *logs, size_t n_logs,
         double rms = 0, mx = 0;
         for (size_t r = 0; r < n_runs; r++) {
             const struct run *u = &runs[r];
-            double slow = 0;
-            for (size_t e = 0; e < u->c.n; e++)
-                for (size_t k = 0; k < n_types; k++)
-                    if (strcmp(types[k].type, u->c.entry[e].type) == 0 &&
-                        type_gpus[k] / types[k].speed > slow)
-                        slow = type_gpus[k] / types[k].speed;
-            double N = u->workers, t = u->batch / N * slow;
+            double N = u->workers, t = run_compute(u, types, type_gpus, n_types);
             if (N > 1)
-                t += 2 * (N - 1) / N * bytes / 1e6 / res->link_mbps + 2 * (N - 1) * res->latency_s;
+                t += (res->link_mbps > 0 ? 2 * (N - 1) / N * bytes / 1e6 / res->link_mbps : 0) +
+                     2 * (N - 1) * res->latency_s;
             double rel = fabs(t - u->step_s) / u->step_s;
             rms += rel * rel;
             mx = fmax(mx, rel);

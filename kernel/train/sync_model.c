@@ -23,7 +23,7 @@ static const char *const ar_keys[] = {"latency_s", "overlap", "link_mbps", NULL}
 static const char *const eff_keys[] = {"b0", "phi", NULL};
 static const char *const loss_keys[] = {"form", "gamma1", "gamma3", "gamma5", NULL};
 static const char *const inst_keys[] = {"type", "speed_samples_per_s", "gpu_link_mbps",
-                                        "network_mbps", NULL};
+                                        "network_mbps", "step_overhead_s", NULL};
 
 static int object_field(const json_t *root, const char *key, int required, const char *src,
                         const json_t **out, slo_error_t *err)
@@ -138,7 +138,9 @@ int slo__sync_parse(const json_t *root, const char *source, struct slo_workload 
             (rv = slo__json_number(o, "gpu_link_mbps", 0, 1e-6, 1e9, source, path,
                                    &in->gpu_link_mbps, err)) ||
             (rv = slo__json_number(o, "network_mbps", 0, 1e-6, 1e9, source, path,
-                                   &in->network_mbps, err)))
+                                   &in->network_mbps, err)) ||
+            (rv = slo__json_number(o, "step_overhead_s", 0, 0, 1e3, source, path,
+                                   &in->step_overhead_s, err)))
             return rv;
         for (size_t k = 0; k < i; k++)
             if (strcmp(p->instances[k].type, in->type) == 0)
@@ -196,6 +198,9 @@ char *slo__sync_to_json(const struct slo_workload *wl)
         if (p->instances[i].network_mbps > 0)
             bad |= json_object_set_new(o, "network_mbps",
                                        json_real(p->instances[i].network_mbps));
+        if (p->instances[i].step_overhead_s > 0)
+            bad |= json_object_set_new(o, "step_overhead_s",
+                                       json_real(p->instances[i].step_overhead_s));
         bad |= json_array_append_new(insts, o);
     }
     bad |= json_object_set(root, "instances", insts);
@@ -254,6 +259,7 @@ int slo_sync_setup_init(struct slo_train_setup *s, const struct slo_catalog *cat
         t->usd_per_h = slo_instance_price(it, pricing);
         t->quota = it->quota;
         y->speed = si->speed;
+        y->t0_s = si->step_overhead_s;
         t->t_comp_s = t->batch > 0 ? t->batch / si->speed : 0;
         y->gpu_link_mbps = it->gpus > 1 ? (si->gpu_link_mbps > 0 ? si->gpu_link_mbps
                                                                  : it->pcie_mbps)
@@ -321,7 +327,7 @@ int slo_sync_evaluate(const struct slo_train_setup *s, const int *counts,
 {
     const struct slo_sync_profile *p = s->wl.sync;
     int nodes = 0, gpus = 0, rv;
-    double sum_speed = 0, slow = 0, link = INFINITY, price = 0;
+    double sum_speed = 0, slow = 0, link = INFINITY, price = 0, t0max = 0;
 
     memset(out, 0, sizeof *out);
     if (!p || !s->sync_types)
@@ -339,9 +345,8 @@ int slo_sync_evaluate(const struct slo_train_setup *s, const int *counts,
         gpus += counts[k] * t->gpus;
         sum_speed += counts[k] * y->speed;
         price += counts[k] * t->usd_per_h;
-        double per_gpu_time = t->gpus / y->speed; /* s per sample of one GPU */
-        if (per_gpu_time > slow)
-            slow = per_gpu_time;
+        if (y->t0_s > t0max)
+            t0max = y->t0_s;
         if (t->gpus > 1)
             link = fmin(link, y->gpu_link_mbps);
     }
@@ -361,7 +366,18 @@ int slo_sync_evaluate(const struct slo_train_setup *s, const int *counts,
     out->nodes = nodes;
     out->gpus = gpus;
     out->batch = B;
-    out->t_comp_s = p->uneven_batches ? B / sum_speed : B / gpus * slow;
+    if (p->uneven_batches) {
+        out->t_comp_s = t0max + B / sum_speed;
+    } else {
+        for (size_t k = 0; k < s->n_types; k++) /* the slowest worker at B / N */
+            if (counts[k]) {
+                double t = s->sync_types[k].t0_s + B / gpus * s->types[k].gpus /
+                                                       s->sync_types[k].speed;
+                if (t > slow)
+                    slow = t;
+            }
+        out->t_comp_s = slow;
+    }
     if (gpus > 1) {
         struct slo_comm_link l = {.bandwidth_bytes_per_s = link * 1e6,
                                   .latency_s = p->latency_s,
