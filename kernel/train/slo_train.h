@@ -888,8 +888,8 @@ int slo_train_log_mode(const struct slo_train_log *log);
  * step_overhead_s + B / speed (Pollux's T_grad = alpha + beta m; a negative
  * intercept is refitted as 0), with one batch speed = B / median step; the
  * exposed allreduce of each run with N >= 2 workers (its step, the max over
- * its workers of the median step_s after the first row, less the compute at equal shares) is fitted by least squares
- * (LAPACKE_dgels) as 2 (N-1)/N bytes / link + 2 (N-1) alpha, giving
+ * its workers of the median step_s after the first row, less the compute at
+ * equal shares) is fitted by least squares (LAPACKE_dgels) as 2 (N-1)/N bytes / link + 2 (N-1) alpha, giving
  * allreduce.link_mbps and latency_s with overlap 0 (the measured part is the
  * exposed one; when the fitted 1/link is <= 0, a latency-only fit and no
  * link_mbps: the catalog's links apply); the loss rows of each run's first
