@@ -883,28 +883,28 @@ int slo_train_log_mode(const struct slo_train_log *log);
  * Fit a sync-allreduce profile (doc/formats.md) from DDP workers' logs[n_logs]
  * (slo_train_log_load, with step_s, batch and type; one log per worker, every
  * worker of a run): a run is the logs with one cluster and one global batch B =
- * global_samples / global_step. Per type, from its runs on one instance of
- * one GPU alone: with two or more batches, the least-squares line step =
+ * global_samples / global_step. Per type, from its runs on one instance of one
+ * GPU alone: with two or more batches, the least-squares line step =
  * step_overhead_s + B / speed (Pollux's T_grad = alpha + beta m; a negative
  * intercept is refitted as 0), with one batch speed = B / median step; the
- * exposed allreduce of each run with N >= 2 workers (its step, the max over
- * its workers of the median step_s after the first row, less the compute at
- * equal shares) is fitted by least squares (LAPACKE_dgels) as 2 (N-1)/N bytes / link + 2 (N-1) alpha, giving
- * allreduce.link_mbps and latency_s with overlap 0 (the measured part is the
- * exposed one; when the fitted 1/link is <= 0, a latency-only fit and no
- * link_mbps: the catalog's links apply); the loss rows of each run's first
- * log fit L = gamma3 / (j (phi + B0) B / ((phi + B) B0) + gamma1) + gamma5 (Pollux
- * OSDI'21 Eq. 7 efficiency; gamma3, gamma5 linear, phi and gamma1 by a log
- * grid and golden-section refinement). The profile has batch_per_gpu when every
- * worker logged one batch, else global_batch B0. Errors (SLO_ERR_INVALID, the
- * file or "slo fit train"): a log without step_s/batch/type or with < 2 rows,
- * a run missing a worker's log, batch shares that do not sum to B ("expected
- * the workers' batch shares to sum to the global batch ..."), no gradient bytes,
- * a type without a run alone, fewer than two worker counts N >= 2, multi-worker
- * runs no slower than their compute (no positive latency either), one
- * global batch only (phi undetermined), phi or gamma1 at its search range's
- * end; SLO_ERR_NUMERIC, SLO_ERR_NOMEM.
- * *wl free with slo_workload_free.
+ * exposed allreduce of each run with N >= 2 workers (its step, the max over its
+ * workers of the median step_s after the first row, less the compute at equal
+ * shares) is fitted by least squares (LAPACKE_dgels) as 2 (N-1)/N bytes / link
+ * + 2 (N-1) alpha, giving allreduce.link_mbps and latency_s with overlap 0 (the
+ * measured part is the exposed one; when the fitted 1/link is <= 0, a
+ * latency-only fit and no link_mbps: the catalog's links apply); the loss rows
+ * of each run's first log fit L = gamma3 / (j (phi + B0) B / ((phi + B) B0) +
+ * gamma1) + gamma5 (Pollux OSDI'21 Eq. 7 efficiency; gamma3, gamma5 linear, phi
+ * and gamma1 by a log grid and golden-section refinement). The profile has
+ * batch_per_gpu when every worker logged one batch, else global_batch B0.
+ * Errors (SLO_ERR_INVALID, the file or "slo fit train"): a log without
+ * step_s/batch/type or with < 2 rows, a run missing a worker's log, batch
+ * shares that do not sum to B ("expected the workers' batch shares to sum to
+ * the global batch ..."), no gradient bytes, a type without a run alone, fewer
+ * than two worker counts N >= 2, multi-worker runs no slower than their compute
+ * (no positive latency either), one global batch only (phi undetermined), phi
+ * or gamma1 at its search range's end; SLO_ERR_NUMERIC, SLO_ERR_NOMEM. *wl free
+ * with slo_workload_free.
  */
 int slo_fit_sync_profile(const struct slo_train_log *logs, size_t n_logs,
                          const struct slo_sync_fit_options *opt, struct slo_workload *wl,
