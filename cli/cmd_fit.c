@@ -23,6 +23,9 @@ static void usage(FILE *f)
             "       slo fit train --model-bytes N [--catalog NAME|FILE] [--form F]\n"
             "                     [--mpiprof FILE] [--b-req-mbps X] [--b-ps-mbps X]\n"
             "                     [--ps-type TYPE] [--contention A,B] [--name NAME] LOG.csv...\n"
+            "       slo fit train [--mode sync-allreduce] [--model-bytes N] [--catalog C]\n"
+            "                     [--name NAME] DDP-LOG.csv...   (doc/cli.md; detected from\n"
+            "                     a \"# mode: sync-allreduce\" comment in the logs)\n"
             "       slo fit infer PROFILE   (iGniter coefficients; slo fit infer --help)\n"
             "\n"
             "Fit the spotDNN loss model (Eq. 3) to per-worker training logs (format:\n"
@@ -121,10 +124,73 @@ out:
     return status;
 }
 
+/* A sync-allreduce profile from DDP logs (issue 17, slo_fit_sync_profile). */
+static int fit_sync(struct slo_train_log *logs, size_t n_logs,
+                    const struct slo_train_fit_options *fo, const char *catalog,
+                    const char *workload, const char *form, const char *complete_opt)
+{
+    struct slo_catalog cat = {0};
+    struct slo_workload wl = {0};
+    struct slo_sync_fit_options so;
+    struct slo_sync_fit_result res;
+    slo_error_t err = {0};
+    int status;
+
+    if (workload || form || (complete_opt && strcmp(complete_opt, "model-bytes") != 0 &&
+                             strcmp(complete_opt, "name") != 0))
+        return cli_usage_error(CMD, "%s%s: expected with async-ps logs only (a sync-allreduce "
+                                    "fit takes --model-bytes, --catalog, --name), found it with "
+                                    "sync-allreduce logs",
+                               workload ? "--workload" : form ? "--form" : "--",
+                               workload || form ? "" : complete_opt);
+    if (catalog && cli_load_catalog(catalog, &cat, &err))
+        return cli_report(CMD, &err);
+    slo_sync_fit_options_init(&so);
+    so.catalog = catalog ? &cat : NULL;
+    so.gradient_bytes = fo->parameter_bytes;
+    so.name = fo->name;
+    if (slo_fit_sync_profile(logs, n_logs, &so, &wl, &res, &err)) {
+        status = cli_report(CMD, &err);
+        goto out;
+    }
+    fprintf(stderr, "slo " CMD ": sync-allreduce: %zu logs, %zu runs, %zu types; gradient %.6g "
+                    "bytes\n", n_logs, res.n_runs, res.n_types, wl.sync->gradient_bytes);
+    for (size_t k = 0; k < wl.sync->n_instances; k++)
+        fprintf(stderr, "slo " CMD ": %s: speed %.6g samples/s, step overhead %.3g s (its "
+                        "runs alone)\n",
+                wl.sync->instances[k].type, wl.sync->instances[k].speed,
+                wl.sync->instances[k].step_overhead_s);
+    if (!(res.link_mbps > 0))
+        fprintf(stderr, "slo " CMD ": note: the multi-worker runs' extra step time does not "
+                        "grow with the allreduce's bytes: latency only, no link_mbps (the "
+                        "catalog's links apply when planning)\n");
+    fprintf(stderr, "slo " CMD ": exposed allreduce from %zu runs with N >= 2: link %.6g MB/s, "
+                    "latency %.3g s%s; step time vs every run: rms %.1f%%, max %.1f%%\n",
+            res.n_allreduce_runs, res.link_mbps, res.latency_s,
+            res.latency_at_zero ? " (fit <= 0, set to 0)" : "", 100 * res.step_rms_rel,
+            100 * res.step_max_rel);
+    fprintf(stderr, "slo " CMD ": loss at B0 %g: gamma1 %.5g, gamma3 %.5g, gamma5 %.4g; phi "
+                    "%.5g; %zu rows, rmse %.4g, R^2 %.4f\n",
+            res.b0, res.gamma1, res.gamma3, res.gamma5, res.phi, res.n_loss_rows,
+            res.loss_rmse, res.loss_r2);
+    char *text = slo_workload_to_json(&wl);
+    if (!text) {
+        status = SLO_EXIT_INTERNAL;
+        goto out;
+    }
+    printf("%s\n", text);
+    free(text);
+    status = fflush(stdout) == 0 ? SLO_EXIT_OK : SLO_EXIT_INTERNAL;
+out:
+    slo_workload_free(&wl);
+    slo_catalog_free(&cat);
+    return status;
+}
+
 int slo_cmd_fit(int argc, char **argv)
 {
     enum { O_WORKLOAD = 256, O_CATALOG, O_FORM, O_HELP, O_BYTES, O_MPIPROF, O_BREQ, O_BPS,
-           O_PSTYPE, O_CONT, O_NAME };
+           O_PSTYPE, O_CONT, O_NAME, O_MODE };
     static const struct option longopts[] = {
         {"workload", required_argument, NULL, O_WORKLOAD},
         {"catalog", required_argument, NULL, O_CATALOG},
@@ -137,7 +203,9 @@ int slo_cmd_fit(int argc, char **argv)
         {"ps-type", required_argument, NULL, O_PSTYPE},
         {"contention", required_argument, NULL, O_CONT},
         {"name", required_argument, NULL, O_NAME},
+        {"mode", required_argument, NULL, O_MODE},
         {NULL, 0, NULL, 0}};
+    const char *mode = NULL; /* issue 17: --mode sync-allreduce|async-ps */
     const char *workload = NULL, *catalog = NULL, *form = NULL, *complete_opt = NULL;
     struct slo_train_fit_options fo;
     struct cli_seen seen = {{0}};
@@ -219,6 +287,12 @@ int slo_cmd_fit(int argc, char **argv)
                                        SLO_NAME_LENGTH - 1, optarg);
             fo.name = optarg;
             break;
+        case O_MODE:
+            if (strcmp(optarg, "sync-allreduce") != 0 && strcmp(optarg, "async-ps") != 0)
+                return cli_usage_error(CMD, "--mode: expected sync-allreduce or async-ps, found "
+                                            "\"%s\"", optarg);
+            mode = optarg;
+            break;
         case O_HELP: usage(stdout); return SLO_EXIT_OK;
         case ':':
             return cli_usage_error(CMD, "%s: expected a value, found none", argv[optind - 1]);
@@ -271,6 +345,17 @@ int slo_cmd_fit(int argc, char **argv)
             status = cli_report(CMD, &err);
             goto out;
         }
+    /* issue 17: DDP logs ("# mode: sync-allreduce" or --mode) fit the
+     * synchronous model */
+    {
+        int sync = mode && strcmp(mode, "sync-allreduce") == 0;
+        for (size_t i = 0; i < n_logs && !mode; i++)
+            sync |= slo_train_log_mode(&logs[i]) == SLO_TRAIN_SYNC_ALLREDUCE;
+        if (sync) {
+            status = fit_sync(logs, n_logs, &fo, catalog, workload, form, complete_opt);
+            goto out;
+        }
+    }
     /* Logs that carry the parameter bytes fit a complete profile too. */
     for (size_t i = 0; i < n_logs && !workload && !complete_opt; i++)
         if (logs[i].bytes_line) {

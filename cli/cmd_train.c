@@ -29,6 +29,7 @@ struct train_opts {
     double from_s, to_s;
     double confidence;     /* --slo-confidence P, in (0, 1); 0: not given */
     const char *plot;
+    const char *compare;   /* --compare "CLUSTER;CLUSTER..." (sync-allreduce, issue 17) */
     long node_limit;
     enum slo_pricing pricing;
     struct cli_seen seen;
@@ -80,6 +81,9 @@ static void usage(FILE *f)
             "  --from T1, --to T2    deadlines of the frontier (default 0 and unbounded: up\n"
             "                        to the cheapest plan of any duration); T1 < T2\n"
             "  --plot FILE           also draw it with gnuplot, FILE.svg or FILE.png\n"
+            "Synchronous data parallel (a workload with \"mode\": \"sync-allreduce\"):\n"
+            "  --compare \"C;C...\"   predict each cluster C (TYPE=N,...) and name the\n"
+            "                        cheapest that meets the SLO, instead of planning\n"
             "Output:\n"
             "  --json                one JSON object (schema: doc/cli.md)\n"
             "  --help\n"
@@ -161,7 +165,8 @@ static int parse_opts(int argc, char **argv, struct train_opts *o)
 {
     enum { O_LOSS = 256, O_TIME, O_WORKLOAD, O_CATALOG, O_PRICING, O_BUDGET, O_EXACT,
            O_WINDOW, O_EXISTING, O_ELAPSED, O_LOSS_NOW, O_OVERHEAD, O_JSON, O_PROFILE,
-           O_MAX_NODES, O_NODE_LIMIT, O_FRONTIER, O_FROM, O_TO, O_PLOT, O_CONFIDENCE, O_HELP };
+           O_MAX_NODES, O_NODE_LIMIT, O_FRONTIER, O_FROM, O_TO, O_PLOT, O_CONFIDENCE, O_HELP,
+           O_COMPARE };
     static const struct option longopts[] = {
         {"slo-loss", required_argument, NULL, O_LOSS},
         {"slo-time", required_argument, NULL, O_TIME},
@@ -185,6 +190,7 @@ static int parse_opts(int argc, char **argv, struct train_opts *o)
         {"plot", required_argument, NULL, O_PLOT},
         {"slo-confidence", required_argument, NULL, O_CONFIDENCE},
         {"help", no_argument, NULL, O_HELP},
+        {"compare", required_argument, NULL, O_COMPARE},
         {NULL, 0, NULL, 0}};
     long count;
     int c;
@@ -275,6 +281,7 @@ static int parse_opts(int argc, char **argv, struct train_opts *o)
             }
             break;
         case O_HELP: usage(stdout); return 1;
+        case O_COMPARE: o->compare = optarg; break;
         case ':':
             cli_usage_error(CMD, "%s: expected a value, found none", argv[optind - 1]);
             return -1;
@@ -1016,6 +1023,290 @@ static int risk_setup(const struct train_opts *o, const struct slo_train_problem
     return SLO_EXIT_OK;
 }
 
+/* ---- sync-allreduce workloads (issue 17) ---------------------------- */
+
+static json_t *sync_json(const struct slo_train_setup *s, const int *counts,
+                         const struct slo_sync_eval *e, int meets)
+{
+    json_t *o = json_object(), *cl = json_object();
+    for (size_t k = 0; k < s->n_types; k++)
+        if (counts[k])
+            json_object_set_new(cl, s->types[k].name, json_integer(counts[k]));
+    json_object_set_new(o, "cluster", cl);
+    json_object_set_new(o, "nodes", json_integer(e->nodes));
+    json_object_set_new(o, "gpus", json_integer(e->gpus));
+    json_object_set_new(o, "global_batch", json_real(e->batch));
+    json_object_set_new(o, "t_comp_s", json_real(e->t_comp_s));
+    json_object_set_new(o, "link_mbps", json_real(e->link_mbps));
+    json_object_set_new(o, "t_allreduce_s", json_real(e->t_allreduce_s));
+    json_object_set_new(o, "t_exposed_s", json_real(e->t_exposed_s));
+    json_object_set_new(o, "step_s", json_real(e->step_s));
+    json_object_set_new(o, "efficiency", json_real(e->efficiency));
+    json_object_set_new(o, "iterations", json_integer((json_int_t)e->iterations));
+    json_object_set_new(o, "time_s", json_real(e->time_s));
+    json_object_set_new(o, "usd_per_h", json_real(e->usd_per_h));
+    json_object_set_new(o, "cost_usd", json_real(e->cost_usd));
+    if (meets >= 0)
+        json_object_set_new(o, "meets_slo", json_boolean(meets));
+    return o;
+}
+
+static void sync_print(const char *label, const struct slo_train_setup *s, const int *counts,
+                       const struct slo_sync_eval *e)
+{
+    char list[512], t[32];
+    slo_train_counts_format(s, counts, '=', list, sizeof list);
+    slo_format_duration(e->time_s, t, sizeof t);
+    printf("%s%s\n", label, list);
+    printf("  %d node%s, %d GPU%s, %.4f USD/h, global batch %.0f\n", e->nodes,
+           e->nodes == 1 ? "" : "s", e->gpus, e->gpus == 1 ? "" : "s", e->usd_per_h, e->batch);
+    printf("  step             %.6f s = compute %.6f s + exposed allreduce %.6f s (ring %.6f s "
+           "on %.0f MB/s)\n",
+           e->step_s, e->t_comp_s, e->t_exposed_s, e->t_allreduce_s, e->link_mbps);
+    printf("  efficiency E(B)  %.4f, %.0f steps\n", e->efficiency, e->iterations);
+    printf("  predicted time   %.2f s (%s)\n", e->time_s, t);
+    printf("  cost             %.6f USD\n", e->cost_usd);
+}
+
+/* The request of problem pb, as slo_train_solve builds it. */
+static struct slo_train_request sync_request(const struct slo_train_problem *pb)
+{
+    struct slo_train_request req = {
+        .target_loss = pb->target_loss,
+        .deadline_s = pb->deadline_s - pb->elapsed_s,
+        .budget_usd = pb->budget_usd,
+        .loss_now = pb->loss_now,
+        .overhead_s = pb->overhead_s,
+    };
+    return req;
+}
+
+/* --compare "C;C...": every candidate cluster's prediction, and the cheapest
+ * that meets deadline and budget. */
+static int sync_compare(const struct train_opts *o, const struct slo_train_problem *pb)
+{
+    struct slo_train_setup s = {0};
+    struct slo_train_request req = sync_request(pb);
+    slo_error_t err = {0};
+    char spec[4096], *save = NULL, *item;
+    int status = SLO_EXIT_USAGE, n = 0, best = -1;
+    double best_cost = 0, best_time = 0;
+    struct {
+        int counts[SLO_CLUSTER_MAX_TYPES];
+        struct slo_sync_eval e;
+        int meets;
+        char text[256];
+    } *cand = NULL;
+    json_t *root = NULL, *arr = NULL;
+
+    if (strlen(o->compare) >= sizeof spec)
+        return cli_usage_error(CMD, "--compare: expected at most %zu characters, found %zu",
+                               sizeof spec - 1, strlen(o->compare));
+    snprintf(spec, sizeof spec, "%s", o->compare);
+    if (slo_sync_setup_init(&s, pb->catalog, pb->workload, pb->pricing, &err))
+        return cli_report(CMD, &err);
+    if (s.n_types > SLO_CLUSTER_MAX_TYPES) {
+        slo_train_setup_free(&s);
+        return cli_usage_error(CMD, "--compare: at most %d profiled types", SLO_CLUSTER_MAX_TYPES);
+    }
+    if (!(cand = calloc(64, sizeof *cand))) {
+        slo_train_setup_free(&s);
+        fprintf(stderr, "slo " CMD ": out of memory\n");
+        return SLO_EXIT_INTERNAL;
+    }
+    for (item = strtok_r(spec, ";", &save); item; item = strtok_r(NULL, ";", &save)) {
+        struct slo_cluster c;
+        if (n == 64) {
+            cli_usage_error(CMD, "--compare: expected at most 64 clusters");
+            goto out;
+        }
+        snprintf(cand[n].text, sizeof cand[n].text, "%s", item);
+        if (slo_cluster_parse(item, &c, &err)) {
+            snprintf(err.source, sizeof err.source, "--compare");
+            status = cli_report(CMD, &err);
+            goto out;
+        }
+        for (size_t i = 0; i < c.n; i++) {
+            size_t k;
+            for (k = 0; k < s.n_types; k++)
+                if (strcmp(s.types[k].name, c.entry[i].type) == 0)
+                    break;
+            if (k == s.n_types) {
+                cli_usage_error(CMD, "--compare: expected an instance type of the catalog that "
+                                     "the workload profiles, found \"%s\"", c.entry[i].type);
+                goto out;
+            }
+            if (c.entry[i].count < 0 || c.entry[i].count > s.types[k].quota) {
+                cli_usage_error(CMD, "--compare: %s: expected a count from 0 to the catalog's "
+                                     "quota %d, found \"%s\"", c.entry[i].type,
+                                s.types[k].quota, c.entry[i].count_text);
+                goto out;
+            }
+            cand[n].counts[k] = (int)c.entry[i].count;
+        }
+        int rv = slo_sync_evaluate(&s, cand[n].counts, &req, &cand[n].e, NULL, &err);
+        if (rv) {
+            if (rv == SLO_ERR_INVALID)
+                snprintf(err.source, sizeof err.source, "--compare %s", item);
+            status = cli_report(CMD, &err);
+            goto out;
+        }
+        cand[n].meets = cand[n].e.time_s <= req.deadline_s &&
+                        !(req.budget_usd > 0 && cand[n].e.cost_usd > req.budget_usd);
+        if (cand[n].meets && (best < 0 || cand[n].e.cost_usd < best_cost ||
+                              (cand[n].e.cost_usd == best_cost && cand[n].e.time_s < best_time))) {
+            best = n;
+            best_cost = cand[n].e.cost_usd;
+            best_time = cand[n].e.time_s;
+        }
+        n++;
+    }
+    if (n == 0) {
+        cli_usage_error(CMD, "--compare: expected CLUSTER;CLUSTER... (TYPE=N,...), found \"%s\"",
+                        o->compare);
+        goto out;
+    }
+    if (o->json) {
+        root = json_object();
+        arr = json_array();
+        json_object_set_new(root, "workload", json_string(pb->workload->name));
+        json_object_set_new(root, "catalog", json_string(pb->catalog->name));
+        json_object_set_new(root, "mode", json_string("sync-allreduce"));
+        json_object_set_new(root, "pricing",
+                            json_string(o->pricing == SLO_PRICING_SPOT ? "spot" : "on-demand"));
+        for (int i = 0; i < n; i++)
+            json_array_append_new(arr, sync_json(&s, cand[i].counts, &cand[i].e, cand[i].meets));
+        json_object_set_new(root, "candidates", arr);
+        json_object_set_new(root, "winner", best >= 0 ? json_integer(best) : json_null());
+        dump_json(root);
+    } else {
+        printf("workload %s (sync-allreduce), catalog %s, %s prices\n", pb->workload->name,
+               pb->catalog->name, o->pricing == SLO_PRICING_SPOT ? "spot" : "on-demand");
+        for (int i = 0; i < n; i++) {
+            char label[300];
+            snprintf(label, sizeof label, "\ncandidate %d%s: ", i + 1,
+                     i == best ? " (winner)" : cand[i].meets ? "" : " (misses the SLO)");
+            sync_print(label, &s, cand[i].counts, &cand[i].e);
+        }
+        if (best >= 0) {
+            /* the reason: what made it cheapest */
+            int fastest = 0;
+            for (int i = 1; i < n; i++)
+                if (cand[i].e.time_s < cand[fastest].e.time_s)
+                    fastest = i;
+            printf("\nwinner: candidate %d, the cheapest that meets the SLO (%.6f USD); ",
+                   best + 1, best_cost);
+            if (fastest == best)
+                printf("it is also the fastest\n");
+            else
+                printf("candidate %d is faster (%.2f s) but costs %.6f USD: its price per hour "
+                       "grows more than its time shrinks\n",
+                       fastest + 1, cand[fastest].e.time_s, cand[fastest].e.cost_usd);
+        }
+    }
+    status = fflush(stdout) == 0 ? (best >= 0 ? SLO_EXIT_OK : SLO_EXIT_USAGE) : SLO_EXIT_INTERNAL;
+    if (best < 0)
+        fprintf(stderr, "slo " CMD ": no candidate meets the SLO: loss %g within %g s%s\n",
+                pb->target_loss, req.deadline_s, req.budget_usd > 0 ? " and the budget" : "");
+out:
+    free(cand);
+    slo_train_setup_free(&s);
+    return status;
+}
+
+/* slo train for a sync-allreduce workload: the exact planner (or --compare). */
+static int run_sync(const struct train_opts *o, struct slo_train_problem *pb,
+                    const struct slo_train_options *opt)
+{
+    const char *bad = o->frontier ? "--frontier" : o->profile ? "--profile"
+                      : o->confidence > 0 ? "--slo-confidence"
+                      : opt->search == SLO_TRAIN_SEARCH_WINDOW ? "--window" : NULL;
+    struct slo_train_result r = {0};
+    struct slo_train_request req = sync_request(pb);
+    slo_error_t err = {0};
+    int status;
+
+    if (bad)
+        return cli_usage_error(CMD, "%s: expected an async-ps workload (spotDNN's model), found "
+                                    "workload %s with \"mode\": \"sync-allreduce\"",
+                               bad, pb->workload->name);
+    if (o->compare)
+        return sync_compare(o, pb);
+    if (slo_train_solve(pb, opt, &r, &err)) {
+        status = cli_report(CMD, &err);
+        goto out;
+    }
+    req.existing = r.existing;
+    if (!slo_status_feasible(r.status)) {
+        fprintf(stderr, "slo " CMD ": %s\n", r.reason);
+        if (o->json) {
+            json_t *root = json_object();
+            struct slo_sync_eval e;
+            json_object_set_new(root, "workload", json_string(pb->workload->name));
+            json_object_set_new(root, "mode", json_string("sync-allreduce"));
+            json_object_set_new(root, "status", json_string(slo_status_name(r.status)));
+            json_object_set_new(root, "reason", json_string(r.reason));
+            if (r.closest.counts &&
+                slo_sync_evaluate(&r.setup, r.closest.counts, &req, &e, NULL, NULL) == SLO_OK)
+                json_object_set_new(root, "closest", sync_json(&r.setup, r.closest.counts, &e, 0));
+            dump_json(root);
+        }
+        status = fflush(stdout) == 0 ? SLO_EXIT_USAGE : SLO_EXIT_INTERNAL;
+        goto out;
+    }
+    struct slo_sync_eval e, he;
+    int have_h = r.have_homogeneous && r.homogeneous.feasible &&
+                 slo_sync_evaluate(&r.setup, r.homogeneous.counts, &req, &he, NULL, NULL) == 0;
+    if ((status = slo_sync_evaluate(&r.setup, r.plan.counts, &req, &e, NULL, &err))) {
+        status = cli_report(CMD, &err);
+        goto out;
+    }
+    if (o->json) {
+        json_t *root = json_object();
+        json_object_set_new(root, "workload", json_string(pb->workload->name));
+        json_object_set_new(root, "catalog", json_string(pb->catalog->name));
+        json_object_set_new(root, "mode", json_string("sync-allreduce"));
+        json_object_set_new(root, "pricing",
+                            json_string(o->pricing == SLO_PRICING_SPOT ? "spot" : "on-demand"));
+        json_object_set_new(root, "status", json_string(slo_status_name(r.status)));
+        json_object_set_new(root, "method", json_string("exact"));
+        json_object_set_new(root, "proven", json_boolean(r.plan.proven));
+        json_object_set_new(root, "search_nodes", json_integer(r.plan.evaluations));
+        json_object_set_new(root, "plan", sync_json(&r.setup, r.plan.counts, &e, 1));
+        json_object_set_new(root, "homogeneous",
+                            have_h ? sync_json(&r.setup, r.homogeneous.counts, &he, 1)
+                                   : json_null());
+        json_object_set_new(root, "on_demand_cost_usd",
+                            r.have_on_demand ? json_real(r.on_demand.eval.cost_usd)
+                                             : json_null());
+        dump_json(root);
+    } else {
+        char dl[32];
+        slo_format_duration(req.deadline_s, dl, sizeof dl);
+        printf("workload %s (sync-allreduce), catalog %s, %s prices\n", pb->workload->name,
+               pb->catalog->name, o->pricing == SLO_PRICING_SPOT ? "spot" : "on-demand");
+        printf("SLO: loss %.10g within %s (%.6g s)", pb->target_loss, dl, req.deadline_s);
+        if (pb->budget_usd > 0)
+            printf(", at most %.6g USD", pb->budget_usd);
+        printf("\n\n");
+        sync_print(r.plan.proven ? "recommended plan (exact search: proven cheapest under the "
+                                   "model): "
+                                 : "recommended plan (exact search stopped at its node limit: "
+                                   "not proven): ",
+                   &r.setup, r.plan.counts, &e);
+        printf("  search nodes     %ld\n", r.plan.evaluations);
+        if (have_h)
+            printf("\ncheapest plan of one instance type: %.6f USD in %.2f s\n", he.cost_usd,
+                   he.time_s);
+        if (r.have_on_demand)
+            printf("the same search at on-demand prices: %.6f USD\n", r.on_demand.eval.cost_usd);
+    }
+    status = fflush(stdout) == 0 ? SLO_EXIT_OK : SLO_EXIT_INTERNAL;
+out:
+    slo_train_result_free(&r);
+    return status;
+}
+
 int slo_cmd_train(int argc, char **argv)
 {
     struct train_opts o = {.pricing = SLO_PRICING_SPOT};
@@ -1040,7 +1331,7 @@ int slo_cmd_train(int argc, char **argv)
         status = cli_report(CMD, &err);
         goto out;
     }
-    if (o.profile) {
+    if (o.profile && wl.mode != SLO_TRAIN_SYNC_ALLREDUCE) {
         /* B_ps measured by slo-mpiprof replaces the profile's (kernel:
          * slo_profile_ps_bandwidth) */
         double b_ps = 0, was = wl.b_ps_mbps;
@@ -1053,7 +1344,12 @@ int slo_cmd_train(int argc, char **argv)
                         "cross-node bandwidth), instead of the workload's %.1f MB/s\n",
                 b_ps, o.profile, was);
     }
-    if (o.frontier) {
+    if (o.compare && wl.mode != SLO_TRAIN_SYNC_ALLREDUCE) {
+        status = cli_usage_error(CMD, "--compare: expected a sync-allreduce workload, found "
+                                      "workload %s (async-ps)", wl.name);
+        goto out;
+    }
+    if (o.frontier && wl.mode != SLO_TRAIN_SYNC_ALLREDUCE) {
         status = run_frontier(&o, &cat, &wl);
         goto out;
     }
@@ -1083,6 +1379,10 @@ int slo_cmd_train(int argc, char **argv)
                                      : SLO_TRAIN_SEARCH_EXACT;
     opt.max_workers = o.max_nodes;
     opt.node_limit = o.node_limit;
+    if (wl.mode == SLO_TRAIN_SYNC_ALLREDUCE) { /* issue 17 */
+        status = run_sync(&o, &pb, &opt);
+        goto out;
+    }
     if ((rv = slo_train_solve(&pb, &opt, &r, &err))) {
         if (!r.existing) /* binding failed: name both inputs as the user gave them */
             snprintf(err.source, sizeof err.source, "--workload %s, --catalog %s", o.workload,

@@ -55,6 +55,52 @@ struct slo_workload_instance {
                                    samples/s (iteration time = g b_k / speed) */
 };
 
+/* The training model family of a workload profile ("mode", issue 17). */
+enum slo_train_mode {
+    SLO_TRAIN_ASYNC_PS = 0,        /* "async-ps": spotDNN's asynchronous parameter server */
+    SLO_TRAIN_SYNC_ALLREDUCE = 1   /* "sync-allreduce": synchronous data parallel (DDP,
+                                      Horovod): every step waits for the slowest worker
+                                      and the gradient allreduce (doc/model.md
+                                      "Synchronous data-parallel") */
+};
+
+/* One profiled instance type of a sync-allreduce profile (parallel to
+ * slo_workload.instances, same order and type names). */
+struct slo_sync_instance {
+    char type[SLO_NAME_LENGTH];
+    double speed;          /* samples/s of one instance (all its GPUs) computing
+                              forward + backward alone, no allreduce */
+    double gpu_link_mbps;  /* intra-node GPU-to-GPU link (NVLink, PCIe), MB/s;
+                              0: not given (then the catalog's pcie_mbps) */
+    double network_mbps;   /* inter-node NIC, MB/s; 0: the catalog's network_mbps */
+    double step_overhead_s; /* fixed compute time per step, s (Pollux's T_grad =
+                              alpha + beta m, OSDI'21 Sec. 3.2): a worker's compute
+                              is step_overhead_s + share / per-GPU speed; 0 default */
+};
+
+/* The inputs of the synchronous data-parallel model (doc/formats.md
+ * "Synchronous data-parallel profile"). */
+struct slo_sync_profile {
+    double gradient_bytes; /* bytes allreduced per step (the gradients), > 0 */
+    double global_batch;   /* fixed global batch B, samples per step; 0: weak
+                              scaling, B = GPUs x batch_per_gpu */
+    int batch_per_gpu;     /* samples per GPU per step (weak scaling), 0 with
+                              global_batch */
+    int uneven_batches;    /* 1: the framework splits B in proportion to speed
+                              (every worker finishes together); 0: equal shares */
+    double latency_s;      /* ring allreduce alpha per step, s (>= 0) */
+    double overlap;        /* fraction of the compute time (backward) that hides
+                              the allreduce, [0, 1] (0: nothing hidden) */
+    double link_mbps;      /* stated or fitted effective ring bandwidth, MB/s; 0:
+                              the slowest link of the cluster from catalog/profile */
+    double b0;             /* Pollux's reference batch B0, samples */
+    double phi;            /* Pollux's gradient noise scale phi, samples (>= 0) */
+    /* Loss at B0 after j0 steps: L = gamma3 / (j0 + gamma1) + gamma5 */
+    double gamma1, gamma3, gamma5;
+    size_t n_instances;
+    struct slo_sync_instance *instances; /* [n_instances], owned by the profile */
+};
+
 struct slo_workload {
     char name[SLO_NAME_LENGTH];
     double s_parm_mb;          /* S_parm: parameter (= gradient) size, MB */
@@ -71,6 +117,10 @@ struct slo_workload {
                                    B_req is min(catalog network_mbps, b_req_mbps)
                                    where the catalog gives network_mbps; 0 (default,
                                    "profile"): every type draws b_req_mbps (paper) */
+    enum slo_train_mode mode;   /* "mode" (issue 17): async-ps (default, spotDNN) or
+                                   sync-allreduce (then sync is set) */
+    struct slo_sync_profile *sync; /* [1] the synchronous model's inputs, owned;
+                                   NULL for async-ps */
 };
 
 /*
@@ -164,6 +214,14 @@ struct slo_train_type {
                                  network_mbps, b_req_mbps) (doc/model.md) */
 };
 
+/* A setup type's synchronous-model inputs (slo_sync_setup_init). */
+struct slo_sync_type {
+    double speed;             /* samples/s of one instance computing alone */
+    double gpu_link_mbps;     /* intra-node GPU link, MB/s (0: one GPU, no link) */
+    double network_mbps;      /* inter-node NIC, MB/s */
+    double t0_s;              /* the profile's step_overhead_s, s */
+};
+
 struct slo_train_setup {
     struct slo_workload wl;       /* copy of the scalars (instances not copied) */
     enum slo_pricing pricing;
@@ -171,6 +229,7 @@ struct slo_train_setup {
     struct slo_train_type *types; /* [n_types], owned */
     size_t n_skipped;             /* catalog types with no profile for this workload */
     int *skipped;                 /* [n_skipped] catalog indices, owned */
+    struct slo_sync_type *sync_types; /* [n_types] sync-allreduce setups, owned; else NULL */
 };
 
 /*
@@ -690,6 +749,166 @@ void slo_train_fit_result_free(struct slo_train_fit_result *r);
 int slo_fit_train_profile(const struct slo_train_log *logs, size_t n_logs,
                           const struct slo_train_fit_options *opt, struct slo_workload *wl,
                           struct slo_train_fit_result *res, slo_error_t *err);
+
+
+/* ------------------------------------------------------------------ */
+/* Synchronous data-parallel training (issue 17)                       */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Bind a catalog and a sync-allreduce workload (wl->mode
+ * SLO_TRAIN_SYNC_ALLREDUCE): one setup type per catalog type the profile
+ * lists, with its price under pricing, quota, GPUs, speed and links
+ * (gpu_link_mbps: the profile's, else the catalog's pcie_mbps; network_mbps:
+ * the profile's, else the catalog's). s->wl copies wl (wl->sync borrowed: keep
+ * wl alive). Errors: SLO_ERR_INVALID when wl is not sync-allreduce, when the
+ * profile matches no catalog type, and when link data is missing and
+ * allreduce.link_mbps does not replace it: a type with gpus > 1 and no
+ * gpu_link_mbps nor pcie_mbps, a type with quota > 1 and no network_mbps (the
+ * text names the type and the field); SLO_ERR_NOMEM.
+ */
+int slo_sync_setup_init(struct slo_train_setup *s, const struct slo_catalog *cat,
+                        const struct slo_workload *wl, enum slo_pricing pricing,
+                        slo_error_t *err);
+
+/*
+ * Iterations (steps) at global batch B (samples) to go from loss_now (<= 0:
+ * the start) to target: j0(L) = gamma3 / (L - gamma5) - gamma1 steps at the
+ * reference batch B0, scaled by Pollux's statistical efficiency E(B) = (phi +
+ * B0) / (phi + B) (Qiao et al., "Pollux", OSDI'21, Sec. 3.1, Eq. 7 with
+ * phi the gradient noise scale B_noise of McCandlish et al. 2018):
+ * samples(B) = samples(B0) / E(B), so j(B) = j0 B0 (phi + B) / ((phi + B0) B).
+ * *j_out is real (not rounded); at least 1 when the target is already met.
+ * Errors: SLO_ERR_UNREACHABLE when target <= gamma5 (the loss floor), text
+ * with both numbers.
+ */
+int slo_sync_iterations(const struct slo_sync_profile *p, double batch, double loss_now,
+                        double target, double *j_out, slo_error_t *err);
+
+/* The synchronous model's figures for one cluster. */
+struct slo_sync_eval {
+    int nodes;            /* instances */
+    int gpus;             /* N: workers (one per GPU) */
+    double batch;         /* B, samples per step */
+    double t_comp_s;      /* slowest worker's compute at its share, s: equal shares
+                             max_k (t0_k + (B / N) g_k / v_k); uneven max_k t0_k +
+                             B / sum_k c_k v_k (t0_k: step_overhead_s) */
+    double link_mbps;     /* the ring's bottleneck link, MB/s (0: one GPU) */
+    double t_allreduce_s; /* ring allreduce 2 (N-1)/N bytes / link + 2 (N-1) alpha, s */
+    double t_exposed_s;   /* max(0, t_allreduce - overlap t_comp), s */
+    double step_s;        /* t_comp + t_exposed, s */
+    double efficiency;    /* E(B) = (phi + B0) / (phi + B) */
+    double iterations;    /* steps to the target, rounded up */
+    double time_s;        /* iterations step_s + overhead_s, s */
+    double usd_per_h;     /* the cluster's price, USD/h */
+    double cost_usd;      /* time_s usd_per_h / 3600, USD */
+};
+
+/*
+ * Evaluate cluster counts [s->n_types] (instances per setup type) of a sync
+ * setup against req (target_loss, loss_now, overhead_s; deadline and budget
+ * are not checked here). Fills out and, when plain is not NULL, the
+ * async-shaped figures (n_workers = GPUs, speed = B / step, t_exp_s = step,
+ * wa_batch = B, cc = 0, p_contention = -1, b_wk_mbps = link, samples =
+ * iterations B). Errors: SLO_ERR_INVALID (no instance, a count out of 0..quota,
+ * a fixed global batch smaller than the GPUs: "... found B samples for N
+ * GPUs"), SLO_ERR_UNREACHABLE as slo_sync_iterations.
+ * Sources: doc/model.md "Synchronous data-parallel"; ring allreduce
+ * (Patarasuk & Yuan 2009) as slo_comm_bytes_factor / _message_latency_s;
+ * Pollux OSDI'21 Eq. 7.
+ */
+int slo_sync_evaluate(const struct slo_train_setup *s, const int *counts,
+                      const struct slo_train_request *req, struct slo_sync_eval *out,
+                      struct slo_train_eval *plain, slo_error_t *err);
+
+/*
+ * The exact search of a sync setup: the cheapest cluster (counts within
+ * quotas, at least req->existing, at most req->max_workers instances) whose
+ * time meets req->deadline_s and cost req->budget_usd; ties: the faster, then
+ * the first in depth-first order. Depth-first over the types, pruning a
+ * branch when its price so far times a lower bound on every cluster's time
+ * (j(B_min) B_min / (sum of all speeds) at B_min, the smallest batch) exceeds
+ * the best cost or the budget. plan->proven = 1 when the search finished
+ * within req->node_limit (default 2,000,000 nodes). fastest != 0: the
+ * fastest cluster instead, ignoring deadline and budget (no pruning).
+ * Returns SLO_OK with plan->feasible = 1, SLO_ERR_INFEASIBLE (text "no plan
+ * meets the SLO: ..."), SLO_ERR_UNREACHABLE, SLO_ERR_NOMEM. Free with
+ * slo_train_plan_free.
+ */
+int slo_sync_plan_exact(const struct slo_train_setup *s, const struct slo_train_request *req,
+                        int fastest, struct slo_train_plan *plan, slo_error_t *err);
+
+
+/* ---- fitting a sync-allreduce profile from DDP logs (issue 17) ---- */
+
+struct slo_sync_fit_options {
+    const char *name;              /* profile name; NULL: the logs' "# model:", else
+                                      "fitted" */
+    double gradient_bytes;         /* bytes allreduced per step; 0: the logs'
+                                      "# parameter_bytes:" */
+    const struct slo_catalog *catalog; /* the types' GPUs; NULL: 1 GPU per type
+                                      (borrowed) */
+    double b0;                     /* reference batch B0 of the loss curve, samples; 0:
+                                      the smallest global batch of the runs */
+};
+
+/* Set the defaults above (all zero / NULL). */
+void slo_sync_fit_options_init(struct slo_sync_fit_options *opt);
+
+struct slo_sync_fit_result {
+    size_t n_runs, n_types;
+    double link_mbps;        /* fitted effective ring bandwidth, MB/s; 0 when the
+                                extra step time does not grow with the bytes (then
+                                a latency-only fit, and the catalog's links apply) */
+    double latency_s;        /* fitted ring alpha, s (0 when the fit gave <= 0) */
+    int latency_at_zero;     /* 1: alpha clamped at 0 */
+    size_t n_allreduce_runs; /* runs with N >= 2 in that fit */
+    double phi, b0;          /* Pollux's gradient noise scale and reference batch */
+    double gamma1, gamma3, gamma5;
+    size_t n_loss_rows;
+    double loss_rmse, loss_r2;
+    double step_rms_rel, step_max_rel; /* the model's step time against every run's
+                                          measured (max over workers of the median
+                                          step_s), relative */
+};
+
+/*
+ * "# mode: sync-allreduce" among the comment lines at the head of the log's
+ * file (StepLogger(comment="mode: sync-allreduce")): SLO_TRAIN_SYNC_ALLREDUCE,
+ * else SLO_TRAIN_ASYNC_PS (also when the file cannot be read again).
+ */
+int slo_train_log_mode(const struct slo_train_log *log);
+
+/*
+ * Fit a sync-allreduce profile (doc/formats.md) from DDP workers' logs[n_logs]
+ * (slo_train_log_load, with step_s, batch and type; one log per worker, every
+ * worker of a run): a run is the logs with one cluster and one global batch B =
+ * global_samples / global_step. Per type, from its runs on one instance of one
+ * GPU alone: with two or more batches, the least-squares line step =
+ * step_overhead_s + B / speed (Pollux's T_grad = alpha + beta m; a negative
+ * intercept is refitted as 0), with one batch speed = B / median step; the
+ * exposed allreduce of each run with N >= 2 workers (its step, the max over its
+ * workers of the median step_s after the first row, less the compute at equal
+ * shares) is fitted by least squares (LAPACKE_dgels) as 2 (N-1)/N bytes / link
+ * + 2 (N-1) alpha, giving allreduce.link_mbps and latency_s with overlap 0 (the
+ * measured part is the exposed one; when the fitted 1/link is <= 0, a
+ * latency-only fit and no link_mbps: the catalog's links apply); the loss rows
+ * of each run's first log fit L = gamma3 / (j (phi + B0) B / ((phi + B) B0) +
+ * gamma1) + gamma5 (Pollux OSDI'21 Eq. 7 efficiency; gamma3, gamma5 linear, phi
+ * and gamma1 by a log grid and golden-section refinement). The profile has
+ * batch_per_gpu when every worker logged one batch, else global_batch B0.
+ * Errors (SLO_ERR_INVALID, the file or "slo fit train"): a log without
+ * step_s/batch/type or with < 2 rows, a run missing a worker's log, batch
+ * shares that do not sum to B ("expected the workers' batch shares to sum to
+ * the global batch ..."), no gradient bytes, a type without a run alone, fewer
+ * than two worker counts N >= 2, multi-worker runs no slower than their compute
+ * (no positive latency either), one global batch only (phi undetermined), phi
+ * or gamma1 at its search range's end; SLO_ERR_NUMERIC, SLO_ERR_NOMEM. *wl free
+ * with slo_workload_free.
+ */
+int slo_fit_sync_profile(const struct slo_train_log *logs, size_t n_logs,
+                         const struct slo_sync_fit_options *opt, struct slo_workload *wl,
+                         struct slo_sync_fit_result *res, slo_error_t *err);
 
 
 #ifdef __cplusplus

@@ -112,6 +112,10 @@ int slo_train_setup_init(struct slo_train_setup *s, const struct slo_catalog *ca
                          slo_error_t *err)
 {
     memset(s, 0, sizeof *s);
+    if (wl->mode == SLO_TRAIN_SYNC_ALLREDUCE) /* issue 17: not this model */
+        return slo__fail(err, SLO_ERR_INVALID, wl->name,
+                         "mode: expected an async-ps workload for spotDNN's model, found "
+                         "sync-allreduce (slo_train_solve plans it; slo_sync_* model it)");
     s->wl = *wl;
     s->wl.instances = NULL;
     s->wl.n_instances = 0;
@@ -199,6 +203,7 @@ void slo_train_setup_free(struct slo_train_setup *s)
         return;
     free(s->types);
     free(s->skipped);
+    free(s->sync_types); /* issue 17 */
     memset(s, 0, sizeof *s);
 }
 

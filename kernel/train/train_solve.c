@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "slo_private.h"
+#include "sync_private.h"
 
 void slo_train_options_init(struct slo_train_options *opt)
 {
@@ -251,6 +252,9 @@ static int solve(const struct slo_train_problem *pb, const struct slo_train_opti
                              "expected SLO_PRICING_SPOT or SLO_PRICING_ON_DEMAND, found %d",
                              (int)pb->pricing);
     }
+    /* issue 17: the profile's mode chooses the model and its planner */
+    if (pb->workload->mode == SLO_TRAIN_SYNC_ALLREDUCE)
+        return slo__sync_solve(pb, opt, res, err);
     if ((rv = slo_train_setup_init(s, pb->catalog, pb->workload, pb->pricing, err)))
         return rv;
     if (!(res->existing = calloc(s->n_types ? s->n_types : 1, sizeof *res->existing)))

@@ -10,11 +10,12 @@
 #include <string.h>
 
 #include "slo_private.h"
+#include "sync_private.h"
 
 static const char *const wl_keys[] = {"name", "description", "source", "s_parm_mb",
                                       "b_req_mbps", "b_ps_mbps", "b_pcie_mbps", "contention",
                                       "compat", "loss_model", "instances",
-                                      "worker_network", NULL};
+                                      "worker_network", "mode", NULL};
 static const char *const contention_keys[] = {"alpha1", "beta1", "margin", NULL};
 static const char *const loss_keys[] = {"form", "gamma1", "gamma2", "gamma3", "gamma4",
                                         "gamma5", NULL};
@@ -122,6 +123,25 @@ static int workload_parse(const char *text, const char *source, struct slo_workl
     memset(wl, 0, sizeof *wl);
     if ((rv = slo__json_parse_text(text, source, &root, err)))
         return rv;
+    {
+        /* issue 17: "mode" chooses the model family (default async-ps) */
+        const json_t *mode = json_object_get(root, "mode");
+        if (mode && !(json_is_string(mode) &&
+                      (strcmp(json_string_value(mode), "async-ps") == 0 ||
+                       strcmp(json_string_value(mode), "sync-allreduce") == 0))) {
+            rv = slo__fail(err, SLO_ERR_INVALID, source,
+                           "mode: expected \"async-ps\" (spotDNN's parameter server) or "
+                           "\"sync-allreduce\" (synchronous data parallel), found %s",
+                           slo__json_describe(mode, found, sizeof found));
+            goto fail;
+        }
+        if (mode && strcmp(json_string_value(mode), "sync-allreduce") == 0) {
+            if ((rv = slo__sync_parse(root, source, wl, loss_optional, has_loss, err)))
+                goto fail;
+            json_decref(root);
+            return SLO_OK;
+        }
+    }
     wl->b_pcie_mbps = 10000; /* paper Sec. V-A: 10 GB/s */
     if ((rv = slo__json_known_keys(root, wl_keys, source, "", err)) ||
         (rv = slo__json_string(root, "name", 1, source, "", wl->name, sizeof wl->name, err)) ||
@@ -253,6 +273,9 @@ void slo_workload_free(struct slo_workload *wl)
     if (!wl)
         return;
     free(wl->instances);
+    if (wl->sync)
+        free(wl->sync->instances);
+    free(wl->sync);
     memset(wl, 0, sizeof *wl);
 }
 
@@ -265,6 +288,10 @@ char *slo_workload_to_json(const struct slo_workload *wl)
 
     if (!root || !loss || !cont || !insts)
         goto out;
+    if (wl->mode == SLO_TRAIN_SYNC_ALLREDUCE && wl->sync) {
+        text = slo__sync_to_json(wl);
+        goto out;
+    }
     bad |= json_object_set_new(root, "name", json_string(wl->name));
     bad |= json_object_set_new(root, "s_parm_mb", json_real(wl->s_parm_mb));
     bad |= json_object_set_new(root, "b_req_mbps", json_real(wl->b_req_mbps));

@@ -1,0 +1,25 @@
+/*
+ * sync_private.h - the synchronous data-parallel model's private entry
+ * points (issue 17): profile parsing and serialization for workload.c, the
+ * planner for train_solve.c.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef SLO_SYNC_PRIVATE_H
+#define SLO_SYNC_PRIVATE_H
+
+#include "slo_private.h"
+
+/* Parse the sync-allreduce fields of root (a profile whose "mode" is
+ * "sync-allreduce") into wl (mode, sync, instances, name). Errors as
+ * slo_workload_parse, naming the field; wl is freed on failure. */
+int slo__sync_parse(const json_t *root, const char *source, struct slo_workload *wl,
+                    int loss_optional, int *has_loss, slo_error_t *err);
+
+/* Serialize a sync-allreduce profile (caller frees); NULL on no memory. */
+char *slo__sync_to_json(const struct slo_workload *wl);
+
+/* slo_train_solve for a sync-allreduce workload (same result shape). */
+int slo__sync_solve(const struct slo_train_problem *pb, const struct slo_train_options *opt,
+                    struct slo_train_result *res, slo_error_t *err);
+
+#endif

@@ -1,0 +1,152 @@
+#!/bin/sh
+# cli_train_sync.sh - `slo train` on a sync-allreduce workload (issue 17):
+# the worked skypilot#4714 comparison in doc/model.md equals slo's output
+# row for row, the planner's answers the doc states, and bad sync profiles
+# (no gradient bytes, no link data, both batch forms, a bad mode) are one
+# message naming the field, exit 2, nothing on stdout; `slo fit train` on
+# synthetic DDP logs recovers the coefficients they were drawn from.
+. "${SLO_SRCDIR:?make check sets SLO_SRCDIR}/tests/testlib.sh"
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+ex="$SLO_SRCDIR/doc/examples"
+W="$ex/sync-workload.json"
+C="$ex/sync-catalog.json"
+common="--workload $W --catalog $C --slo-loss 0.8 --pricing on-demand"
+
+# 1. The doc's table = slo --compare --json, formatted as the doc prints it.
+"$SLO" train $common --slo-time 86400s --compare "h200x8=1;h100x8=2;a100x8=4;l4x8=8" --json \
+    >"$tmp/out" 2>"$tmp/err"
+rc=$?
+"$PY" - "$tmp/out" >"$tmp/rows" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for c in d["candidates"]:
+    print("| %s | %d | %.0f | %.6f | %.6f | %.4f | %d | %.2f | %.2f | %.2f |" % (
+        ",".join("%s=%d" % kv for kv in c["cluster"].items()), c["gpus"], c["global_batch"],
+        c["step_s"], c["t_allreduce_s"], c["efficiency"], c["iterations"], c["time_s"],
+        c["usd_per_h"], c["cost_usd"]))
+print("winner", d["winner"])
+PYEOF
+sed -n '/<!-- sync-compare begin/,/<!-- sync-compare end/p' "$SLO_SRCDIR/doc/model.md" |
+    grep '^| [a-z0-9]*x8=' >"$tmp/doc"
+if [ "$rc" = 0 ] && [ "$(wc -l <"$tmp/doc")" = 4 ] && grep -v winner "$tmp/rows" | cmp -s - "$tmp/doc" &&
+   grep -qx 'winner 1' "$tmp/rows" && [ ! -s "$tmp/err" ]; then
+    ok "doc/model.md's skypilot#4714 table equals slo --compare (winner 2x H100:8)"
+else notok "doc/model.md's comparison table"; diff "$tmp/rows" "$tmp/doc" | sed 's/^/#   /'; fi
+
+# 2. The text names the same winner and its reason.
+"$SLO" train $common --slo-time 86400s --compare "h200x8=1;h100x8=2;a100x8=4;l4x8=8" \
+    >"$tmp/out" 2>"$tmp/err"
+if [ $? = 0 ] && grep -q '^candidate 2 (winner): h100x8=2' "$tmp/out" &&
+   grep -q '^winner: candidate 2, the cheapest that meets the SLO (82.193067 USD); it is also the fastest' "$tmp/out"; then
+    ok "--compare text: winner and reason"
+else notok "--compare text"; fi
+
+# 3. The planner's answers the doc states: 1x H100:8 within a day, 2x H100:8 within 50 min.
+"$SLO" train $common --slo-time 86400s --json >"$tmp/out" 2>"$tmp/err"
+if [ $? = 0 ] && "$PY" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["plan"]
+assert d["status"] == "optimal" and d["proven"], d
+assert p["cluster"] == {"h100x8": 1}, p
+assert "%.2f %.2f" % (p["cost_usd"], p["time_s"]) == "68.49 4480.00", p
+' "$tmp/out" && grep -q '(68.49 USD in 4480 s)' "$SLO_SRCDIR/doc/model.md"; then
+    ok "plan within a day: h100x8=1, 68.49 USD in 4480 s, as the doc says"
+else notok "plan within a day"; fi
+"$SLO" train $common --slo-time 3000s --json >"$tmp/out" 2>"$tmp/err"
+if [ $? = 0 ] && "$PY" -c '
+import json, sys
+p = json.load(open(sys.argv[1]))["plan"]
+assert p["cluster"] == {"h100x8": 2}, p
+assert "%.2f %.2f" % (p["cost_usd"], p["time_s"]) == "82.19 2688.00", p
+' "$tmp/out" && grep -q '(82.19 USD in' "$SLO_SRCDIR/doc/model.md"; then
+    ok "plan within 50 min: h100x8=2, 82.19 USD in 2688 s"
+else notok "plan within 50 min"; fi
+
+# 4. An SLO no candidate meets: exit 2 with the reason; a deadline no plan meets.
+"$SLO" train $common --slo-time 600s --compare "h200x8=1;l4x8=8" >"$tmp/out" 2>"$tmp/err"
+if [ $? = 2 ] && grep -q 'no candidate meets the SLO' "$tmp/err"; then ok "--compare: none meets"
+else notok "--compare: none meets"; fi
+expect "planner: no plan meets 600 s, the fastest is said" 'no plan meets the SLO.*the fastest plan' \
+    train $common --slo-time 600s
+
+# 5. Bad input: one message naming the field.
+"$PY" - "$W" "$tmp" <<'PYEOF'
+import json, sys
+w = json.load(open(sys.argv[1])); d = sys.argv[2]
+def put(name, o): json.dump(o, open("%s/%s.json" % (d, name), "w"))
+a = dict(w); del a["gradient_bytes"]; put("nobytes", a)
+b = json.loads(json.dumps(w)); del b["instances"][0]["gpu_link_mbps"]; put("nolink", b)
+c = dict(w); c["global_batch"] = 1024; put("twobatch", c)
+e = dict(w); e["mode"] = "ddp"; put("badmode", e)
+f = json.loads(json.dumps(w)); f["loss_model"]["form"] = "spotdnn-2022"; put("badform", f)
+PYEOF
+# a catalog without the H200's PCIe figure, so the missing gpu_link_mbps has no replacement
+sed 's/"network_mbps": 400000, "pcie_mbps": 64000},/"network_mbps": 400000},/' "$C" >"$tmp/cat.json"
+expect "no gradient_bytes" '^slo train: .*gradient_bytes: a sync-allreduce profile needs' \
+    train --workload "$tmp/nobytes.json" --catalog "$C" --slo-loss 0.8 --slo-time 1h
+expect "no intra-node link" 'instances \(h200x8\).*expected gpu_link_mbps' \
+    train --workload "$tmp/nolink.json" --catalog "$tmp/cat.json" --slo-loss 0.8 --slo-time 1h
+expect "both batch forms" 'global_batch, batch_per_gpu: expected exactly one' \
+    train --workload "$tmp/twobatch.json" --catalog "$C" --slo-loss 0.8 --slo-time 1h
+expect "unknown mode" 'mode: expected "async-ps".*found the string "ddp"' \
+    train --workload "$tmp/badmode.json" --catalog "$C" --slo-loss 0.8 --slo-time 1h
+expect "async loss form in a sync profile" 'loss_model.form: expected "sync-b0"' \
+    train --workload "$tmp/badform.json" --catalog "$C" --slo-loss 0.8 --slo-time 1h
+expect "--frontier is spotDNN's" '--frontier: expected an async-ps workload' \
+    train $common --frontier --to 1h
+expect "--compare on an async workload" '--compare: expected a sync-allreduce workload' \
+    train --workload resnet110 --slo-loss 0.8 --slo-time 1h --compare "p3.2xlarge=1"
+expect "--compare: a type the catalog lacks" '--compare: expected an instance type.*"p3.2xlarge"' \
+    train $common --slo-time 1h --compare "p3.2xlarge=1"
+expect "--compare: above the quota" '--compare: h200x8: expected a count from 0 to the catalog.s quota 1, found "2"' \
+    train $common --slo-time 1h --compare "h200x8=2"
+expect "target below the loss floor" 'loss floor' train --workload "$W" --catalog "$C" --slo-loss 0.5 --slo-time 1h
+
+# 6. slo fit train on synthetic DDP logs (tests/sync_synth.py, known
+#    coefficients, seeded noise): the mode is detected from "# mode:", and
+#    the fit recovers speed, link, latency, phi and the loss curve.
+synth="$SLO_SRCDIR/tests/sync_synth.py"
+"$PY" "$synth" "$tmp/ddp" >"$tmp/true.json"
+"$SLO" fit train "$tmp"/ddp/*.csv >"$tmp/fit.json" 2>"$tmp/err"
+if [ $? = 0 ] && "$PY" -c '
+import json, sys
+t = json.load(open(sys.argv[1])); f = json.load(open(sys.argv[2]))
+assert f["mode"] == "sync-allreduce"
+def near(a, b, rel): assert abs(a - b) <= rel * abs(b), (a, b, rel)
+near(f["instances"][0]["speed_samples_per_s"], t["speed"], 0.03)
+near(f["instances"][0]["step_overhead_s"], t["step_overhead_s"], 0.1)
+near(f["allreduce"]["link_mbps"], t["link_mbps"], 0.05)
+near(f["allreduce"]["latency_s"], t["latency_s"], 0.2)
+near(f["efficiency"]["phi"], t["phi"], 0.2)
+near(f["loss_model"]["gamma3"], t["gamma3"], 0.1)
+near(f["loss_model"]["gamma5"], t["gamma5"], 0.05)
+assert f["gradient_bytes"] == t["bytes"]
+' "$tmp/true.json" "$tmp/fit.json" && grep -q 'step time vs every run' "$tmp/err"; then
+    ok "fit train (mode detected): speed, link, latency, phi, loss within tolerance of the truth"
+else notok "fit train on synthetic DDP logs"; cat "$tmp/fit.json" | sed 's/^/#   /'; fi
+# the fitted profile plans: a catalog of the one type
+cat >"$tmp/cpu.json" <<'CATEOF'
+{"name": "cpu-site", "types": [{"name": "cpu", "gpu_model": "none", "gpus": 1, "site": "onprem",
+  "usd_per_h": 0.1,
+  "quota": 4, "network_mbps": 50}]}
+CATEOF
+"$SLO" train --workload "$tmp/fit.json" --catalog "$tmp/cpu.json" --slo-loss 0.5 --slo-time 1h --json \
+    >"$tmp/out" 2>"$tmp/err"
+if [ $? = 0 ] && grep -q '"status": "optimal"' "$tmp/out" && grep -q '"cpu": ' "$tmp/out"; then
+    ok "the fitted profile plans (slo train --workload FITTED)"
+else notok "plan from the fitted profile"; fi
+"$PY" "$synth" "$tmp/drop" --drop-worker >/dev/null
+expect "fit: a run missing a worker's log" 'expected a log from each of its 4 workers, found 3' \
+    fit train "$tmp"/drop/*.csv
+"$PY" "$synth" "$tmp/shares" --bad-shares >/dev/null
+expect "fit: batch shares not summing to the global batch" \
+    "expected the workers' batch shares to sum to the global batch" fit train "$tmp"/shares/*.csv
+"$PY" "$synth" "$tmp/one" --one-batch >/dev/null
+expect "fit: one global batch cannot give phi" 'phi needs runs at two or more global batch sizes' \
+    fit train "$tmp"/one/*.csv
+expect "fit: --form is the async model's" '--form: expected with async-ps logs only' \
+    fit train --form spotdnn-2022 "$tmp"/ddp/*.csv
+
+finish
