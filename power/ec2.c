@@ -19,6 +19,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define TAG_CLUSTER "slo-power:cluster"
@@ -267,6 +268,9 @@ struct aws {
     char path[PATH_MAX];
     char region_arg[POWER_NAME_LEN];
     struct power_run_limits limits;
+    const struct power_config *cfg;
+    struct power_log *log;   /* where retries are logged (may be NULL) */
+    unsigned seed;           /* rand_r state of the back-off jitter */
 };
 
 static int aws_locate(const struct power_config *cfg, struct aws *a, char *err, size_t errlen)
@@ -284,6 +288,8 @@ static int aws_locate(const struct power_config *cfg, struct aws *a, char *err, 
     a->limits.timeout_s = cfg->aws_timeout_s > 0 ? cfg->aws_timeout_s : POWER_RUN_TIMEOUT_S;
     a->limits.grace_s = POWER_RUN_GRACE_S;
     a->limits.max_output = POWER_RUN_MAX_OUTPUT;
+    a->cfg = cfg;
+    a->seed = (unsigned)getpid() ^ (unsigned)time(NULL);
     return 0;
 }
 
@@ -308,6 +314,30 @@ static int aws_ec2(const struct aws *a, const char *const *args, size_t n_args, 
     argv[k] = NULL;
     char *text = NULL, line[512];
     int rc = power_run(argv, &a->limits, &text, line, sizeof line);
+    /* Throttling (RequestLimitExceeded and kin, after the CLI's own retries)
+     * refuses the request without running it: try again after a bounded,
+     * jittered exponential back-off instead of failing the nodes. */
+    int retries = a->cfg ? a->cfg->aws_retries : 0;
+    for (int t = 0; rc > 0 && t < retries && power_aws_throttled(line); t++) {
+        double d = power_retry_delay_s(a->cfg, t, (unsigned *)&a->seed);
+        char code[128] = "";
+        power_aws_error_code(line, code, sizeof code);
+        if (a->log)
+            power_log(a->log, "warning", NULL, "aws ec2 %s: throttled (%s); retry %d of %d "
+                      "in %.2f s", args[0], code, t + 1, retries, d);
+        struct timespec ts = {(time_t)d, (long)((d - (double)(time_t)d) * 1e9)};
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+            ;
+        free(text);
+        text = NULL;
+        rc = power_run(argv, &a->limits, &text, line, sizeof line);
+        if (rc > 0 && power_aws_throttled(line) && t + 1 == retries) {
+            free(text);
+            free(argv);
+            return power_fail(err, errlen, "aws ec2 %s: still throttled after %d tries: %s",
+                              args[0], retries + 1, line);
+        }
+    }
     free(argv);
     if (rc != 0) {
         free(text);
@@ -624,6 +654,7 @@ int power_ec2_resume(struct power_ctx *ctx, struct power_node *nodes, size_t n)
     struct aws a;
     char err[POWER_ERR_LEN];
     memset(&a, 0, sizeof a);
+    a.log = ctx->log;
     struct power_groups g;
     if (power_group_nodes(nodes, n, &g) != 0) {
         power_log(ctx->log, "error", NULL, "out of memory");
@@ -699,6 +730,7 @@ int power_ec2_terminate(struct power_ctx *ctx, struct power_node *nodes, size_t 
     struct aws a;
     char err[POWER_ERR_LEN];
     memset(&a, 0, sizeof a);
+    a.log = ctx->log;
     if (!ctx->dry_run && aws_locate(ctx->cfg, &a, err, sizeof err) != 0) {
         for (size_t i = 0; i < n; i++) {
             nodes[i].failed = 1;
