@@ -110,11 +110,14 @@ static int resume_fail_power_down(struct power_log *lg, const struct power_slurm
                       nodes[i].name);
             continue;
         }
-        if (!ops)
+        static const char reason[] = "slo-power: did not register within ResumeTimeout; "
+                                     "released, powered down for the next job";
+        if (!ops) { /* dry run: the request, as the other dry-run printers do */
+            printf("scontrol update nodename=%s state=POWER_DOWN_FORCE reason=\"%s\"\n",
+                   nodes[i].name, reason);
             continue;
-        if (ops->power_down(ops->arg, nodes[i].name, "slo-power: did not register within "
-                            "ResumeTimeout; released, powered down for the next job", err,
-                            sizeof err) != 0) {
+        }
+        if (ops->power_down(ops->arg, nodes[i].name, reason, err, sizeof err) != 0) {
             power_log(lg, "error", nodes[i].name, "could not power the node down: %s", err);
             rc = rc ? rc : 1;
             continue;
@@ -124,8 +127,9 @@ static int resume_fail_power_down(struct power_log *lg, const struct power_slurm
                   "released and powered down (POWER_DOWN_FORCE): idle~ again after "
                   "SuspendTimeout");
     }
-    power_log(lg, rc ? "error" : "info", hostlist, "resume-fail: %zu of %zu node(s) returned "
-              "to power saving", back, n);
+    if (ops)
+        power_log(lg, rc ? "error" : "info", hostlist, "resume-fail: %zu of %zu node(s) "
+                  "returned to power saving", back, n);
     return rc;
 }
 
