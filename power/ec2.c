@@ -295,7 +295,7 @@ static int aws_locate(const struct power_config *cfg, struct aws *a, char *err, 
 
 /* Run `aws --region R --output json ec2 ARGS...` and parse its JSON output
  * (NULL *out when it printed nothing). */
-static int aws_ec2(const struct aws *a, const char *const *args, size_t n_args, json_t **out,
+static int aws_ec2(struct aws *a, const char *const *args, size_t n_args, json_t **out,
                    char *err, size_t errlen)
 {
     *out = NULL;
@@ -319,7 +319,7 @@ static int aws_ec2(const struct aws *a, const char *const *args, size_t n_args, 
      * jittered exponential back-off instead of failing the nodes. */
     int retries = a->cfg ? a->cfg->aws_retries : 0;
     for (int t = 0; rc > 0 && t < retries && power_aws_throttled(line); t++) {
-        double d = power_retry_delay_s(a->cfg, t, (unsigned *)&a->seed);
+        double d = power_retry_delay_s(a->cfg, t, &a->seed);
         char code[128] = "";
         power_aws_error_code(line, code, sizeof code);
         if (a->log)
@@ -372,7 +372,7 @@ static void dry_print_command(FILE *out, const struct power_config *cfg,
 /* Terminate instance ids (json array of strings) in calls of at most
  * TERMINATE_BATCH ids; logs the outcome. Ids of failed calls are appended to
  * failed (when not NULL). Returns 0, or -1 when a call failed. */
-static int terminate_ids(struct power_ctx *ctx, const struct aws *a, const json_t *ids,
+static int terminate_ids(struct power_ctx *ctx, struct aws *a, const json_t *ids,
                          const char *why, json_t *failed)
 {
     size_t n = json_array_size(ids);
@@ -414,7 +414,7 @@ static int terminate_ids(struct power_ctx *ctx, const struct aws *a, const json_
 
 /* Look up private addresses of the group's launched instances; retries while
  * EC2 has not yet filled them in (eventual consistency). */
-static void describe_addresses(struct power_ctx *ctx, const struct aws *a,
+static void describe_addresses(struct power_ctx *ctx, struct aws *a,
                                struct power_node *nodes, const size_t *idx, size_t n)
 {
     char last_err[POWER_ERR_LEN] = "";
@@ -502,7 +502,7 @@ static void group_jobs(const struct power_ctx *ctx, const struct power_node *nod
     }
 }
 
-static void resume_group(struct power_ctx *ctx, const struct aws *a, struct power_node *nodes,
+static void resume_group(struct power_ctx *ctx, struct aws *a, struct power_node *nodes,
                          const size_t *idx, size_t n)
 {
     const struct power_node *first = &nodes[idx[0]];
@@ -553,15 +553,42 @@ static void resume_group(struct power_ctx *ctx, const struct aws *a, struct powe
     char uri[PATH_MAX + 16];
     snprintf(uri, sizeof uri, "file://%s", path);
     const char *args[] = {"create-fleet", "--cli-input-json", uri};
-    json_t *resp = NULL;
-    int rc = aws_ec2(a, args, 3, &resp, err, sizeof err);
-    unlink(path);
-    if (rc == 0 && !resp)
-        rc = power_fail(err, sizeof err, "aws ec2 create-fleet printed nothing");
     json_t *extra = NULL;
-    if (rc == 0 && power_ec2_assign(resp, nodes, idx, n, &extra, err, sizeof err) < 0)
-        rc = -1;
-    json_decref(resp);
+    int rc;
+    for (int t = 0;; t++) {
+        json_t *resp = NULL;
+        int k = 0;
+        rc = aws_ec2(a, args, 3, &resp, err, sizeof err);
+        if (rc == 0 && !resp)
+            rc = power_fail(err, sizeof err, "aws ec2 create-fleet printed nothing");
+        if (rc == 0 && (k = power_ec2_assign(resp, nodes, idx, n, &extra, err, sizeof err)) < 0)
+            rc = -1;
+        /* An instant fleet that launched nothing because the launches were
+         * throttled (Errors[].ErrorCode RequestLimitExceeded...) is retried
+         * like a throttled call; a partial one keeps what it got. */
+        const json_t *e = rc == 0 && k == 0 ? main_error(json_object_get(resp, "Errors")) : NULL;
+        char code[128];
+        snprintf(code, sizeof code, "%s",
+                 e && json_string_value(json_object_get(e, "ErrorCode"))
+                     ? json_string_value(json_object_get(e, "ErrorCode")) : "");
+        json_decref(resp);
+        if (!power_aws_code_throttled(code) || t >= ctx->cfg->aws_retries)
+            break;
+        json_decref(extra);
+        extra = NULL;
+        for (size_t i = 0; i < n; i++) {
+            nodes[idx[i]].failed = 0;
+            nodes[idx[i]].reason[0] = '\0';
+        }
+        double d = power_retry_delay_s(ctx->cfg, t, &a->seed);
+        power_log(ctx->log, "warning", hosts, "CreateFleet %s %s launched nothing: %s in the "
+                  "response; retry %d of %d in %.2f s", first->type,
+                  power_capacity_name(first->capacity), code, t + 1, ctx->cfg->aws_retries, d);
+        struct timespec ts = {(time_t)d, (long)((d - (double)(time_t)d) * 1e9)};
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+            ;
+    }
+    unlink(path);
     if (rc != 0) {
         /* The request as a whole failed (credentials, throttling, bad template):
          * no instance was launched for the group. */

@@ -43,6 +43,9 @@ int power_aws_error_code(const char *line, char *code, size_t len);
  * TooManyRequestsException, SlowDown, PriorRequestNotComplete, ...): the
  * request was refused for its rate, not executed, and is safe to retry. */
 int power_aws_throttled(const char *line);
+/* The same test on a bare error code (a CreateFleet response's
+ * Errors[].ErrorCode); NULL is no throttling. */
+int power_aws_code_throttled(const char *code);
 /* Wait before retry number attempt (0 = the first retry), s: equal jitter,
  * d/2 + U(0, d/2) with d = min(aws_retry_max_s, aws_retry_base_s * 2^attempt)
  * (Brooker, "Exponential Backoff And Jitter", AWS Architecture Blog 2015);
@@ -74,6 +77,9 @@ int power_aws_error_code(const char *line, char *code, size_t len);
  * TooManyRequestsException, SlowDown, PriorRequestNotComplete, ...): the
  * request was refused for its rate, not executed, and is safe to retry. */
 int power_aws_throttled(const char *line);
+/* The same test on a bare error code (a CreateFleet response's
+ * Errors[].ErrorCode); NULL is no throttling. */
+int power_aws_code_throttled(const char *code);
 /* Wait before retry number attempt (0 = the first retry), s: equal jitter,
  * d/2 + U(0, d/2) with d = min(aws_retry_max_s, aws_retry_base_s * 2^attempt)
  * (Brooker, "Exponential Backoff And Jitter", AWS Architecture Blog 2015);
@@ -406,6 +412,9 @@ int power_aws_error_code(const char *line, char *code, size_t len);
  * TooManyRequestsException, SlowDown, PriorRequestNotComplete, ...): the
  * request was refused for its rate, not executed, and is safe to retry. */
 int power_aws_throttled(const char *line);
+/* The same test on a bare error code (a CreateFleet response's
+ * Errors[].ErrorCode); NULL is no throttling. */
+int power_aws_code_throttled(const char *code);
 /* Wait before retry number attempt (0 = the first retry), s: equal jitter,
  * d/2 + U(0, d/2) with d = min(aws_retry_max_s, aws_retry_base_s * 2^attempt)
  * (Brooker, "Exponential Backoff And Jitter", AWS Architecture Blog 2015);

@@ -37,14 +37,19 @@ int power_aws_error_code(const char *line, char *code, size_t len)
 
 int power_aws_throttled(const char *line)
 {
+    char code[128];
+    return power_aws_error_code(line, code, sizeof code) == 0 && power_aws_code_throttled(code);
+}
+
+int power_aws_code_throttled(const char *code)
+{
     static const char *const codes[] = {
         "RequestLimitExceeded", "Throttling", "ThrottlingException", "ThrottledException",
         "RequestThrottled", "RequestThrottledException", "EC2ThrottledException",
         "TooManyRequestsException", "SlowDown", "PriorRequestNotComplete",
         "BandwidthLimitExceeded",
     };
-    char code[128];
-    if (power_aws_error_code(line, code, sizeof code) != 0)
+    if (!code)
         return 0;
     for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
         if (strcmp(code, codes[i]) == 0)

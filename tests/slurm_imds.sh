@@ -157,7 +157,7 @@ else
 fi
 
 # ---- 3. health and teardown
-if cluster_wait '[ "$(cloud_state c1)" = idle~ ] && [ "$(cloud_state c2)" = idle~ ]' 900; then
+if cluster_wait '[ "$(cloud_state c1)" = idle~ ] && [ "$(cloud_state c2)" = idle~ ]' 1800; then
     ok "c1 and c2 powered down again (idle~)"
 else
     { scontrol show node c1,c2; squeue -a; } >"$tmp/err" 2>&1

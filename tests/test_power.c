@@ -1041,6 +1041,28 @@ static void test_ec2_throttle_retry(void **state)
                                               "error occurred (RequestLimitExceeded)"));
     free(nodes);
 
+    /* The fleet itself answers with throttled launches (Errors[].ErrorCode
+     * RequestLimitExceeded, no instance): retried as well, then launched. */
+    memset(&e->rec, 0, sizeof e->rec);
+    unlink(e->awslog);
+    char first[200];
+    snprintf(first, sizeof first, "%s.first.create-fleet", e->awslog);
+    unlink(first);
+    setenv("FAKE_AWS_CREATE_FLEET_FIRST", FIX "create-fleet-throttled.json", 1);
+    nodes = mapped("c[1-2]", &n);
+    rc = power_ec2_resume(&e->ctx, nodes, n);
+    unsetenv("FAKE_AWS_CREATE_FLEET_FIRST");
+    assert_int_equal(rc, 0);
+    assert_int_equal(e->rec.n_down, 0);
+    assert_int_equal(e->rec.n_addr, 2);
+    log = slurp(e->awslog);
+    fleets = 0;
+    for (const char *p = log; (p = strstr(p, "ec2 create-fleet")); p++)
+        fleets++;
+    assert_int_equal(fleets, 2);
+    free(log);
+    free(nodes);
+
     /* Not throttling (UnauthorizedOperation): no retry at all. */
     memset(&e->rec, 0, sizeof e->rec);
     unlink(e->awslog);
