@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,10 +35,17 @@ static const struct key_def keys[] = {
     {"aws", SCOPE_EC2},
     {"all_or_nothing", SCOPE_EC2},
     {"aws_timeout_s", SCOPE_EC2},
+    {"aws_retries", SCOPE_EC2},
+    {"aws_retry_base_s", SCOPE_EC2},
+    {"aws_retry_max_s", SCOPE_EC2},
     {"slurmd", SCOPE_LOCAL},
     {"boot_delay_s", SCOPE_LOCAL},
     {"state_dir", SCOPE_LOCAL},
     {"stop_timeout_s", SCOPE_LOCAL},
+    {"spot_signal", SCOPE_ANY},
+    {"spot_grace_s", SCOPE_ANY},
+    {"spot_rebalance", SCOPE_ANY},
+    {"imds_endpoint", SCOPE_ANY},
 };
 #define N_KEYS (sizeof keys / sizeof keys[0])
 
@@ -111,6 +119,15 @@ static int valid_token(const char *v, const char *extra)
     return 1;
 }
 
+/* The first n characters are [A-Za-z0-9.-] (a host name or IPv4 address). */
+static int valid_token_n(const char *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isalnum((unsigned char)v[i]) && v[i] != '.' && v[i] != '-')
+            return 0;
+    return 1;
+}
+
 static char *trim(char *s)
 {
     while (isspace((unsigned char)*s))
@@ -161,6 +178,15 @@ static int parse_subnets(const char *src, int line, const char *value, struct po
     return 0;
 }
 
+/* The line that set key (0 when it was not set). */
+static int seen_line(const int *seen, const char *key)
+{
+    for (size_t k = 0; k < N_KEYS; k++)
+        if (strcmp(keys[k].key, key) == 0)
+            return seen[k];
+    return 0;
+}
+
 static void set_defaults(struct power_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
@@ -169,6 +195,59 @@ static void set_defaults(struct power_config *cfg)
     cfg->all_or_nothing = 1;
     cfg->stop_timeout_s = 10;
     cfg->aws_timeout_s = POWER_RUN_TIMEOUT_S;
+    cfg->aws_retries = 4;
+    cfg->aws_retry_base_s = 1;
+    cfg->aws_retry_max_s = 16;
+    cfg->spot_signal = SIGUSR1;
+    cfg->spot_grace_s = 90;
+    strcpy(cfg->imds_endpoint, "http://169.254.169.254");
+}
+
+int power_signal_parse(const char *s)
+{
+    static const struct {
+        const char *name;
+        int sig;
+    } names[] = {
+        {"HUP", SIGHUP}, {"INT", SIGINT}, {"QUIT", SIGQUIT}, {"KILL", SIGKILL},
+        {"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"ALRM", SIGALRM}, {"TERM", SIGTERM},
+        {"CONT", SIGCONT}, {"STOP", SIGSTOP}, {"TSTP", SIGTSTP}, {"URG", SIGURG},
+        {"XCPU", SIGXCPU}, {"WINCH", SIGWINCH},
+    };
+    if (!s || !*s)
+        return -1;
+    if (isdigit((unsigned char)*s)) {
+        char *end;
+        long v = strtol(s, &end, 10);
+        return (*end || v < 1 || v > 64) ? -1 : (int)v;
+    }
+    if (strncmp(s, "SIG", 3) == 0)
+        s += 3;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(s, names[i].name) == 0)
+            return names[i].sig;
+    return -1;
+}
+
+/* http://HOST[:PORT] with nothing after (no path, no https: the instance
+ * metadata service is plain HTTP on a link-local address). */
+int power_endpoint_valid(const char *v)
+{
+    if (strncmp(v, "http://", 7) != 0 || !v[7])
+        return 0;
+    const char *h = v + 7;
+    size_t n = strcspn(h, ":/");
+    if (n == 0 || !valid_token_n(h, n))
+        return 0;
+    if (h[n] == '/')
+        return h[n + 1] == '\0';
+    if (h[n] == ':') {
+        const char *p = h + n + 1;
+        size_t d = strspn(p, "0123456789");
+        if (d == 0 || d > 5 || (p[d] && strcmp(p + d, "/") != 0) || atol(p) < 1 || atol(p) > 65535)
+            return 0;
+    }
+    return 1;
 }
 
 int power_config_parse(const char *text, const char *source, struct power_config *cfg,
@@ -354,6 +433,53 @@ int power_config_parse(const char *text, const char *source, struct power_config
             if (parse_number(source, line, key, value, 1, 3600, &cfg->aws_timeout_s, err,
                              errlen))
                 goto out;
+        } else if (strcmp(key, "aws_retries") == 0) {
+            double v;
+            if (parse_number(source, line, key, value, 0, 10, &v, err, errlen))
+                goto out;
+            if (v != (double)(int)v) {
+                power_fail(err, errlen, "%s:%d: aws_retries: expected a whole number in [0, 10], "
+                           "found '%s'", source, line, value);
+                goto out;
+            }
+            cfg->aws_retries = (int)v;
+        } else if (strcmp(key, "aws_retry_base_s") == 0) {
+            if (parse_number(source, line, key, value, 0.01, 60, &cfg->aws_retry_base_s, err,
+                             errlen))
+                goto out;
+        } else if (strcmp(key, "aws_retry_max_s") == 0) {
+            if (parse_number(source, line, key, value, 0.01, 600, &cfg->aws_retry_max_s, err,
+                             errlen))
+                goto out;
+        } else if (strcmp(key, "spot_signal") == 0) {
+            int sig = power_signal_parse(value);
+            if (sig < 0 || sig == SIGKILL || sig == SIGSTOP) {
+                power_fail(err, errlen, "%s:%d: spot_signal: expected a signal a job can trap "
+                           "(USR1, USR2, TERM, INT, HUP, ... or 1..64, not KILL or STOP), found "
+                           "'%s'", source, line, value);
+                goto out;
+            }
+            cfg->spot_signal = sig;
+        } else if (strcmp(key, "spot_grace_s") == 0) {
+            if (parse_number(source, line, key, value, 0, 3600, &cfg->spot_grace_s, err,
+                             errlen))
+                goto out;
+        } else if (strcmp(key, "spot_rebalance") == 0) {
+            if (strcmp(value, "yes") == 0 || strcmp(value, "no") == 0)
+                cfg->spot_rebalance = value[0] == 'y';
+            else {
+                power_fail(err, errlen, "%s:%d: spot_rebalance: expected yes or no, found '%s'",
+                           source, line, value);
+                goto out;
+            }
+        } else if (strcmp(key, "imds_endpoint") == 0) {
+            if (!power_endpoint_valid(value) || strlen(value) >= sizeof cfg->imds_endpoint) {
+                power_fail(err, errlen, "%s:%d: imds_endpoint: expected http://HOST[:PORT] (the "
+                           "instance metadata service, plain HTTP), found '%s'", source, line,
+                           value);
+                goto out;
+            }
+            strcpy(cfg->imds_endpoint, value);
         } else if (strcmp(key, "slurmd") == 0) {
             if (copy_value(source, value, line, key, cfg->slurmd, sizeof cfg->slurmd, err,
                            errlen))
@@ -391,6 +517,13 @@ int power_config_parse(const char *text, const char *source, struct power_config
     if (cfg->provider == POWER_PROVIDER_LOCAL && cfg->n_type_templates > 0) {
         power_fail(err, errlen, "%s:%d: launch_template[%s] applies to provider ec2, this file sets "
              "provider=local", source, type_line[0], cfg->type_templates[0].type);
+        goto out;
+    }
+    if (cfg->aws_retry_max_s < cfg->aws_retry_base_s) {
+        int l = seen_line(seen, "aws_retry_max_s");
+        power_fail(err, errlen, "%s:%d: aws_retry_max_s: expected at least aws_retry_base_s "
+                   "(%g s), found %g s%s", source, l ? l : seen_line(seen, "aws_retry_base_s"),
+                   cfg->aws_retry_base_s, cfg->aws_retry_max_s, l ? "" : " (the default)");
         goto out;
     }
     if (cfg->provider == POWER_PROVIDER_EC2) {

@@ -19,6 +19,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define TAG_CLUSTER "slo-power:cluster"
@@ -267,6 +268,9 @@ struct aws {
     char path[PATH_MAX];
     char region_arg[POWER_NAME_LEN];
     struct power_run_limits limits;
+    const struct power_config *cfg;
+    struct power_log *log;   /* where retries are logged (may be NULL) */
+    unsigned seed;           /* rand_r state of the back-off jitter */
 };
 
 static int aws_locate(const struct power_config *cfg, struct aws *a, char *err, size_t errlen)
@@ -284,12 +288,14 @@ static int aws_locate(const struct power_config *cfg, struct aws *a, char *err, 
     a->limits.timeout_s = cfg->aws_timeout_s > 0 ? cfg->aws_timeout_s : POWER_RUN_TIMEOUT_S;
     a->limits.grace_s = POWER_RUN_GRACE_S;
     a->limits.max_output = POWER_RUN_MAX_OUTPUT;
+    a->cfg = cfg;
+    a->seed = (unsigned)getpid() ^ (unsigned)time(NULL);
     return 0;
 }
 
 /* Run `aws --region R --output json ec2 ARGS...` and parse its JSON output
  * (NULL *out when it printed nothing). */
-static int aws_ec2(const struct aws *a, const char *const *args, size_t n_args, json_t **out,
+static int aws_ec2(struct aws *a, const char *const *args, size_t n_args, json_t **out,
                    char *err, size_t errlen)
 {
     *out = NULL;
@@ -308,6 +314,30 @@ static int aws_ec2(const struct aws *a, const char *const *args, size_t n_args, 
     argv[k] = NULL;
     char *text = NULL, line[512];
     int rc = power_run(argv, &a->limits, &text, line, sizeof line);
+    /* Throttling (RequestLimitExceeded and kin, after the CLI's own retries)
+     * refuses the request without running it: try again after a bounded,
+     * jittered exponential back-off instead of failing the nodes. */
+    int retries = a->cfg ? a->cfg->aws_retries : 0;
+    for (int t = 0; rc > 0 && t < retries && power_aws_throttled(line); t++) {
+        double d = power_retry_delay_s(a->cfg, t, &a->seed);
+        char code[128] = "";
+        power_aws_error_code(line, code, sizeof code);
+        if (a->log)
+            power_log(a->log, "warning", NULL, "aws ec2 %s: throttled (%s); retry %d of %d "
+                      "in %.2f s", args[0], code, t + 1, retries, d);
+        struct timespec ts = {(time_t)d, (long)((d - (double)(time_t)d) * 1e9)};
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+            ;
+        free(text);
+        text = NULL;
+        rc = power_run(argv, &a->limits, &text, line, sizeof line);
+        if (rc > 0 && power_aws_throttled(line) && t + 1 == retries) {
+            free(text);
+            free(argv);
+            return power_fail(err, errlen, "aws ec2 %s: still throttled after %d tries: %s",
+                              args[0], retries + 1, line);
+        }
+    }
     free(argv);
     if (rc != 0) {
         free(text);
@@ -342,7 +372,7 @@ static void dry_print_command(FILE *out, const struct power_config *cfg,
 /* Terminate instance ids (json array of strings) in calls of at most
  * TERMINATE_BATCH ids; logs the outcome. Ids of failed calls are appended to
  * failed (when not NULL). Returns 0, or -1 when a call failed. */
-static int terminate_ids(struct power_ctx *ctx, const struct aws *a, const json_t *ids,
+static int terminate_ids(struct power_ctx *ctx, struct aws *a, const json_t *ids,
                          const char *why, json_t *failed)
 {
     size_t n = json_array_size(ids);
@@ -384,7 +414,7 @@ static int terminate_ids(struct power_ctx *ctx, const struct aws *a, const json_
 
 /* Look up private addresses of the group's launched instances; retries while
  * EC2 has not yet filled them in (eventual consistency). */
-static void describe_addresses(struct power_ctx *ctx, const struct aws *a,
+static void describe_addresses(struct power_ctx *ctx, struct aws *a,
                                struct power_node *nodes, const size_t *idx, size_t n)
 {
     char last_err[POWER_ERR_LEN] = "";
@@ -472,7 +502,7 @@ static void group_jobs(const struct power_ctx *ctx, const struct power_node *nod
     }
 }
 
-static void resume_group(struct power_ctx *ctx, const struct aws *a, struct power_node *nodes,
+static void resume_group(struct power_ctx *ctx, struct aws *a, struct power_node *nodes,
                          const size_t *idx, size_t n)
 {
     const struct power_node *first = &nodes[idx[0]];
@@ -523,15 +553,42 @@ static void resume_group(struct power_ctx *ctx, const struct aws *a, struct powe
     char uri[PATH_MAX + 16];
     snprintf(uri, sizeof uri, "file://%s", path);
     const char *args[] = {"create-fleet", "--cli-input-json", uri};
-    json_t *resp = NULL;
-    int rc = aws_ec2(a, args, 3, &resp, err, sizeof err);
-    unlink(path);
-    if (rc == 0 && !resp)
-        rc = power_fail(err, sizeof err, "aws ec2 create-fleet printed nothing");
     json_t *extra = NULL;
-    if (rc == 0 && power_ec2_assign(resp, nodes, idx, n, &extra, err, sizeof err) < 0)
-        rc = -1;
-    json_decref(resp);
+    int rc;
+    for (int t = 0;; t++) {
+        json_t *resp = NULL;
+        int k = 0;
+        rc = aws_ec2(a, args, 3, &resp, err, sizeof err);
+        if (rc == 0 && !resp)
+            rc = power_fail(err, sizeof err, "aws ec2 create-fleet printed nothing");
+        if (rc == 0 && (k = power_ec2_assign(resp, nodes, idx, n, &extra, err, sizeof err)) < 0)
+            rc = -1;
+        /* An instant fleet that launched nothing because the launches were
+         * throttled (Errors[].ErrorCode RequestLimitExceeded...) is retried
+         * like a throttled call; a partial one keeps what it got. */
+        const json_t *e = rc == 0 && k == 0 ? main_error(json_object_get(resp, "Errors")) : NULL;
+        char code[128];
+        snprintf(code, sizeof code, "%s",
+                 e && json_string_value(json_object_get(e, "ErrorCode"))
+                     ? json_string_value(json_object_get(e, "ErrorCode")) : "");
+        json_decref(resp);
+        if (!power_aws_code_throttled(code) || t >= ctx->cfg->aws_retries)
+            break;
+        json_decref(extra);
+        extra = NULL;
+        for (size_t i = 0; i < n; i++) {
+            nodes[idx[i]].failed = 0;
+            nodes[idx[i]].reason[0] = '\0';
+        }
+        double d = power_retry_delay_s(ctx->cfg, t, &a->seed);
+        power_log(ctx->log, "warning", hosts, "CreateFleet %s %s launched nothing: %s in the "
+                  "response; retry %d of %d in %.2f s", first->type,
+                  power_capacity_name(first->capacity), code, t + 1, ctx->cfg->aws_retries, d);
+        struct timespec ts = {(time_t)d, (long)((d - (double)(time_t)d) * 1e9)};
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+            ;
+    }
+    unlink(path);
     if (rc != 0) {
         /* The request as a whole failed (credentials, throttling, bad template):
          * no instance was launched for the group. */
@@ -624,6 +681,7 @@ int power_ec2_resume(struct power_ctx *ctx, struct power_node *nodes, size_t n)
     struct aws a;
     char err[POWER_ERR_LEN];
     memset(&a, 0, sizeof a);
+    a.log = ctx->log;
     struct power_groups g;
     if (power_group_nodes(nodes, n, &g) != 0) {
         power_log(ctx->log, "error", NULL, "out of memory");
@@ -699,6 +757,7 @@ int power_ec2_terminate(struct power_ctx *ctx, struct power_node *nodes, size_t 
     struct aws a;
     char err[POWER_ERR_LEN];
     memset(&a, 0, sizeof a);
+    a.log = ctx->log;
     if (!ctx->dry_run && aws_locate(ctx->cfg, &a, err, sizeof err) != 0) {
         for (size_t i = 0; i < n; i++) {
             nodes[i].failed = 1;

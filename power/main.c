@@ -89,6 +89,50 @@ static void power_down_all(struct power_log *lg, const struct power_slurm_ops *o
     }
 }
 
+/* ResumeFailProgram, after the provider released what was started: Slurm
+ * 22.05 leaves a node that did not register within ResumeTimeout DOWN
+ * (down~), so every later job that wants it waits for an admin. Each node
+ * whose instance / slurmd is gone is forced down (POWER_DOWN_FORCE: idle~
+ * again after SuspendTimeout, its reason cleared, usable by the next
+ * job); a node whose cleanup failed stays DOWN with the reason, since it
+ * may still run (and bill) something. Returns the exit status. */
+static int resume_fail_power_down(struct power_log *lg, const struct power_slurm_ops *ops,
+                                  struct power_node *nodes, size_t n, const char *hostlist,
+                                  int rc)
+{
+    size_t back = 0;
+    for (size_t i = 0; i < n; i++) {
+        char err[POWER_ERR_LEN];
+        if (nodes[i].failed) {
+            power_log(lg, "error", nodes[i].name, "did not register within ResumeTimeout and "
+                      "could not be released (%s): left DOWN; `scontrol update nodename=%s "
+                      "state=power_down_force` after fixing the cause", nodes[i].reason,
+                      nodes[i].name);
+            continue;
+        }
+        static const char reason[] = "slo-power: did not register within ResumeTimeout; "
+                                     "released, powered down for the next job";
+        if (!ops) { /* dry run: the request, as the other dry-run printers do */
+            printf("scontrol update nodename=%s state=POWER_DOWN_FORCE reason=\"%s\"\n",
+                   nodes[i].name, reason);
+            continue;
+        }
+        if (ops->power_down(ops->arg, nodes[i].name, reason, err, sizeof err) != 0) {
+            power_log(lg, "error", nodes[i].name, "could not power the node down: %s", err);
+            rc = rc ? rc : 1;
+            continue;
+        }
+        back++;
+        power_log(lg, "info", nodes[i].name, "did not register within ResumeTimeout: "
+                  "released and powered down (POWER_DOWN_FORCE): idle~ again after "
+                  "SuspendTimeout");
+    }
+    if (ops)
+        power_log(lg, rc ? "error" : "info", hostlist, "resume-fail: %zu of %zu node(s) "
+                  "returned to power saving", back, n);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     const char *config_opt = NULL, *node_table = NULL;
@@ -250,10 +294,7 @@ int main(int argc, char **argv)
         rc = cfg.provider == POWER_PROVIDER_EC2 ? power_ec2_terminate(&ctx, nodes, n)
                                                 : power_local_stop(&ctx, nodes, n);
         if (action == POWER_RESUME_FAIL)
-            power_log(&lg, rc ? "error" : "warning", hostlist,
-                      "the nodes did not register within ResumeTimeout; %s. Slurm leaves "
-                      "them DOWN: `scontrol update nodename=%s state=resume` after fixing "
-                      "the cause", rc ? "cleanup failed" : "cleaned up", hostlist);
+            rc = resume_fail_power_down(&lg, ops, nodes, n, hostlist, rc);
     }
     /* What went to stdout (the dry run's requests) must have been written:
      * a full disk or closed pipe is a failure, not "done". */

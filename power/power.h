@@ -31,12 +31,68 @@
 #define POWER_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #else
 #define POWER_PRINTF(a, b)
+/* ------------------------------------------------------------------ */
+/* Throttling (power/retry.c).                                         */
+/* ------------------------------------------------------------------ */
+
+/* The CODE of an aws CLI error line "An error occurred (CODE) when calling
+ * the OP operation...: message" into code[len]; -1 when line has no code. */
+int power_aws_error_code(const char *line, char *code, size_t len);
+/* 1 when that code means throttling (RequestLimitExceeded, Throttling,
+ * ThrottlingException, RequestThrottled, EC2ThrottledException,
+ * TooManyRequestsException, SlowDown, PriorRequestNotComplete, ...): the
+ * request was refused for its rate, not executed, and is safe to retry. */
+int power_aws_throttled(const char *line);
+/* The same test on a bare error code (a CreateFleet response's
+ * Errors[].ErrorCode); NULL is no throttling. */
+int power_aws_code_throttled(const char *code);
+/* Wait before retry number attempt (0 = the first retry), s: equal jitter,
+ * d/2 + U(0, d/2) with d = min(aws_retry_max_s, aws_retry_base_s * 2^attempt)
+ * (Brooker, "Exponential Backoff And Jitter", AWS Architecture Blog 2015);
+ * seed is rand_r's state. */
+double power_retry_delay_s(const struct power_config *cfg, int attempt, unsigned *seed);
+
+/* Parse a signal name (USR1, SIGUSR1, TERM, ...) or number 1..64: the
+ * number, or -1. */
+int power_signal_parse(const char *s);
+/* 1 when v is http://HOST[:PORT] (HOST of [A-Za-z0-9.-], PORT 1..65535,
+ * an optional trailing '/'), the form of imds_endpoint. */
+int power_endpoint_valid(const char *v);
+
 #endif
 
 /* Default config file: SYSCONFDIR/slo/power.conf (configure --sysconfdir,
  * default /usr/local/etc), where `make install` puts the catalogs too. */
 #ifndef POWER_SYSCONFDIR
 #define POWER_SYSCONFDIR "/usr/local/etc"
+/* ------------------------------------------------------------------ */
+/* Throttling (power/retry.c).                                         */
+/* ------------------------------------------------------------------ */
+
+/* The CODE of an aws CLI error line "An error occurred (CODE) when calling
+ * the OP operation...: message" into code[len]; -1 when line has no code. */
+int power_aws_error_code(const char *line, char *code, size_t len);
+/* 1 when that code means throttling (RequestLimitExceeded, Throttling,
+ * ThrottlingException, RequestThrottled, EC2ThrottledException,
+ * TooManyRequestsException, SlowDown, PriorRequestNotComplete, ...): the
+ * request was refused for its rate, not executed, and is safe to retry. */
+int power_aws_throttled(const char *line);
+/* The same test on a bare error code (a CreateFleet response's
+ * Errors[].ErrorCode); NULL is no throttling. */
+int power_aws_code_throttled(const char *code);
+/* Wait before retry number attempt (0 = the first retry), s: equal jitter,
+ * d/2 + U(0, d/2) with d = min(aws_retry_max_s, aws_retry_base_s * 2^attempt)
+ * (Brooker, "Exponential Backoff And Jitter", AWS Architecture Blog 2015);
+ * seed is rand_r's state. */
+double power_retry_delay_s(const struct power_config *cfg, int attempt, unsigned *seed);
+
+/* Parse a signal name (USR1, SIGUSR1, TERM, ...) or number 1..64: the
+ * number, or -1. */
+int power_signal_parse(const char *s);
+/* 1 when v is http://HOST[:PORT] (HOST of [A-Za-z0-9.-], PORT 1..65535,
+ * an optional trailing '/'), the form of imds_endpoint. */
+int power_endpoint_valid(const char *v);
+
 #endif
 #define POWER_DEFAULT_CONF POWER_SYSCONFDIR "/slo/power.conf"
 
@@ -79,11 +135,19 @@ struct power_config {
     char aws[PATH_MAX];                /* aws CLI; "" = search PATH */
     int all_or_nothing;                /* MinTargetCapacity = nodes of the group */
     double aws_timeout_s;              /* limit per aws command, s (then TERM, KILL) */
+    int aws_retries;                   /* extra tries of a throttled aws command (0..10) */
+    double aws_retry_base_s;           /* first back-off step, s */
+    double aws_retry_max_s;            /* largest back-off step, s */
     /* local */
     char slurmd[PATH_MAX];             /* "" = search PATH, /usr/sbin, /usr/local/sbin */
     double boot_delay_s;               /* simulated boot before slurmd starts */
     char state_dir[PATH_MAX];          /* pid files NODE.pid, slurmd output NODE.out */
     double stop_timeout_s;             /* TERM -> KILL grace, s */
+    /* slo-spot-watch (any provider: the file is read on the cloud nodes) */
+    int spot_signal;                   /* signal for the job's steps, default SIGUSR1 */
+    double spot_grace_s;               /* signal -> requeue, s (default 90) */
+    int spot_rebalance;                /* 1: signal on a rebalance recommendation too */
+    char imds_endpoint[POWER_VALUE_LEN]; /* default http://169.254.169.254 */
 };
 
 /*
@@ -91,8 +155,11 @@ struct power_config {
  * the other provider, a repeated key, a malformed value or a missing required
  * key is an error "FILE:LINE: ..." naming the key). Defaults: log none,
  * launch_template_version $Latest, cluster "slo", all_or_nothing yes,
- * aws_timeout_s POWER_RUN_TIMEOUT_S (range 1..3600), boot_delay_s 0,
- * stop_timeout_s 10. Required: provider; ec2: region and a
+ * aws_timeout_s POWER_RUN_TIMEOUT_S (range 1..3600), aws_retries 4 (0..10),
+ * aws_retry_base_s 1 (0.01..60), aws_retry_max_s 16 (0.01..600, at least
+ * the base), boot_delay_s 0, stop_timeout_s 10, spot_signal USR1 (a name
+ * as in kill -l, with or without SIG), spot_grace_s 90 (0..3600),
+ * spot_rebalance no, imds_endpoint http://169.254.169.254 (http://HOST[:PORT]). Required: provider; ec2: region and a
  * launch_template (default or per type); local: state_dir.
  */
 int power_config_load(const char *path, struct power_config *cfg, char *err, size_t errlen);
@@ -332,5 +399,33 @@ int power_ec2_resume(struct power_ctx *ctx, struct power_node *nodes, size_t n);
 int power_ec2_terminate(struct power_ctx *ctx, struct power_node *nodes, size_t n);
 int power_local_resume(struct power_ctx *ctx, struct power_node *nodes, size_t n);
 int power_local_stop(struct power_ctx *ctx, struct power_node *nodes, size_t n);
+
+/* ------------------------------------------------------------------ */
+/* Throttling (power/retry.c).                                         */
+/* ------------------------------------------------------------------ */
+
+/* The CODE of an aws CLI error line "An error occurred (CODE) when calling
+ * the OP operation...: message" into code[len]; -1 when line has no code. */
+int power_aws_error_code(const char *line, char *code, size_t len);
+/* 1 when that code means throttling (RequestLimitExceeded, Throttling,
+ * ThrottlingException, RequestThrottled, EC2ThrottledException,
+ * TooManyRequestsException, SlowDown, PriorRequestNotComplete, ...): the
+ * request was refused for its rate, not executed, and is safe to retry. */
+int power_aws_throttled(const char *line);
+/* The same test on a bare error code (a CreateFleet response's
+ * Errors[].ErrorCode); NULL is no throttling. */
+int power_aws_code_throttled(const char *code);
+/* Wait before retry number attempt (0 = the first retry), s: equal jitter,
+ * d/2 + U(0, d/2) with d = min(aws_retry_max_s, aws_retry_base_s * 2^attempt)
+ * (Brooker, "Exponential Backoff And Jitter", AWS Architecture Blog 2015);
+ * seed is rand_r's state. */
+double power_retry_delay_s(const struct power_config *cfg, int attempt, unsigned *seed);
+
+/* Parse a signal name (USR1, SIGUSR1, TERM, ...) or number 1..64: the
+ * number, or -1. */
+int power_signal_parse(const char *s);
+/* 1 when v is http://HOST[:PORT] (HOST of [A-Za-z0-9.-], PORT 1..65535,
+ * an optional trailing '/'), the form of imds_endpoint. */
+int power_endpoint_valid(const char *v);
 
 #endif

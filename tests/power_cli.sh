@@ -159,6 +159,15 @@ if [ "$rc" = 0 ] && grep -q "^/bin/true -D -b -N c2 " "$tmp/out" && [ ! -e "$tmp
 else
     notok "local dry-run (exit $rc)"
 fi
+# resume-fail: the released node is forced down so it is idle~ again (dry run:
+# the request on stdout, nothing changed).
+"$P/slo-power" --dry-run --config "$tmp/local.conf" resume-fail 'c[1-2]' >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" = 0 ] && [ "$(grep -c '^scontrol update nodename=c[12] state=POWER_DOWN_FORCE reason="slo-power: did not register within ResumeTimeout' "$tmp/out")" = 2 ]; then
+    ok "resume-fail dry run: each released node would be forced down (POWER_DOWN_FORCE)"
+else
+    notok "resume-fail dry run (exit $rc)"
+fi
 # aws_timeout_s: a key of the ec2 provider, a number of seconds in [1, 3600].
 printf 'aws_timeout_s=0\n' | cat "$tmp/ec2.conf" - > "$tmp/tmo.conf"
 run "aws_timeout_s range" 2 "tmo.conf:[0-9]+: aws_timeout_s: expected a number in \[1, 3600\], found '0'" \

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <math.h>
 #include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
@@ -154,6 +155,7 @@ static int setup(void **state)
     setenv("FAKE_AWS_LOG", e->awslog, 1);
     setenv("FAKE_SLURMD_LOG", e->slurmdlog, 1);
     unsetenv("FAKE_AWS_FAIL");
+    unsetenv("FAKE_AWS_THROTTLE");
     unsetenv("FAKE_SLURMD_MODE");
     e->lg.quiet_stderr = 1;
     e->lg.provider = "test";
@@ -472,6 +474,57 @@ static void test_config_errors(void **state)
     config_error("provider=ec2\ncatalog=c.json\nlaunch_template=abc\n", "region: missing");
     config_error("provider=ec2\nregion=us-east-1\nlaunch_template=abc\n", "catalog: missing");
     config_error("provider=ec2\nregion=us-east-1\ncatalog=c.json\n", "launch_template: missing");
+    /* Throttling back-off and slo-spot-watch keys. */
+    config_error("provider=ec2\naws_retries=11\n",
+                 "p.conf:2: aws_retries: expected a number in [0, 10], found '11'");
+    config_error("provider=ec2\naws_retries=1.5\n",
+                 "p.conf:2: aws_retries: expected a whole number in [0, 10], found '1.5'");
+    config_error("provider=ec2\nregion=us-east-1\ncatalog=c.json\nlaunch_template=abc\n"
+                 "aws_retry_base_s=4\naws_retry_max_s=2\n",
+                 "p.conf:6: aws_retry_max_s: expected at least aws_retry_base_s (4 s), found 2 s");
+    config_error("provider=ec2\nregion=us-east-1\ncatalog=c.json\nlaunch_template=abc\n"
+                 "aws_retry_base_s=30\n", "p.conf:5: aws_retry_max_s: expected at least "
+                 "aws_retry_base_s (30 s), found 16 s (the default)");
+    config_error("provider=local\nstate_dir=/x\naws_retries=2\n",
+                 "p.conf:3: aws_retries applies to provider ec2");
+    config_error("provider=local\nstate_dir=/x\nspot_signal=KILL\n",
+                 "p.conf:3: spot_signal: expected a signal a job can trap");
+    config_error("provider=local\nstate_dir=/x\nspot_signal=USR3\n", "found 'USR3'");
+    config_error("provider=local\nstate_dir=/x\nspot_grace_s=-1\n",
+                 "p.conf:3: spot_grace_s: expected a number in [0, 3600], found '-1'");
+    config_error("provider=local\nstate_dir=/x\nspot_rebalance=1\n",
+                 "spot_rebalance: expected yes or no, found '1'");
+    config_error("provider=local\nstate_dir=/x\nimds_endpoint=https://169.254.169.254\n",
+                 "p.conf:3: imds_endpoint: expected http://HOST[:PORT]");
+    config_error("provider=local\nstate_dir=/x\nimds_endpoint=http://127.0.0.1:99999\n",
+                 "imds_endpoint: expected http://HOST[:PORT]");
+    config_error("provider=local\nstate_dir=/x\nimds_endpoint=http://h/latest\n",
+                 "imds_endpoint: expected http://HOST[:PORT]");
+}
+
+/* The spot-watch keys and their defaults (any provider). */
+static void test_config_spot_watch(void **state)
+{
+    struct env *e = *state;
+    char err[POWER_ERR_LEN] = "";
+    assert_int_equal(power_config_parse("provider=local\nstate_dir=/x\n", "p.conf", &e->cfg,
+                                        err, sizeof err), 0);
+    assert_int_equal(e->cfg.spot_signal, SIGUSR1);
+    assert_true(e->cfg.spot_grace_s == 90);
+    assert_int_equal(e->cfg.spot_rebalance, 0);
+    assert_string_equal(e->cfg.imds_endpoint, "http://169.254.169.254");
+    assert_int_equal(power_config_parse("provider=local\nstate_dir=/x\nspot_signal=SIGUSR2\n"
+                                        "spot_grace_s=5\nspot_rebalance=yes\n"
+                                        "imds_endpoint=http://127.0.0.1:8123\n", "p.conf",
+                                        &e->cfg, err, sizeof err), 0);
+    assert_int_equal(e->cfg.spot_signal, SIGUSR2);
+    assert_true(e->cfg.spot_grace_s == 5);
+    assert_int_equal(e->cfg.spot_rebalance, 1);
+    assert_string_equal(e->cfg.imds_endpoint, "http://127.0.0.1:8123");
+    assert_int_equal(power_signal_parse("TERM"), SIGTERM);
+    assert_int_equal(power_signal_parse("10"), 10);
+    assert_int_equal(power_signal_parse("0"), -1);
+    assert_int_equal(power_signal_parse("usr1"), -1);
 }
 
 static void test_config_file(void **state)
@@ -887,6 +940,137 @@ static void test_ec2_resume_partial(void **state)
     free(log);
     assert_int_equal(e->rec.n_down, 2);
     assert_non_null(strstr(e->rec.down[0][1], "Invalid node name specified"));
+    free(nodes);
+}
+
+/* Which aws CLI failures are throttling, and the back-off steps. */
+static void test_throttle_codes(void **state)
+{
+    (void)state;
+    assert_true(power_aws_throttled("An error occurred (RequestLimitExceeded) when calling the "
+                                    "CreateFleet operation (reached max retries: 4): Request "
+                                    "limit exceeded."));
+    assert_true(power_aws_throttled("An error occurred (Throttling) when calling the "
+                                    "DescribeInstances operation: Rate exceeded"));
+    assert_true(power_aws_throttled("aws ec2 x: An error occurred (ThrottlingException) when"));
+    assert_false(power_aws_throttled("An error occurred (UnauthorizedOperation) when calling "
+                                     "the CreateFleet operation: You are not authorized"));
+    assert_false(power_aws_throttled("An error occurred (InsufficientInstanceCapacity) when"));
+    assert_false(power_aws_throttled("Could not connect to the endpoint URL"));
+    assert_false(power_aws_throttled("An error occurred () when"));
+    assert_false(power_aws_throttled(NULL));
+    char code[8];
+    assert_int_equal(power_aws_error_code("An error occurred (RequestLimitExceeded) x", code,
+                                          sizeof code), -1); /* does not fit */
+
+    /* Equal jitter: every wait in [d/2, d), d = min(cap, base 2^k); the mean
+     * of many is 3/4 d (uniform jitter), independent of the seed. */
+    struct power_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.aws_retry_base_s = 0.5;
+    cfg.aws_retry_max_s = 6;
+    unsigned seed = 12345;
+    for (int k = 0; k < 8; k++) {
+        double d = 0.5 * (double)(1 << k);
+        if (d > 6)
+            d = 6;
+        double sum = 0;
+        const int N = 4000;
+        for (int i = 0; i < N; i++) {
+            double w = power_retry_delay_s(&cfg, k, &seed);
+            assert_true(w >= d / 2 && w < d);
+            sum += w;
+        }
+        double mean = sum / N;
+        /* Standard error of the mean: d/2 / sqrt(12 N) ~ 0.0023 d; 5 sigma. */
+        assert_true(fabs(mean - 0.75 * d) < 0.012 * d);
+    }
+}
+
+/* RequestLimitExceeded twice, then success: the fleet is launched and no
+ * node is powered down; the back-off is logged. */
+static void test_ec2_throttle_retry(void **state)
+{
+    struct env *e = *state;
+    load_ec2_config(e, "aws_retries=3\naws_retry_base_s=0.02\naws_retry_max_s=0.05");
+    char logpath[200];
+    snprintf(logpath, sizeof logpath, "%s/power.log", e->dir);
+    e->lg.file = fopen(logpath, "w");
+    assert_non_null(e->lg.file);
+    setenv("FAKE_AWS_CREATE_FLEET", FIX "create-fleet-ok.json", 1);
+    setenv("FAKE_AWS_DESCRIBE_INSTANCES", FIX "describe-instances.json", 1);
+    setenv("FAKE_AWS_THROTTLE", "create-fleet:2", 1);
+    size_t n;
+    struct power_node *nodes = mapped("c[1-2]", &n);
+    int rc = power_ec2_resume(&e->ctx, nodes, n);
+    fclose(e->lg.file);
+    e->lg.file = NULL;
+    assert_int_equal(rc, 0);
+    assert_int_equal(e->rec.n_down, 0);
+    assert_int_equal(e->rec.n_addr, 2);
+    char *log = slurp(e->awslog);
+    int fleets = 0;
+    for (const char *p = log; (p = strstr(p, "ec2 create-fleet")); p++)
+        fleets++;
+    assert_int_equal(fleets, 3);
+    free(log);
+    char *plog = slurp(logpath);
+    assert_non_null(strstr(plog, "warning: aws ec2 create-fleet: throttled "
+                                 "(RequestLimitExceeded); retry 1 of 3 in 0.0"));
+    assert_non_null(strstr(plog, "retry 2 of 3"));
+    assert_null(strstr(plog, "retry 3 of 3"));
+    free(plog);
+    free(nodes);
+
+    /* Throttled beyond the retries: one clear failure, every node powered
+     * down (its job requeues), 1 + 3 tries and no more. */
+    memset(&e->rec, 0, sizeof e->rec);
+    unlink(e->awslog);
+    char cnt[200];
+    snprintf(cnt, sizeof cnt, "%s.throttle.create-fleet", e->awslog);
+    unlink(cnt);
+    setenv("FAKE_AWS_THROTTLE", "create-fleet:100", 1);
+    nodes = mapped("c[1-2]", &n);
+    rc = power_ec2_resume(&e->ctx, nodes, n);
+    unsetenv("FAKE_AWS_THROTTLE");
+    assert_int_equal(rc, 1);
+    assert_int_equal(count_lines(e->awslog), 4);
+    assert_int_equal(e->rec.n_down, 2);
+    assert_non_null(strstr(e->rec.down[0][1], "ec2 CreateFleet g4dn.12xlarge spot: aws ec2 "
+                                              "create-fleet: still throttled after 4 tries: An "
+                                              "error occurred (RequestLimitExceeded)"));
+    free(nodes);
+
+    /* The fleet itself answers with throttled launches (Errors[].ErrorCode
+     * RequestLimitExceeded, no instance): retried as well, then launched. */
+    memset(&e->rec, 0, sizeof e->rec);
+    unlink(e->awslog);
+    char first[200];
+    snprintf(first, sizeof first, "%s.first.create-fleet", e->awslog);
+    unlink(first);
+    setenv("FAKE_AWS_CREATE_FLEET_FIRST", FIX "create-fleet-throttled.json", 1);
+    nodes = mapped("c[1-2]", &n);
+    rc = power_ec2_resume(&e->ctx, nodes, n);
+    unsetenv("FAKE_AWS_CREATE_FLEET_FIRST");
+    assert_int_equal(rc, 0);
+    assert_int_equal(e->rec.n_down, 0);
+    assert_int_equal(e->rec.n_addr, 2);
+    log = slurp(e->awslog);
+    fleets = 0;
+    for (const char *p = log; (p = strstr(p, "ec2 create-fleet")); p++)
+        fleets++;
+    assert_int_equal(fleets, 2);
+    free(log);
+    free(nodes);
+
+    /* Not throttling (UnauthorizedOperation): no retry at all. */
+    memset(&e->rec, 0, sizeof e->rec);
+    unlink(e->awslog);
+    setenv("FAKE_AWS_FAIL", "create-fleet", 1);
+    nodes = mapped("c[1-2]", &n);
+    assert_int_equal(power_ec2_resume(&e->ctx, nodes, n), 1);
+    unsetenv("FAKE_AWS_FAIL");
+    assert_int_equal(count_lines(e->awslog), 1);
     free(nodes);
 }
 
@@ -1562,6 +1746,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_ec2_resume_capacity, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ec2_resume_partial, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ec2_resume_aws_fails, setup, teardown),
+        cmocka_unit_test(test_throttle_codes),
+        cmocka_unit_test_setup_teardown(test_ec2_throttle_retry, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_config_spot_watch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ec2_dry_run, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ec2_terminate, setup, teardown),
         cmocka_unit_test_setup_teardown(test_local_start_stop, setup, teardown),

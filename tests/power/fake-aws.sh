@@ -6,6 +6,9 @@
 # $FAKE_AWS_<SUBCOMMAND>_FIRST on the first call when that is set.
 # $FAKE_AWS_FAIL=<subcommand> makes that subcommand fail like the real CLI;
 # $FAKE_AWS_HANG=<subcommand> makes it hang (sleep, as a stuck aws would).
+# $FAKE_AWS_THROTTLE=<subcommand>:N makes the first N calls of that subcommand
+# fail as the aws CLI does once its own retries of a throttled request are
+# spent (RequestLimitExceeded, exit 254; counted in $FAKE_AWS_LOG.throttle.SUB).
 # EC2's request limits are enforced as EC2 does: more than 200 values in one
 # filter (FilterLimitExceeded), more than 1000 ids in one terminate-instances.
 log=${FAKE_AWS_LOG:?}
@@ -46,6 +49,18 @@ if [ "${FAKE_AWS_FAIL:-}" = "$sub" ]; then
     echo "" >&2
     echo "An error occurred (UnauthorizedOperation) when calling the $sub operation: You are not authorized to perform this operation." >&2
     exit 254
+fi
+if [ -n "${FAKE_AWS_THROTTLE:-}" ] && [ "${FAKE_AWS_THROTTLE%:*}" = "$sub" ]; then
+    cf=$log.throttle.$sub
+    done_n=0
+    [ -e "$cf" ] && done_n=$(wc -l < "$cf")
+    if [ "$done_n" -lt "${FAKE_AWS_THROTTLE##*:}" ]; then
+        echo x >> "$cf"
+        op=$(echo "$sub" | sed 's/\(^\|-\)\([a-z]\)/\U\2/g')
+        echo "" >&2
+        echo "An error occurred (RequestLimitExceeded) when calling the $op operation (reached max retries: 4): Request limit exceeded." >&2
+        exit 254
+    fi
 fi
 if [ "${FAKE_AWS_HANG:-}" = "$sub" ]; then
     exec sleep 100000

@@ -24,6 +24,7 @@
 #                       $SLO_POWER_BIN) or standin (tests/slurm/power-standin.sh)
 #   CLUSTER_SUSPEND_TIME  idle seconds before a cloud node is powered down (default 6)
 #   CLUSTER_CRED_EXPIRE   AuthInfo cred_expire, s (default 5, Slurm's minimum)
+#   CLUSTER_RESUME_TIMEOUT  ResumeTimeout, s (default 30)
 # After cluster_start: CLUSTER_DIR, SLURM_CONF (exported), CLUSTER_LOG,
 # CLUSTER_T_LOCKED (date +%s when the lock was taken).
 
@@ -121,6 +122,7 @@ cluster_slo_power() {
 _cluster_template() { # SRC DST
     sed -e "s|@TOP@|$CLUSTER_DIR|g" -e "s|@SUSPEND_TIME@|$CLUSTER_SUSPEND_TIME|g" \
         -e "s|@SUSPEND_TIMEOUT@|${CLUSTER_SUSPEND_TIMEOUT:-4}|g" \
+        -e "s|@RESUME_TIMEOUT@|${CLUSTER_RESUME_TIMEOUT:-30}|g" \
         -e "s|@CRED_EXPIRE@|$CLUSTER_CRED_EXPIRE|g" "$1" >"$2"
 }
 
