@@ -86,6 +86,11 @@ static struct spank_option options[] = {
     {"slo-mode", "advise|enforce",
      "SLO: enforce (size the allocation) or advise (print the plan, change nothing)", 1,
      SSLO_OPT_MODE, option_cb},
+    /* --slo-serve: a serving job (serve.h, ctx_serve.c) */
+    {"slo-serve", "MODEL:rate=R:slo=MS[,...]",
+     "SLO: serve MODEL (a model of the site's GPU profile) at R req/s within MS ms "
+     "latency; repeatable; sizes the job's GPUs and MPS shares (spank_slo(8))",
+     1, SSLO_OPT_SERVE, option_cb},
 };
 
 int sslo_options_register(spank_t sp)
