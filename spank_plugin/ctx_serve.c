@@ -296,7 +296,14 @@ int sslo_serve_task_init(spank_t sp, struct sslo_state *st)
     int k = 0;
     const struct sslo_serve_tenant *t;
 
+    uint32_t step = 0;
+
     if (!st->serve_ok || st->serve_n < 1)
+        return 0;
+    /* the batch script (and the extern step) starts tenants, it is none:
+     * a tenant's variables there would be inherited by every step */
+    if (spank_get_item(sp, S_JOB_STEPID, &step) != ESPANK_SUCCESS || step == SLURM_BATCH_SCRIPT ||
+        step == SLURM_EXTERN_CONT)
         return 0;
     if (spank_getenv(sp, "SLO_SERVE_TENANT", v, sizeof v) == ESPANK_SUCCESS && v[0]) {
         char *end;

@@ -84,8 +84,9 @@ int sslo_serve_submit(spank_t sp, struct sslo_state *st);
 int sslo_serve_remote_user_init(spank_t sp, struct sslo_state *st);
 
 /*
- * Remote context, slurm_spank_task_init (one task): with a verified serving
- * plan, the task's tenant k - SLO_SERVE_TENANT=k in its environment, else
+ * Remote context, slurm_spank_task_init (one task of a step other than the
+ * batch script and the extern step): with a verified serving plan, the
+ * task's tenant k - SLO_SERVE_TENANT=k in its environment, else
  * task k-1 of a step with as many tasks as tenants - gets
  * CUDA_MPS_ACTIVE_THREAD_PERCENTAGE (its share), SLO_SERVE_TENANT,
  * SLO_SERVE_MODEL, SLO_SERVE_BATCH, SLO_SERVE_RATE_RPS, SLO_SERVE_SLO_MS,
