@@ -112,10 +112,10 @@ int sslo_serve_submit(spank_t sp, struct sslo_state *st)
     }
     /* prices: the site's catalog=, else the kernel's default catalog (as
      * `slo infer` without --catalog); a profile with gpu.usd_per_h needs none */
-    if (slo_catalog_open(st->cfg.catalog[0] ? st->cfg.catalog : NULL, "plugstack.conf catalog",
-                         &cat, &err) != SLO_OK) {
-        slurm_error("%s: instance catalog %s: %s", SSLO_LOG_PREFIX,
-                    st->cfg.catalog[0] ? st->cfg.catalog : "(default)", err.text);
+    /* `slo infer`'s default (cli/cmd_infer.c): the embedded aws-table3 */
+    const char *catalog = st->cfg.catalog[0] ? st->cfg.catalog : "aws-table3";
+    if (slo_catalog_open(catalog, "plugstack.conf catalog", &cat, &err) != SLO_OK) {
+        slurm_error("%s: instance catalog %s: %s", SSLO_LOG_PREFIX, catalog, err.text);
         goto out;
     }
     have_cat = 1;

@@ -269,6 +269,47 @@ static void test_plan_refusals(void **state)
     free(r);
 }
 
+/* A cloud type prices the profile: the spot or on-demand partition by
+ * pricing (the contract's rule), the type as the constraint, its price. */
+static void test_plan_cloud(void **state)
+{
+    struct sslo_config cfg;
+    struct slo_catalog cat = {0};
+    struct slo_ig_profile prof = {0};
+    struct sslo_serve_result *r = calloc(1, sizeof *r);
+    struct sslo_serve_spec s[1] = {spec("vgg19", 200, 60)};
+    slo_error_t err = {0};
+    char msg[SSLO_MSG_LENGTH];
+    (void)state;
+    assert_non_null(r);
+    assert_int_equal(sslo_config_parse(&cfg, 0, NULL, msg, sizeof msg), 0);
+    assert_int_equal(slo_catalog_open("aws-table3", NULL, &cat, &err), SLO_OK);
+    assert_int_equal(slo_ig_profile_open("v100", NULL, &prof, &err), SLO_OK);
+    int k = slo_catalog_find_type(&cat, "p3.2xlarge");
+    assert_true(k >= 0);
+    for (int pr = 0; pr < 2; pr++) {
+        enum slo_pricing pricing = pr ? SLO_PRICING_ON_DEMAND : SLO_PRICING_SPOT;
+        char want[64];
+        assert_int_equal(sslo_serve_plan(&cfg, &cat, &prof, s, 1, pricing, SSLO_MODE_ADVISE, r,
+                                         &err), SLO_OK);
+        assert_string_equal(sslo_serve_value(r, "SLO_PARTITION"),
+                            pr ? "cloud-ondemand" : "cloud-spot");
+        assert_string_equal(sslo_serve_value(r, "SLO_PRICING"), pr ? "on-demand" : "spot");
+        assert_string_equal(sslo_serve_value(r, "SLO_MODE"), "advise");
+        assert_string_equal(sslo_serve_value(r, "SLO_CONSTRAINT"), "p3.2xlarge");
+        /* p3.2xlarge has one GPU: the price of the instance */
+        snprintf(want, sizeof want, "%.4f", slo_instance_price(&cat.types[k], pricing));
+        while (want[strlen(want) - 1] == '0')
+            want[strlen(want) - 1] = '\0';
+        if (want[strlen(want) - 1] == '.')
+            want[strlen(want) - 1] = '\0';
+        assert_string_equal(sslo_serve_value(r, "SLO_COST_USD_PER_H"), want);
+    }
+    slo_ig_profile_free(&prof);
+    slo_catalog_free(&cat);
+    free(r);
+}
+
 static void test_parse_plan(void **state)
 {
     struct sslo_serve_tenant t[4];
@@ -299,6 +340,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_plan_one_gpu, setup, teardown),
         cmocka_unit_test_setup_teardown(test_plan_two_gpus, setup, teardown),
         cmocka_unit_test_setup_teardown(test_plan_refusals, setup, teardown),
+        cmocka_unit_test(test_plan_cloud),
         cmocka_unit_test(test_parse_plan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
