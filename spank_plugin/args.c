@@ -15,7 +15,7 @@
 
 static const char *const known_keys =
     "catalog, workloads, workload, onprem_partition, spot_partition, ondemand_partition, "
-    "burst_partition, max_nodes, mode";
+    "burst_partition, max_nodes, mode, infer_profile";
 
 __attribute__((format(printf, 3, 4))) static int fail(char *msg, size_t len, const char *fmt, ...)
 {
@@ -79,7 +79,8 @@ int sslo_config_parse(struct sslo_config *cfg, int ac, char **av, char *msg, siz
 {
     static const char *const keys[] = {"catalog", "workloads", "workload", "onprem_partition",
                                        "spot_partition", "ondemand_partition",
-                                       "burst_partition", "max_nodes", "mode"};
+                                       "burst_partition", "max_nodes", "mode",
+                                       "infer_profile"};
     enum { N_KEYS = sizeof keys / sizeof keys[0] };
     int seen[N_KEYS] = {0};
 
@@ -147,6 +148,17 @@ int sslo_config_parse(struct sslo_config *cfg, int ac, char **av, char *msg, siz
             cfg->max_nodes = (int)n;
             break;
         }
+        case 9: /* infer_profile: an embedded name or an absolute path */
+            if (value[0] == '/')
+                rv = copy_path(cfg->infer_profile, sizeof cfg->infer_profile, keys[k], value,
+                               msg, len);
+            else if (!is_name(value, SLO_NAME_LENGTH))
+                return fail(msg, len, "plugstack argument infer_profile=%s: expected an "
+                                      "embedded GPU profile name or an absolute path of a "
+                                      "profile file", value);
+            else
+                strcpy(cfg->infer_profile, value);
+            break;
         default:
             if (strcmp(value, "advise") == 0)
                 cfg->mode = SSLO_MODE_ADVISE;
@@ -172,8 +184,105 @@ const char *sslo_option_name(int id)
     case SSLO_OPT_PRICING: return "--slo-pricing";
     case SSLO_OPT_MODE: return "--slo-mode";
     case SSLO_OPT_CONFIDENCE: return "--slo-confidence";
+    case SSLO_OPT_SERVE: return "--slo-serve";
     default: return "?";
     }
+}
+
+/* ---- --slo-serve (serving jobs): MODEL:rate=R:slo=MS[,MODEL:...] */
+
+/* One MODEL:rate=R:slo=MS item of length n at item into *spec. */
+static int parse_serve_item(const char *item, size_t n, struct sslo_serve_spec *spec, char *msg,
+                            size_t len)
+{
+    char buf[256], *save = NULL, *tok;
+    int have_rate = 0, have_slo = 0, field = 0;
+
+    if (n == 0)
+        return fail(msg, len, "--slo-serve: expected MODEL:rate=R:slo=MS[,MODEL:rate=R:slo=MS...]"
+                              ", found an empty item");
+    if (n >= sizeof buf)
+        return fail(msg, len, "--slo-serve: expected an item of at most %zu characters, found "
+                              "%zu", sizeof buf - 1, n);
+    memcpy(buf, item, n);
+    buf[n] = '\0';
+    if (buf[0] == ':' || buf[n - 1] == ':' || strstr(buf, "::"))
+        return fail(msg, len, "--slo-serve: expected MODEL:rate=R:slo=MS, found \"%s\" (an "
+                              "empty field)", buf);
+    memset(spec, 0, sizeof *spec);
+    for (tok = strtok_r(buf, ":", &save); tok; tok = strtok_r(NULL, ":", &save), field++) {
+        double v;
+        if (field == 0) {
+            if (!is_name(tok, sizeof spec->model))
+                return fail(msg, len, "--slo-serve: expected a model name of 1 to %zu characters "
+                                      "from [A-Za-z0-9._-] before the first ':', found \"%s\"",
+                            sizeof spec->model - 1, tok);
+            strcpy(spec->model, tok);
+        } else if (strncmp(tok, "rate=", 5) == 0) {
+            if (have_rate++)
+                return fail(msg, len, "--slo-serve %s: expected rate= once, found it again",
+                            spec->model);
+            if (parse_positive(tok + 5, &v))
+                return fail(msg, len, "--slo-serve %s: rate: expected an arrival rate in req/s, "
+                                      "a finite number > 0, found \"%s\"", spec->model, tok + 5);
+            spec->rate_rps = v;
+        } else if (strncmp(tok, "slo=", 4) == 0) {
+            if (have_slo++)
+                return fail(msg, len, "--slo-serve %s: expected slo= once, found it again",
+                            spec->model);
+            if (parse_positive(tok + 4, &v))
+                return fail(msg, len, "--slo-serve %s: slo: expected a latency SLO in ms, a "
+                                      "finite number > 0, found \"%s\"", spec->model, tok + 4);
+            spec->slo_ms = v;
+        } else {
+            return fail(msg, len, "--slo-serve %s: expected rate=R or slo=MS, found \"%s\"",
+                        spec->model, tok);
+        }
+    }
+    if (!have_rate || !have_slo)
+        return fail(msg, len, "--slo-serve: expected MODEL:rate=R:slo=MS, found \"%.*s\" (no "
+                              "%s)", (int)n, item, !have_rate ? "rate=" : "slo=");
+    return 0;
+}
+
+static int parse_serve(struct sslo_options *o, const char *text, char *msg, size_t len)
+{
+    struct sslo_serve_spec specs[SSLO_MAX_SERVE];
+    const char *p = text, *seen = o->serve_texts;
+    size_t tl = strlen(text), used = strlen(o->serve_texts);
+    int n = 0;
+
+    if (!*text)
+        return fail(msg, len, "--slo-serve: expected MODEL:rate=R:slo=MS[,MODEL:rate=R:slo=MS...]"
+                              ", found an empty value");
+    if (strchr(text, '\n'))
+        return fail(msg, len, "--slo-serve: expected MODEL:rate=R:slo=MS, found a newline");
+    /* the same text again (a callback Slurm runs twice): nothing to add */
+    while (*seen) {
+        size_t l = strcspn(seen, "\n");
+        if (l == tl && strncmp(seen, text, l) == 0)
+            return 0;
+        seen += l + (seen[l] == '\n');
+    }
+    for (;;) {
+        size_t l = strcspn(p, ",");
+        if (o->n_serve + n >= SSLO_MAX_SERVE)
+            return fail(msg, len, "--slo-serve: expected at most %d models for one serving job, "
+                                  "found more", SSLO_MAX_SERVE);
+        if (parse_serve_item(p, l, &specs[n], msg, len))
+            return -1;
+        n++;
+        if (!p[l])
+            break;
+        p += l + 1;
+    }
+    if (used + tl + 2 > sizeof o->serve_texts)
+        return fail(msg, len, "--slo-serve: expected at most %zu characters of --slo-serve in "
+                              "all, found more", sizeof o->serve_texts - 2);
+    memcpy(&o->serve[o->n_serve], specs, (size_t)n * sizeof specs[0]);
+    o->n_serve += n;
+    snprintf(o->serve_texts + used, sizeof o->serve_texts - used, "%s\n", text);
+    return 0;
 }
 
 int sslo_option_parse(struct sslo_options *o, int id, const char *text, char *msg, size_t len)
@@ -243,6 +352,8 @@ int sslo_option_parse(struct sslo_options *o, int id, const char *text, char *ms
         o->confidence = v;
         o->have_confidence = 1;
         return 0;
+    case SSLO_OPT_SERVE:
+        return parse_serve(o, text, msg, len);
     default:
         return fail(msg, len, "unknown option id %d", id);
     }

@@ -38,6 +38,10 @@ struct sslo_config {
     char burst_partition[SSLO_PARTITION_LENGTH];
     int max_nodes;                    /* 1..SSLO_MAX_NODES_LIMIT */
     enum sslo_mode mode;              /* default mode */
+    /* --slo-serve (serve.h): the site's iGniter GPU profile, an embedded
+     * name (slo_embedded_gpu_profile_names: "v100") or an absolute path of a
+     * profile file (doc/infer.md "Profiles"); "" when not given */
+    char infer_profile[SSLO_PATH_LENGTH];
 };
 
 /*
@@ -45,7 +49,8 @@ struct sslo_config {
  * burst; max_nodes 64; mode enforce; no catalog, workloads or workload), then
  * apply the plugstack arguments av[ac], each "key=value" with key one of
  * catalog, workloads, workload, onprem_partition, spot_partition,
- * ondemand_partition, burst_partition, max_nodes, mode.
+ * ondemand_partition, burst_partition, max_nodes, mode, infer_profile
+ * (an embedded profile name from [A-Za-z0-9._-] or an absolute path).
  * Returns 0, or -1 with msg naming the argument: an unknown key (msg lists
  * the known ones), a repeated key, a token without '=', an empty value, a
  * relative or over-long path, a partition or workload name outside
@@ -61,7 +66,18 @@ enum sslo_option_id {
     SSLO_OPT_WORKLOAD,
     SSLO_OPT_BUDGET,
     SSLO_OPT_PRICING,
-    SSLO_OPT_MODE
+    SSLO_OPT_MODE,
+    /* --slo-serve (serving jobs, serve.h); kept as its own block */
+    SSLO_OPT_SERVE = 32
+};
+
+/* --slo-serve: one served model. */
+#define SSLO_MAX_SERVE 16      /* workloads of one serving job */
+#define SSLO_SERVE_TEXT_LENGTH 1024 /* distinct --slo-serve texts remembered */
+struct sslo_serve_spec {
+    char model[SLO_NAME_LENGTH]; /* [A-Za-z0-9._-]+, a model of the site's profile */
+    double rate_rps;             /* arrival rate, req/s, finite, > 0 */
+    double slo_ms;               /* latency SLO, ms, finite, > 0 */
 };
 
 /* Values given by the user; have_* says whether each was given. */
@@ -77,6 +93,11 @@ struct sslo_options {
     /* --slo-confidence (issue 13 item 4): */
     int have_confidence;
     double confidence;               /* P(deadline met) asked for, in (0, 1) */
+    /* --slo-serve, in the order given (every value of a repeated option;
+     * an identical text given again counts once) */
+    int n_serve;
+    struct sslo_serve_spec serve[SSLO_MAX_SERVE];
+    char serve_texts[SSLO_SERVE_TEXT_LENGTH]; /* the texts taken, '\n'-separated */
 };
 
 /* --slo-confidence=P (issue 13 item 4): the cheapest plan in expected cost
@@ -95,7 +116,12 @@ const char *sslo_option_name(int id);
  * slo_parse_duration (kernel/slo.h); --slo-workload: [A-Za-z0-9._-]+ of at most
  * 63 characters (the file is checked by sslo_workload_path); --slo-budget: a
  * finite number of USD > 0; --slo-pricing: spot or on-demand; --slo-mode:
- * advise or enforce; --slo-confidence: a plain decimal in (0, 1).
+ * advise or enforce; --slo-confidence: a plain decimal in (0, 1); --slo-serve: a comma-separated list of
+ * MODEL:rate=R:slo=MS (R req/s and MS ms finite numbers > 0, keys once each,
+ * in any order, MODEL from [A-Za-z0-9._-]), appended to o->serve (not
+ * replacing: the option may be repeated; a text equal to one already taken
+ * is ignored, so a callback run twice adds nothing), at most SSLO_MAX_SERVE
+ * in all. The model is checked against the profile by sslo_serve_plan.
  * Returns 0, or -1 with msg "--slo-loss: expected ..., found \"...\"" and o
  * unchanged.
  */

@@ -129,6 +129,13 @@ int sslo_remote_user_init(spank_t sp, struct sslo_state *st)
     if (spank_getenv(sp, "SLURM_SPANK_SLO_PLAN_VERSION", version, sizeof version) !=
         ESPANK_SUCCESS)
         return 0;
+    /* a serving plan (--slo-serve) has its own records and check */
+    {
+        char kind[16];
+        job_record(sp, "SLO_KIND", kind, sizeof kind);
+        if (strcmp(kind, "serve") == 0)
+            return sslo_serve_remote_user_init(sp, st);
+    }
     if (!plan_applied(sp, why, sizeof why)) {
         char mode[16];
         job_record(sp, "SLO_MODE", mode, sizeof mode);

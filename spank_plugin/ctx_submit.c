@@ -106,7 +106,9 @@ static int record(spank_t sp, const struct sslo_plan_result *res)
 static int inherited_entry(const char *e)
 {
     static const char *const prefixes[] = {"SLURM_SPANK__SLURM_SPANK_OPTION_slo_",
-                                           "SLURM_SPANK_SLO_", "SLO_PLAN="};
+                                           "SLURM_SPANK_SLO_", "SLO_PLAN=",
+                                           /* a serving plan's records (serve.h) */
+                                           "SLO_SERVE_", "SLO_KIND="};
     for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
         if (strncmp(e, prefixes[i], strlen(prefixes[i])) == 0)
             return 1;
@@ -171,6 +173,9 @@ int sslo_submit_post_opt(spank_t sp, struct sslo_state *st)
                           getenv("SLURM_JOB_ID"));
         return 0;
     }
+    /* --slo-serve: a serving job (ctx_serve.c) */
+    if (st->cfg_ok && o.n_serve > 0)
+        return sslo_serve_submit(sp, st);
     if (!st->cfg_ok || (!o.have_loss && !o.have_time))
         return 0;
     if (o.have_loss != o.have_time) {

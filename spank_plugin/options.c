@@ -90,6 +90,11 @@ static struct spank_option options[] = {
      "SLO: the cheapest plan in expected cost that meets --slo-time with probability >= P, "
      "in (0, 1), under the catalog's spot interruption rates (spank_slo(8))",
      1, SSLO_OPT_CONFIDENCE, option_cb},
+    /* --slo-serve: a serving job (serve.h, ctx_serve.c) */
+    {"slo-serve", "MODEL:rate=R:slo=MS[,...]",
+     "SLO: serve MODEL (a model of the site's GPU profile) at R req/s within MS ms "
+     "latency; repeatable; sizes the job's GPUs and MPS shares (spank_slo(8))",
+     1, SSLO_OPT_SERVE, option_cb},
 };
 
 int sslo_options_register(spank_t sp)

@@ -102,6 +102,17 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
     return 0;
 }
 
+/* Remote context, each task: its tenant's MPS share of a serving plan
+ * (ctx_serve.c). */
+int slurm_spank_task_init(spank_t sp, int ac, char **av)
+{
+    (void)ac;
+    (void)av;
+    if (spank_context() == S_CTX_REMOTE)
+        return sslo_serve_task_init(sp, &state);
+    return 0;
+}
+
 /* Every context, last hook: forget the state. */
 int slurm_spank_exit(spank_t sp, int ac, char **av)
 {

@@ -14,6 +14,7 @@
 #include <slurm/spank.h>
 
 #include "args.h"
+#include "serve.h"
 
 #define SSLO_LOG_PREFIX "spank_slo"
 
@@ -23,6 +24,11 @@ struct sslo_state {
     int cfg_ok;             /* 1 when cfg parsed */
     struct sslo_options opt;/* --slo-* values */
     int step_note;          /* srun in an allocation got --slo-* on its command line */
+    /* remote context, --slo-serve: the verified serving plan (ctx_serve.c) */
+    int serve_ok;           /* 1: slurmctld's job record shows the plan applied */
+    int serve_n;            /* tenants in serve[] */
+    int serve_gpus;         /* GPUs of the job (SLO_SERVE_GPUS) */
+    struct sslo_serve_tenant serve[SSLO_SERVE_MAX_TENANTS];
 };
 
 /* The process-wide state (option callbacks receive no handle). */
@@ -56,5 +62,37 @@ int sslo_submit_forget_inherited(void);
  * is exported. Always returns 0: a user's mistake must never fail a step or
  * drain a node. */
 int sslo_remote_user_init(spank_t sp, struct sslo_state *st);
+
+/*
+ * --slo-serve (ctx_serve.c). Allocator/local context, from
+ * sslo_submit_post_opt when --slo-serve was given: refuse it next to
+ * --slo-loss/--slo-time/--slo-workload/--slo-budget, open the site's GPU
+ * profile (plugstack infer_profile=) and catalog, plan (sslo_serve_plan),
+ * print the plan and record it (spank_job_control_setenv). Returns 0, or -1
+ * when the submission must fail (bad input, no plan in enforce mode).
+ */
+int sslo_serve_submit(spank_t sp, struct sslo_state *st);
+
+/*
+ * Remote context, slurm_spank_user_init of a job whose SLURM_SPANK_SLO_KIND
+ * is serve: export the records as plain SLO_* only when slurmctld's job
+ * record shows the enforced plan applied (AdminComment
+ * "slo-serve:<SLO_SERVE_PLAN>" written by job_submit.lua, partition, one
+ * node, TresPerNode gres:<SLO_GRES>, features); otherwise drop them. Sets
+ * st->serve_ok and the tenants for sslo_serve_task_init. Always 0.
+ */
+int sslo_serve_remote_user_init(spank_t sp, struct sslo_state *st);
+
+/*
+ * Remote context, slurm_spank_task_init (one task of a step other than the
+ * batch script and the extern step): with a verified serving plan, the
+ * task's tenant k - SLO_SERVE_TENANT=k in its environment, else
+ * task k-1 of a step with as many tasks as tenants - gets
+ * CUDA_MPS_ACTIVE_THREAD_PERCENTAGE (its share), SLO_SERVE_TENANT,
+ * SLO_SERVE_MODEL, SLO_SERVE_BATCH, SLO_SERVE_RATE_RPS, SLO_SERVE_SLO_MS,
+ * SLO_SERVE_GPU and, in a job of several GPUs, CUDA_VISIBLE_DEVICES = its
+ * GPU's entry of the step's list. Always 0 (logged, never fails the task).
+ */
+int sslo_serve_task_init(spank_t sp, struct sslo_state *st);
 
 #endif /* SSLO_SPANK_SLO_H */

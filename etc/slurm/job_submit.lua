@@ -61,6 +61,11 @@ local SITE = {
     -- uid 0 and SlurmUser; add the uids of your Slurm operators. Everyone
     -- else's changes to what the plan set are refused (Access/permission denied)
     admin_uids = { [0] = true },
+    -- serving plans (sbatch --slo-serve, doc/slurm.md "Serving jobs"):
+    -- tenants (model placements) of one job, and gres/mps units per GPU
+    -- (gres.conf Name=mps Count= per GPU; the plans are written for 100)
+    max_serve_tenants = 64,
+    mps_per_gpu = 100,
 }
 
 -- ------------------------------------------------------------------ helpers
@@ -343,6 +348,151 @@ local function describe(a)
     return s
 end
 
+
+-- ------------------------------------------------------------------ serving plans
+-- sbatch --slo-serve (doc/slurm.md, "Serving jobs"): SLO_KIND=serve. The
+-- GRES is derived here from SLO_SERVE_PLAN, never taken from the plan: one
+-- GPU -> gres:mps:<sum of the tenants' units>, G GPUs -> gres:gpu:G.
+local SERVE_REQUIRED = { "SLO_PLAN_VERSION", "SLO_MODE", "SLO_KIND", "SLO_PARTITION",
+                         "SLO_NODES", "SLO_CONSTRAINT", "SLO_GRES", "SLO_SERVE_GPUS",
+                         "SLO_SERVE_TENANTS", "SLO_SERVE_PLAN" }
+
+local function validate_serve(plan)
+    for _, name in ipairs(SERVE_REQUIRED) do
+        if plan[name] == nil then
+            return nil, name .. ": missing (expected by a serving plan, version 1)"
+        end
+    end
+    if plan.SLO_PLAN_VERSION ~= "1" then
+        return nil, "SLO_PLAN_VERSION: expected 1, found " .. q(plan.SLO_PLAN_VERSION)
+    end
+    if plan.SLO_MODE ~= "enforce" and plan.SLO_MODE ~= "advise" then
+        return nil, "SLO_MODE: expected enforce or advise, found " .. q(plan.SLO_MODE)
+    end
+    local a = { mode = plan.SLO_MODE, serve = true }
+    a.partition = plan.SLO_PARTITION
+    a.kind = SITE.partitions[a.partition]
+    if a.kind == nil or a.kind == "burst" then
+        return nil, "SLO_PARTITION: expected one of " ..
+            table.concat(sorted_keys(SITE.partitions), ", ") ..
+            " (not burst: a serving job is one node), found " .. q(a.partition)
+    end
+    if plan.SLO_NODES ~= "1" then
+        return nil, "SLO_NODES: expected 1 (a serving job is one node), found " ..
+            q(plan.SLO_NODES)
+    end
+    a.nodes = 1
+    if plan.SLO_CONSTRAINT ~= "" then
+        local where = SITE.instance_types[plan.SLO_CONSTRAINT]
+        if where == nil then
+            return nil, "SLO_CONSTRAINT: instance type " .. q(plan.SLO_CONSTRAINT) ..
+                " is not one of this site's node features (" ..
+                table.concat(sorted_keys(SITE.instance_types), ", ") .. ")"
+        end
+        if (a.kind == "onprem") ~= (where == "onprem") then
+            return nil, "SLO_CONSTRAINT: " .. where .. " type " .. q(plan.SLO_CONSTRAINT) ..
+                " does not belong in " .. a.kind .. " partition " .. q(a.partition)
+        end
+        a.features = plan.SLO_CONSTRAINT
+    end
+    a.gpus = posint(plan.SLO_SERVE_GPUS)
+    if a.gpus == nil or a.gpus > SITE.max_gpus_per_node then
+        return nil, "SLO_SERVE_GPUS: expected an integer 1.." .. SITE.max_gpus_per_node ..
+            ", found " .. q(plan.SLO_SERVE_GPUS)
+    end
+    local plan_text = plan.SLO_SERVE_PLAN
+    if #plan_text > 1024 then
+        return nil, "SLO_SERVE_PLAN: longer than 1024 characters"
+    end
+    local per_gpu, n = {}, 0
+    for item in (plan_text .. ","):gmatch("([^,]*),") do
+        local m, g, b, u, r, t = item:match("^([%w%._%-]+):(%d+):(%d+):(%d+):(%d+%.?%d*):(%d+%.?%d*)$")
+        local gpu, batch, units = tonumber(g), posint(b), posint(u)
+        if m == nil or gpu == nil or batch == nil or units == nil or #g > 3 then
+            return nil, "SLO_SERVE_PLAN: expected MODEL:GPU:BATCH:MPS:RATE:SLO[,...], found " ..
+                q(item)
+        end
+        if gpu >= a.gpus then
+            return nil, "SLO_SERVE_PLAN: tenant " .. q(item) .. " on GPU " .. gpu ..
+                ", the plan has " .. a.gpus .. " (0.." .. (a.gpus - 1) .. ")"
+        end
+        if batch > 32 or units > SITE.mps_per_gpu or tonumber(r) <= 0 or tonumber(t) <= 0 then
+            return nil, "SLO_SERVE_PLAN: tenant " .. q(item) .. ": expected batch 1..32, MPS 1.." ..
+                SITE.mps_per_gpu .. ", rate and SLO > 0"
+        end
+        per_gpu[gpu] = (per_gpu[gpu] or 0) + units
+        n = n + 1
+    end
+    if n > SITE.max_serve_tenants then
+        return nil, "SLO_SERVE_PLAN: more than " .. SITE.max_serve_tenants .. " tenants"
+    end
+    if tostring(n) ~= plan.SLO_SERVE_TENANTS then
+        return nil, "SLO_SERVE_TENANTS: expected " .. n .. " (tenants of SLO_SERVE_PLAN), found " ..
+            q(plan.SLO_SERVE_TENANTS)
+    end
+    for g = 0, a.gpus - 1 do
+        if per_gpu[g] == nil then
+            return nil, "SLO_SERVE_PLAN: GPU " .. g .. " of " .. a.gpus .. " has no tenant"
+        end
+        if per_gpu[g] > SITE.mps_per_gpu then
+            return nil, "SLO_SERVE_PLAN: the MPS shares of GPU " .. g .. " sum to " ..
+                per_gpu[g] .. ", more than " .. SITE.mps_per_gpu
+        end
+    end
+    if a.gpus == 1 then
+        a.gres = "mps:" .. per_gpu[0]
+    else
+        a.gres = "gpu:" .. a.gpus
+    end
+    if plan.SLO_GRES ~= a.gres then
+        return nil, "SLO_GRES: expected " .. q(a.gres) .. " (from SLO_SERVE_PLAN), found " ..
+            q(plan.SLO_GRES)
+    end
+    if plan.SLO_PRICING ~= nil and plan.SLO_PRICING ~= "spot" and
+       plan.SLO_PRICING ~= "on-demand" and plan.SLO_PRICING ~= "on-prem" then
+        return nil, "SLO_PRICING: expected spot, on-demand or on-prem, found " ..
+            q(plan.SLO_PRICING)
+    end
+    if plan.SLO_COST_USD_PER_H ~= nil and not plan.SLO_COST_USD_PER_H:match(NUMBER) then
+        return nil, "SLO_COST_USD_PER_H: malformed value " .. q(plan.SLO_COST_USD_PER_H)
+    end
+    -- spot nodes are reclaimed: the job is requeued, as a training plan's
+    a.spot = a.kind == "spot"
+    a.tenants = n
+    a.plan = plan_text
+    a.cost_per_h = plan.SLO_COST_USD_PER_H
+    return a
+end
+
+local function describe_serve(a)
+    local s = "partition=" .. a.partition .. " nodes=1 gres=" .. a.gres ..
+        " tenants=" .. a.tenants
+    if a.features then s = s .. " constraint=" .. a.features end
+    if a.spot then s = s .. " requeue=yes" end
+    if a.cost_per_h then s = s .. " predicted_cost_usd_per_h=" .. a.cost_per_h end
+    return s
+end
+
+-- Apply a validated serving plan to job_desc (after the conflict check).
+local function apply_serve(job_desc, a, submit_uid)
+    job_desc.partition = a.partition
+    job_desc.min_nodes = 1
+    job_desc.max_nodes = 1
+    if a.features then job_desc.features = a.features end
+    job_desc.tres_per_node = "gres:" .. a.gres
+    -- one task per tenant unless the user asked for tasks
+    if job_desc.num_tasks == nil or job_desc.num_tasks == slurm.NO_VAL or
+       job_desc.num_tasks == 0 then
+        job_desc.num_tasks = a.tenants
+    end
+    if a.spot then job_desc.requeue = 1 end
+    job_desc.admin_comment = "slo-serve:" .. a.plan
+    tell_user(PREFIX .. "request set by the SLO serving plan: " .. describe_serve(a))
+    slurm.log_info("slo: uid %u: serving plan %s applied: %s", submit_uid, a.plan,
+        describe_serve(a))
+    return slurm.SUCCESS
+end
+
 -- ------------------------------------------------------------------ entry points
 function slurm_job_submit(job_desc, part_list, submit_uid)
     local plan, err = read_plan(job_desc.spank_job_env)
@@ -356,12 +506,20 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
     end
 
     local a
-    a, err = validate(plan)
+    local serve = plan.SLO_KIND == "serve"
+    if plan.SLO_KIND ~= nil and not serve then
+        a, err = nil, "SLO_KIND: expected serve (or no SLO_KIND for a training plan), found " ..
+            q(plan.SLO_KIND)
+    elseif serve then
+        a, err = validate_serve(plan)
+    else
+        a, err = validate(plan)
+    end
     if plan.SLO_MODE == "advise" then
         -- advise changes nothing, whatever the plan says
         if a then
             tell_user(PREFIX .. "advise mode, request unchanged; the plan would set " ..
-                describe(a))
+                (serve and describe_serve(a) or describe(a)))
         else
             tell_user(PREFIX .. "advise mode, request unchanged; plan not shown: " .. err)
         end
@@ -383,10 +541,14 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
     local conflict = conflicts(job_desc)
     if conflict then
         tell_user(PREFIX .. "rejected: " .. conflict .. " cannot be combined with an " ..
-            "enforced SLO plan (the plan chooses the nodes and GPUs: " .. describe(a) ..
+            "enforced SLO plan (the plan chooses the nodes and GPUs: " ..
+            (serve and describe_serve(a) or describe(a)) ..
             "); drop the option, or keep it and add --slo-mode=advise")
         slurm.log_info("slo: uid %u: rejected: %s with an enforced plan", submit_uid, conflict)
         return slurm.ERROR
+    end
+    if serve then
+        return apply_serve(job_desc, a, submit_uid)
     end
 
     job_desc.partition = a.partition

@@ -485,5 +485,70 @@ do
         "rc " .. tostring(rc))
 end
 
+-- ------------------------------------------------------------------ serving plans
+-- sbatch --slo-serve (doc/slurm.md "Serving jobs"): SLO_KIND=serve. GRES
+-- from the tenants: one GPU -> gres:mps:<sum of units>, G GPUs -> gres:gpu:G.
+local SERVE = {
+    SLO_PLAN_VERSION = "1", SLO_MODE = "enforce", SLO_KIND = "serve",
+    SLO_PARTITION = "onprem", SLO_NODES = "1", SLO_CONSTRAINT = "a100-node",
+    SLO_GRES = "mps:43", SLO_SERVE_GPUS = "1", SLO_SERVE_TENANTS = "2",
+    SLO_SERVE_PLAN = "vgg19:0:6:35:200:60,alexnet:0:5:8:500:20",
+    SLO_SERVE_PROFILE = "v100", SLO_PRICING = "on-prem", SLO_COST_USD_PER_H = "0.55",
+}
+local function serve(changes)
+    local p = {}
+    for k, v in pairs(SERVE) do p[k] = v end
+    for k, v in pairs(changes or {}) do
+        if v == false then p[k] = nil else p[k] = v end
+    end
+    local env = { "_SLURM_SPANK_OPTION_slo_slo_serve=x" }
+    local keys = {}
+    for k in pairs(p) do keys[#keys + 1] = k end
+    table.sort(keys)
+    for _, k in ipairs(keys) do env[#env + 1] = k .. "=" .. p[k] end
+    return env
+end
+applied("serve: one GPU, two tenants", serve(), {
+    partition = "onprem", min_nodes = 1, max_nodes = 1, features = "a100-node",
+    tres_per_node = "gres:mps:43", num_tasks = 2,
+    admin_comment = "slo-serve:vgg19:0:6:35:200:60,alexnet:0:5:8:500:20" })
+applied("serve: two GPUs, three tenants", serve({ SLO_GRES = "gpu:2", SLO_SERVE_GPUS = "2",
+    SLO_SERVE_TENANTS = "3", SLO_SERVE_PLAN = "ssd:0:2:60:162:25,vgg19:0:6:38:200:60,ssd:1:3:100:238:25" }), {
+    partition = "onprem", min_nodes = 1, max_nodes = 1, tres_per_node = "gres:gpu:2", num_tasks = 3 })
+do
+    local rc, jd = run(serve({ SLO_CONSTRAINT = "" }), { features = "user-feature" })
+    report(rc == slurm.SUCCESS and jd.features == "user-feature" and jd.tres_per_node == "gres:mps:43",
+        "serve: no constraint leaves the features alone", "rc " .. tostring(rc) .. " features " .. tostring(jd.features))
+    local rc, jd = run(serve(), { num_tasks = 1 })
+    report(rc == slurm.SUCCESS and jd.num_tasks == 1 and jd.tres_per_node == "gres:mps:43",
+        "serve: a user's --ntasks=1 is kept", "rc " .. tostring(rc) .. " num_tasks " .. tostring(jd.num_tasks))
+    rc, jd = run(serve(), { tres_per_node = "gres:gpu:1", min_nodes = 2, max_nodes = 2 })
+    report(rc == slurm.SUCCESS and jd.tres_per_node == "gres:mps:43" and jd.min_nodes == 1,
+        "serve: a user's --gres=gpu:1 -N 2 is replaced by the plan", "rc " .. tostring(rc))
+end
+rejected("serve: SLO_GRES that is not the tenants' sum", serve({ SLO_GRES = "mps:100" }), "SLO_GRES")
+rejected("serve: gpu:1 for a plan of one GPU", serve({ SLO_GRES = "gpu:1" }), "SLO_GRES")
+rejected("serve: shares of one GPU above 100", serve({ SLO_GRES = "mps:108",
+    SLO_SERVE_PLAN = "vgg19:0:6:100:200:60,alexnet:0:5:8:500:20" }), "SLO_SERVE_PLAN")
+rejected("serve: a tenant on a GPU the plan lacks", serve({
+    SLO_SERVE_PLAN = "vgg19:1:6:35:200:60,alexnet:0:5:8:500:20" }), "SLO_SERVE_PLAN")
+rejected("serve: a GPU without tenant", serve({ SLO_SERVE_GPUS = "2", SLO_GRES = "gpu:2" }), "SLO_SERVE_PLAN")
+rejected("serve: malformed tenant", serve({ SLO_SERVE_PLAN = "vgg19:0:6:35:2e2:60,alexnet:0:5:8:500:20" }),
+    "SLO_SERVE_PLAN")
+rejected("serve: batch 33", serve({ SLO_SERVE_PLAN = "vgg19:0:33:35:200:60,alexnet:0:5:8:500:20" }),
+    "SLO_SERVE_PLAN")
+rejected("serve: tenant count", serve({ SLO_SERVE_TENANTS = "3" }), "SLO_SERVE_TENANTS")
+rejected("serve: two nodes", serve({ SLO_NODES = "2" }), "SLO_NODES")
+rejected("serve: burst partition", serve({ SLO_PARTITION = "burst" }), "SLO_PARTITION")
+rejected("serve: unknown constraint", serve({ SLO_CONSTRAINT = "dgx" }), "SLO_CONSTRAINT")
+rejected("serve: cloud type in the on-prem partition", serve({ SLO_CONSTRAINT = "p3.2xlarge" }),
+    "SLO_CONSTRAINT")
+rejected("serve: too many GPUs", serve({ SLO_SERVE_GPUS = "9", SLO_GRES = "gpu:9" }), "SLO_SERVE_GPUS")
+rejected("serve: missing SLO_SERVE_PLAN", serve({ SLO_SERVE_PLAN = false }), "SLO_SERVE_PLAN")
+rejected("serve: unknown SLO_KIND", serve({ SLO_KIND = "train" }), "SLO_KIND")
+rejected("serve: --gpus next to a serving plan", serve(), "--gpus/-G", { tres_per_job = "gres:gpu:1" })
+unchanged("serve: advise mode", serve({ SLO_MODE = "advise" }),
+    "advise mode, request unchanged; the plan would set partition=onprem nodes=1 gres=mps:43 tenants=2")
+
 print(passes .. " passed, " .. fails .. " failed")
 os.exit(fails == 0 and 0 or 1)
