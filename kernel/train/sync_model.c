@@ -604,17 +604,6 @@ int slo_sync_plan_exact(const struct slo_train_setup *s, const struct slo_train_
 
 /* ---- slo_train_solve for sync-allreduce ---------------------------- */
 
-static int copy_plan(const struct slo_train_setup *s, const struct slo_train_plan *from,
-                     struct slo_train_plan *to)
-{
-    *to = *from;
-    to->counts = malloc((s->n_types ? s->n_types : 1) * sizeof *to->counts);
-    if (!to->counts)
-        return -1;
-    memcpy(to->counts, from->counts, s->n_types * sizeof *to->counts);
-    return 0;
-}
-
 /* The cheapest plan of one instance type (plus survivors). */
 static int homogeneous(const struct slo_train_setup *s, const struct slo_train_request *req,
                        struct slo_train_plan *out)
@@ -765,7 +754,7 @@ int slo__sync_solve(const struct slo_train_problem *pb, const struct slo_train_o
         return rv;
     }
     res->method = SLO_TRAIN_SEARCH_EXACT;
-    if (copy_plan(s, &res->exact, &res->plan))
+    if (slo__train_plan_copy(s, &res->exact, &res->plan))
         return nomem(err);
     res->status = res->exact.proven ? SLO_STATUS_OPTIMAL : SLO_STATUS_FEASIBLE_UNPROVEN;
     if (!res->exact.proven)
