@@ -122,6 +122,21 @@ expect "no NIC for two quota-1 types" \
     'instances \(a1\): .*needs the NIC between instances \(the catalog allows 2 instances.*expected network_mbps' \
     train --workload "$tmp/wl1.json" --catalog "$tmp/cat1.json" --slo-loss 0.5 --slo-time 1h \
     --compare "a1=1,b1=1"
+# the same with the NIC in the catalog: a one-GPU candidate has no link to print
+sed 's/"quota": 1}/"quota": 1, "network_mbps": 1000}/' "$tmp/cat1.json" >"$tmp/cat1n.json"
+"$SLO" train --workload "$tmp/wl1.json" --catalog "$tmp/cat1n.json" --slo-loss 0.5 \
+    --slo-time 1h --compare "a1=1;a1=1,b1=1" --json >"$tmp/out" 2>"$tmp/err"
+rc=$?
+"$SLO" train --workload "$tmp/wl1.json" --catalog "$tmp/cat1n.json" --slo-loss 0.5 \
+    --slo-time 1h --compare "a1=1;a1=1,b1=1" >"$tmp/txt" 2>>"$tmp/err"
+if [ "$rc" = 0 ] && "$PY" -c '
+import json, sys
+c = json.load(open(sys.argv[1]))["candidates"]
+assert c[0]["gpus"] == 1 and c[0]["link_mbps"] is None and c[0]["t_allreduce_s"] == 0, c[0]
+assert c[1]["gpus"] == 2 and c[1]["link_mbps"] == 1000, c[1]
+' "$tmp/out" && grep -q 'compute (one GPU: no allreduce)$' "$tmp/txt" && ! grep -q ' on 0 MB/s' "$tmp/txt"; then
+    ok "a one-GPU candidate: link_mbps null, no '0 MB/s' link printed"
+else notok "one-GPU candidate's link"; fi
 expect "target below the loss floor" 'loss floor' train --workload "$W" --catalog "$C" --slo-loss 0.5 --slo-time 1h
 
 # 6. slo fit train on synthetic DDP logs (tests/sync_synth.py, known
