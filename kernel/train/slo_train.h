@@ -764,8 +764,10 @@ int slo_fit_train_profile(const struct slo_train_log *logs, size_t n_logs,
  * wl alive). Errors: SLO_ERR_INVALID when wl is not sync-allreduce, when the
  * profile matches no catalog type, and when link data is missing and
  * allreduce.link_mbps does not replace it: a type with gpus > 1 and no
- * gpu_link_mbps nor pcie_mbps, a type with quota > 1 and no network_mbps (the
- * text names the type and the field); SLO_ERR_NOMEM.
+ * gpu_link_mbps nor pcie_mbps, a type with no network_mbps when the profiled
+ * types' quotas allow two or more instances (two types of quota 1 count: a
+ * cluster of both allreduces over the NIC; the text names the type and the
+ * field); SLO_ERR_NOMEM.
  */
 int slo_sync_setup_init(struct slo_train_setup *s, const struct slo_catalog *cat,
                         const struct slo_workload *wl, enum slo_pricing pricing,
@@ -812,7 +814,8 @@ struct slo_sync_eval {
  * wa_batch = B, cc = 0, p_contention = -1, b_wk_mbps = link, samples =
  * iterations B). Errors: SLO_ERR_INVALID (no instance, a count out of 0..quota,
  * a fixed global batch smaller than the GPUs: "... found B samples for N
- * GPUs"), SLO_ERR_UNREACHABLE as slo_sync_iterations.
+ * GPUs", two or more GPUs whose ring link is not a positive MB/s: source
+ * "network_mbps"), SLO_ERR_UNREACHABLE as slo_sync_iterations.
  * Sources: doc/model.md "Synchronous data-parallel"; ring allreduce
  * (Patarasuk & Yuan 2009) as slo_comm_bytes_factor / _message_latency_s;
  * Pollux OSDI'21 Eq. 7.
