@@ -198,4 +198,15 @@ if [ $? = 0 ] && grep -q 'contention (Eq. 9) from 2 workers: alpha1 [0-9.]*, bet
    ! grep -qi nan "$tmp/err"; then
     ok "two observations for alpha1, beta1: no standard error printed, and said why"
 else notok "contention from two observations"; fi
+# A run's cluster names a type no log is of (c.x): its speed is unknown, so
+# R (Eq. 5) of that run cannot be computed: refused (it was fitted with c.x
+# counted as idle, exit 0).
+mkdir "$tmp/nox"
+cp "$tmp"/s/*.csv "$tmp/nox/"
+for f in "$tmp"/nox/a.fast-1_b.slow-1.w*.csv; do
+    sed 's/^# cluster: .*/# cluster: a.fast=1,b.slow=1,c.x=1/' "$f" >"$f.t" && mv "$f.t" "$f"
+done
+MAX_ERR_LINES=1 expect "a cluster type without logs" \
+    'a.fast-1_b.slow-1.w0.csv: line 4, cluster: type c.x: expected logs of its workers .*found none among the 24 logs' \
+    fit train --b-req-mbps 1250 --b-ps-mbps 2500 "$tmp"/nox/*.csv
 finish

@@ -739,7 +739,8 @@ void slo_train_fit_result_free(struct slo_train_fit_result *r);
  * parameter_bytes:" that differs from the first log's or from
  * opt->parameter_bytes), no parameter bytes at all, a log without step_s,
  * batch or type, a cluster type not in opt->catalog, a batch that is not a
- * multiple of the type's GPUs or differs between logs of one type, a type
+ * multiple of the type's GPUs or differs between logs of one type, a cluster
+ * type no log is of ("expected logs of its workers"), a type
  * with no run alone ("need a run of TYPE alone ..."), no source for B_req or
  * B_ps, a type whose step alone is no longer than its communication time,
  * too few runs for alpha1/beta1 (the cluster sizes needed and found), a

@@ -200,6 +200,22 @@ static int collect_types(const struct slo_train_log *logs, size_t n_logs,
                              res->types[k].batch, lg->type, lg->batch);
         }
     }
+    /* Every type a cluster names needs logs of its own: without them its
+     * speed is unknown, and R (Eq. 5) of that run would count it as idle. */
+    for (size_t i = 0; i < n_logs; i++) {
+        struct slo_cluster c;
+        slo_error_t e = {0};
+        if (slo_cluster_parse(logs[i].cluster, &c, &e))
+            continue; /* refused above */
+        for (size_t j = 0; j < c.n; j++)
+            if (find_type(res, c.entry[j].type) < 0)
+                return slo__fail(err, SLO_ERR_INVALID, logs[i].source,
+                                 "line %zu, cluster: type %s: expected logs of its workers "
+                                 "(type column %s; its speed alone and in this run), found "
+                                 "none among the %zu logs",
+                                 logs[i].cluster_line, c.entry[j].type, c.entry[j].type,
+                                 n_logs);
+    }
     return SLO_OK;
 }
 
