@@ -47,6 +47,18 @@ static void usage(FILE *f)
             "                profile) or spotdnn-2022 (draft/code, default otherwise)\n");
 }
 
+/* The fitted profile on stdout: SLO_EXIT_OK, or SLO_EXIT_INTERNAL (no
+ * memory, a failed write). */
+static int print_profile(const struct slo_workload *wl)
+{
+    char *text = slo_workload_to_json(wl);
+    if (!text)
+        return SLO_EXIT_INTERNAL;
+    printf("%s\n", text);
+    free(text);
+    return fflush(stdout) == 0 ? SLO_EXIT_OK : SLO_EXIT_INTERNAL;
+}
+
 /* A complete profile from nothing but logs (issue 12, item 2). */
 static int fit_complete(struct slo_train_log *logs, size_t n_logs,
                         struct slo_train_fit_options *fo, const char *catalog)
@@ -111,16 +123,7 @@ static int fit_complete(struct slo_train_log *logs, size_t n_logs,
         fprintf(stderr, "slo " CMD ": gamma4 %.5g%s\n", wl.loss.gamma4,
                 res.loss.gamma4_at_limit ? " (the lower end of [0, 10]: R alone scales the loss)"
                                          : "");
-    {
-        char *text = slo_workload_to_json(&wl);
-        if (!text) {
-            status = SLO_EXIT_INTERNAL;
-            goto out;
-        }
-        printf("%s\n", text);
-        free(text);
-    }
-    status = fflush(stdout) == 0 ? SLO_EXIT_OK : SLO_EXIT_INTERNAL;
+    status = print_profile(&wl);
 out:
     slo_train_setup_free(&s);
     slo_train_fit_result_free(&res);
@@ -181,14 +184,7 @@ static int fit_sync(struct slo_train_log *logs, size_t n_logs,
                     "%.5g; %zu rows, rmse %.4g, R^2 %.4f\n",
             res.b0, res.gamma1, res.gamma3, res.gamma5, res.phi, res.n_loss_rows,
             res.loss_rmse, res.loss_r2);
-    char *text = slo_workload_to_json(&wl);
-    if (!text) {
-        status = SLO_EXIT_INTERNAL;
-        goto out;
-    }
-    printf("%s\n", text);
-    free(text);
-    status = fflush(stdout) == 0 ? SLO_EXIT_OK : SLO_EXIT_INTERNAL;
+    status = print_profile(&wl);
 out:
     slo_workload_free(&wl);
     slo_catalog_free(&cat);
