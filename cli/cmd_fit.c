@@ -47,6 +47,18 @@ static void usage(FILE *f)
             "                profile) or spotdnn-2022 (draft/code, default otherwise)\n");
 }
 
+/* The fitted profile on stdout: SLO_EXIT_OK, or SLO_EXIT_INTERNAL (no
+ * memory, a failed write). */
+static int print_profile(const struct slo_workload *wl)
+{
+    char *text = slo_workload_to_json(wl);
+    if (!text)
+        return SLO_EXIT_INTERNAL;
+    printf("%s\n", text);
+    free(text);
+    return fflush(stdout) == 0 ? SLO_EXIT_OK : SLO_EXIT_INTERNAL;
+}
+
 /* A complete profile from nothing but logs (issue 12, item 2). */
 static int fit_complete(struct slo_train_log *logs, size_t n_logs,
                         struct slo_train_fit_options *fo, const char *catalog)
@@ -80,11 +92,16 @@ static int fit_complete(struct slo_train_log *logs, size_t n_logs,
                 t->type, t->t_alone_s, 2 * t->t_alone_se_s, t->n_steps, t->batch / t->t_alone_s,
                 2 * se_v, t->batch, t->gpus, t->gpus == 1 ? "" : "s", t->b_req_mbps);
     }
-    if (res.contention_fitted)
+    if (res.contention_fitted && isfinite(res.alpha1_se) && isfinite(res.beta1_se))
         fprintf(stderr, "slo " CMD ": contention (Eq. 9) from %zu workers: alpha1 %.5g +- %.2g, "
                         "beta1 %.5g +- %.2g (two standard errors), rms residual of P %.3g\n",
                 res.contention_used, wl.alpha1, 2 * res.alpha1_se, wl.beta1, 2 * res.beta1_se,
                 res.rms_p);
+    else if (res.contention_fitted) /* two observations for two coefficients: no residual */
+        fprintf(stderr, "slo " CMD ": contention (Eq. 9) from %zu workers: alpha1 %.5g, beta1 "
+                        "%.5g; their standard errors are unknown (as many observations as "
+                        "coefficients: log more workers or cluster sizes)\n",
+                res.contention_used, wl.alpha1, wl.beta1);
     else
         fprintf(stderr, "slo " CMD ": contention (Eq. 9): alpha1 %g, beta1 %g as --contention "
                         "states (not fitted)\n",
@@ -106,16 +123,7 @@ static int fit_complete(struct slo_train_log *logs, size_t n_logs,
         fprintf(stderr, "slo " CMD ": gamma4 %.5g%s\n", wl.loss.gamma4,
                 res.loss.gamma4_at_limit ? " (the lower end of [0, 10]: R alone scales the loss)"
                                          : "");
-    {
-        char *text = slo_workload_to_json(&wl);
-        if (!text) {
-            status = SLO_EXIT_INTERNAL;
-            goto out;
-        }
-        printf("%s\n", text);
-        free(text);
-    }
-    status = fflush(stdout) == 0 ? SLO_EXIT_OK : SLO_EXIT_INTERNAL;
+    status = print_profile(&wl);
 out:
     slo_train_setup_free(&s);
     slo_train_fit_result_free(&res);
@@ -164,23 +172,19 @@ static int fit_sync(struct slo_train_log *logs, size_t n_logs,
         fprintf(stderr, "slo " CMD ": note: the multi-worker runs' extra step time does not "
                         "grow with the allreduce's bytes: latency only, no link_mbps (the "
                         "catalog's links apply when planning)\n");
-    fprintf(stderr, "slo " CMD ": exposed allreduce from %zu runs with N >= 2: link %.6g MB/s, "
+    char link[48] = "none (latency only)";
+    if (res.link_mbps > 0)
+        snprintf(link, sizeof link, "%.6g MB/s", res.link_mbps);
+    fprintf(stderr, "slo " CMD ": exposed allreduce from %zu runs with N >= 2: link %s, "
                     "latency %.3g s%s; step time vs every run: rms %.1f%%, max %.1f%%\n",
-            res.n_allreduce_runs, res.link_mbps, res.latency_s,
+            res.n_allreduce_runs, link, res.latency_s,
             res.latency_at_zero ? " (fit <= 0, set to 0)" : "", 100 * res.step_rms_rel,
             100 * res.step_max_rel);
     fprintf(stderr, "slo " CMD ": loss at B0 %g: gamma1 %.5g, gamma3 %.5g, gamma5 %.4g; phi "
                     "%.5g; %zu rows, rmse %.4g, R^2 %.4f\n",
             res.b0, res.gamma1, res.gamma3, res.gamma5, res.phi, res.n_loss_rows,
             res.loss_rmse, res.loss_r2);
-    char *text = slo_workload_to_json(&wl);
-    if (!text) {
-        status = SLO_EXIT_INTERNAL;
-        goto out;
-    }
-    printf("%s\n", text);
-    free(text);
-    status = fflush(stdout) == 0 ? SLO_EXIT_OK : SLO_EXIT_INTERNAL;
+    status = print_profile(&wl);
 out:
     slo_workload_free(&wl);
     slo_catalog_free(&cat);

@@ -1037,7 +1037,8 @@ static json_t *sync_json(const struct slo_train_setup *s, const int *counts,
     json_object_set_new(o, "gpus", json_integer(e->gpus));
     json_object_set_new(o, "global_batch", json_real(e->batch));
     json_object_set_new(o, "t_comp_s", json_real(e->t_comp_s));
-    json_object_set_new(o, "link_mbps", json_real(e->link_mbps));
+    /* one GPU has no allreduce and so no link: null, not 0 MB/s */
+    json_object_set_new(o, "link_mbps", e->gpus > 1 ? json_real(e->link_mbps) : json_null());
     json_object_set_new(o, "t_allreduce_s", json_real(e->t_allreduce_s));
     json_object_set_new(o, "t_exposed_s", json_real(e->t_exposed_s));
     json_object_set_new(o, "step_s", json_real(e->step_s));
@@ -1060,9 +1061,12 @@ static void sync_print(const char *label, const struct slo_train_setup *s, const
     printf("%s%s\n", label, list);
     printf("  %d node%s, %d GPU%s, %.4f USD/h, global batch %.0f\n", e->nodes,
            e->nodes == 1 ? "" : "s", e->gpus, e->gpus == 1 ? "" : "s", e->usd_per_h, e->batch);
-    printf("  step             %.6f s = compute %.6f s + exposed allreduce %.6f s (ring %.6f s "
-           "on %.0f MB/s)\n",
-           e->step_s, e->t_comp_s, e->t_exposed_s, e->t_allreduce_s, e->link_mbps);
+    if (e->gpus > 1)
+        printf("  step             %.6f s = compute %.6f s + exposed allreduce %.6f s (ring "
+               "%.6f s on %.0f MB/s)\n",
+               e->step_s, e->t_comp_s, e->t_exposed_s, e->t_allreduce_s, e->link_mbps);
+    else
+        printf("  step             %.6f s = compute (one GPU: no allreduce)\n", e->step_s);
     printf("  efficiency E(B)  %.4f, %.0f steps\n", e->efficiency, e->iterations);
     printf("  predicted time   %.2f s (%s)\n", e->time_s, t);
     printf("  cost             %.6f USD\n", e->cost_usd);

@@ -187,4 +187,26 @@ else cp "$tmp/py.out" "$tmp/out"; notok "StepLogger model comments"; fi
 MAX_ERR_LINES=1 expect "StepLogger logs of two models" \
     'm2.csv: line 1, model: expected the model of the other logs \("mlp", .*m1.csv line 1\), found "cnn"' \
     fit train --b-req-mbps 100 --b-ps-mbps 150 "$tmp/m1.csv" "$tmp/m2.csv"
+# One logged worker per contention run (n = 7 and 9): alpha1 and beta1 from
+# two observations have no residual, so no standard error: the report says
+# so instead of printing "+- nan".
+mkdir "$tmp/one"
+for f in a.fast-1.w0 b.slow-1.w0 a.fast-1_b.slow-1.w0 a.fast-1_b.slow-1.w1 \
+         a.fast-4_b.slow-3.w0 a.fast-5_b.slow-4.w0; do cp "$tmp/s/$f.csv" "$tmp/one/"; done
+"$SLO" fit train --b-req-mbps 1250 --b-ps-mbps 2500 "$tmp"/one/*.csv >"$tmp/out" 2>"$tmp/err"
+if [ $? = 0 ] && grep -q 'contention (Eq. 9) from 2 workers: alpha1 [0-9.]*, beta1 [-0-9.]*; their standard errors are unknown' "$tmp/err" &&
+   ! grep -qi nan "$tmp/err"; then
+    ok "two observations for alpha1, beta1: no standard error printed, and said why"
+else notok "contention from two observations"; fi
+# A run's cluster names a type no log is of (c.x): its speed is unknown, so
+# R (Eq. 5) of that run cannot be computed: refused (it was fitted with c.x
+# counted as idle, exit 0).
+mkdir "$tmp/nox"
+cp "$tmp"/s/*.csv "$tmp/nox/"
+for f in "$tmp"/nox/a.fast-1_b.slow-1.w*.csv; do
+    sed 's/^# cluster: .*/# cluster: a.fast=1,b.slow=1,c.x=1/' "$f" >"$f.t" && mv "$f.t" "$f"
+done
+MAX_ERR_LINES=1 expect "a cluster type without logs" \
+    'a.fast-1_b.slow-1.w0.csv: line 4, cluster: type c.x: expected logs of its workers .*found none among the 24 logs' \
+    fit train --b-req-mbps 1250 --b-ps-mbps 2500 "$tmp"/nox/*.csv
 finish

@@ -102,6 +102,41 @@ expect "--compare: a type the catalog lacks" '--compare: expected an instance ty
     train $common --slo-time 1h --compare "p3.2xlarge=1"
 expect "--compare: above the quota" '--compare: h200x8: expected a count from 0 to the catalog.s quota 1, found "2"' \
     train $common --slo-time 1h --compare "h200x8=2"
+# two 1-GPU types of quota 1 each and no NIC figure anywhere: a 2-instance
+# cluster's allreduce has no bandwidth (it was printed as an inf step, exit 0)
+cat >"$tmp/cat1.json" <<'EOF'
+{"name": "two-singles", "types": [
+ {"name": "a1", "gpu_model": "T4", "gpus": 1, "gpu_memory_gb": 16, "site": "cloud",
+  "on_demand_usd_per_h": 1, "spot_usd_per_h": 0.4, "quota": 1},
+ {"name": "b1", "gpu_model": "T4", "gpus": 1, "gpu_memory_gb": 16, "site": "cloud",
+  "on_demand_usd_per_h": 1.2, "spot_usd_per_h": 0.5, "quota": 1}]}
+EOF
+cat >"$tmp/wl1.json" <<'EOF'
+{"name": "w1", "mode": "sync-allreduce", "gradient_bytes": 1000000, "batch_per_gpu": 32,
+ "allreduce": {"latency_s": 0.0001, "overlap": 0}, "efficiency": {"b0": 32, "phi": 1000},
+ "loss_model": {"form": "sync-b0", "gamma1": 100, "gamma3": 100, "gamma5": 0.1},
+ "instances": [{"type": "a1", "speed_samples_per_s": 100},
+               {"type": "b1", "speed_samples_per_s": 90}]}
+EOF
+expect "no NIC for two quota-1 types" \
+    'instances \(a1\): .*needs the NIC between instances \(the catalog allows 2 instances.*expected network_mbps' \
+    train --workload "$tmp/wl1.json" --catalog "$tmp/cat1.json" --slo-loss 0.5 --slo-time 1h \
+    --compare "a1=1,b1=1"
+# the same with the NIC in the catalog: a one-GPU candidate has no link to print
+sed 's/"quota": 1}/"quota": 1, "network_mbps": 1000}/' "$tmp/cat1.json" >"$tmp/cat1n.json"
+"$SLO" train --workload "$tmp/wl1.json" --catalog "$tmp/cat1n.json" --slo-loss 0.5 \
+    --slo-time 1h --compare "a1=1;a1=1,b1=1" --json >"$tmp/out" 2>"$tmp/err"
+rc=$?
+"$SLO" train --workload "$tmp/wl1.json" --catalog "$tmp/cat1n.json" --slo-loss 0.5 \
+    --slo-time 1h --compare "a1=1;a1=1,b1=1" >"$tmp/txt" 2>>"$tmp/err"
+if [ "$rc" = 0 ] && "$PY" -c '
+import json, sys
+c = json.load(open(sys.argv[1]))["candidates"]
+assert c[0]["gpus"] == 1 and c[0]["link_mbps"] is None and c[0]["t_allreduce_s"] == 0, c[0]
+assert c[1]["gpus"] == 2 and c[1]["link_mbps"] == 1000, c[1]
+' "$tmp/out" && grep -q 'compute (one GPU: no allreduce)$' "$tmp/txt" && ! grep -q ' on 0 MB/s' "$tmp/txt"; then
+    ok "a one-GPU candidate: link_mbps null, no '0 MB/s' link printed"
+else notok "one-GPU candidate's link"; fi
 expect "target below the loss floor" 'loss floor' train --workload "$W" --catalog "$C" --slo-loss 0.5 --slo-time 1h
 
 # 6. slo fit train on synthetic DDP logs (tests/sync_synth.py, known

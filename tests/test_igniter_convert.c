@@ -114,6 +114,13 @@ static void test_bad_input(void **state)
                                          "[N/A], 1380 MHz\n",
                                          "smi.csv", &p, &f, &err),
                &err, "smi.csv:3", "column power.draw: expected a power > 0 W, found \"[N/A]\"");
+    /* two boards' samples (no -i): their mean is neither's power */
+    expect_err(slo_ig_convert_nvidia_smi("timestamp, index, power.draw [W], clocks.sm [MHz]\n"
+                                         "t0, 0, 250.00 W, 1380 MHz\nt0, 1, 40.00 W, 1380 MHz\n",
+                                         "smi.csv", &p, &f, &err),
+               &err, "smi.csv:3",
+               "column index: expected the samples of one GPU (nvidia-smi -i N), found \"1\" "
+               "after \"0\"");
     /* another field count */
     expect_err(slo_ig_convert_nvidia_smi("power.draw,clocks.sm\n80,1380\n81\n", "smi.csv", &p, &f,
                                          &err),

@@ -236,10 +236,31 @@ int slo_ig_convert_nvidia_smi(const char *text, const char *source, double *powe
                             names, cols, 2, err);
         goto out;
     }
+    /* nvidia-smi lists every GPU of the machine unless -i picks one: the
+     * means of several boards are no board's figure */
+    static const char *const ids[3] = {"index", "uuid", "pci.bus_id"};
+    long idc = -1;
+    const char *id_name = NULL;
+    char first_id[64] = "";
+    for (int k = 0; k < 3 && idc < 0; k++)
+        if ((idc = column(&t, ids[k])) >= 0)
+            id_name = ids[k];
     while ((r = table_row(&t, &rv, err)) == 1) {
         const char *fp = slo__csv_get(&t.rec, (size_t)cols[0]);
         const char *ff = slo__csv_get(&t.rec, (size_t)cols[1]);
         double p, f;
+        if (idc >= 0) {
+            const char *id = slo__csv_get(&t.rec, (size_t)idc);
+            if (!n)
+                snprintf(first_id, sizeof first_id, "%s", id);
+            else if (strncmp(id, first_id, sizeof first_id - 1) != 0) {
+                rv = slo__fail(err, SLO_ERR_INVALID, t.where,
+                               "column %s: expected the samples of one GPU (nvidia-smi -i N), "
+                               "found \"%.40s\" after \"%.40s\"",
+                               id_name, id, first_id);
+                goto out;
+            }
+        }
         if (number(fp, "W", &p) || !(p > 0)) {
             rv = slo__fail(err, SLO_ERR_INVALID, t.where,
                            "column power.draw: expected a power > 0 W, found \"%.40s\"", fp);

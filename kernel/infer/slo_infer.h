@@ -919,7 +919,9 @@ int slo_ig_convert_perf_analyzer(const char *text, const char *source, double *g
 int slo_ig_convert_perf_analyzer_load(const char *path, double *gpu_ms, slo_error_t *err);
 
 /* nvidia-smi --query-gpu=...,power.draw,clocks.sm --format=csv[,nounits]
- * samples during a run: the means of power.draw (W, > 0) and clocks.sm
+ * samples during a run (of one GPU, -i N: rows whose index, uuid or
+ * pci.bus_id column changes are SLO_ERR_INVALID at the first such row): the
+ * means of power.draw (W, > 0) and clocks.sm
  * (MHz, > 0) over the samples -> power[b][r], frequency[b][r] (a model's
  * run), power_2/frequency_2 (two instances) or hardware power[c] and
  * frequency[c] (c co-running VGG-19), idlepower (notes 1.2.4-1.2.5). */

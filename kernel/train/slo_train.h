@@ -739,7 +739,8 @@ void slo_train_fit_result_free(struct slo_train_fit_result *r);
  * parameter_bytes:" that differs from the first log's or from
  * opt->parameter_bytes), no parameter bytes at all, a log without step_s,
  * batch or type, a cluster type not in opt->catalog, a batch that is not a
- * multiple of the type's GPUs or differs between logs of one type, a type
+ * multiple of the type's GPUs or differs between logs of one type, a cluster
+ * type no log is of ("expected logs of its workers"), a type
  * with no run alone ("need a run of TYPE alone ..."), no source for B_req or
  * B_ps, a type whose step alone is no longer than its communication time,
  * too few runs for alpha1/beta1 (the cluster sizes needed and found), a
@@ -764,8 +765,10 @@ int slo_fit_train_profile(const struct slo_train_log *logs, size_t n_logs,
  * wl alive). Errors: SLO_ERR_INVALID when wl is not sync-allreduce, when the
  * profile matches no catalog type, and when link data is missing and
  * allreduce.link_mbps does not replace it: a type with gpus > 1 and no
- * gpu_link_mbps nor pcie_mbps, a type with quota > 1 and no network_mbps (the
- * text names the type and the field); SLO_ERR_NOMEM.
+ * gpu_link_mbps nor pcie_mbps, a type with no network_mbps when the profiled
+ * types' quotas allow two or more instances (two types of quota 1 count: a
+ * cluster of both allreduces over the NIC; the text names the type and the
+ * field); SLO_ERR_NOMEM.
  */
 int slo_sync_setup_init(struct slo_train_setup *s, const struct slo_catalog *cat,
                         const struct slo_workload *wl, enum slo_pricing pricing,
@@ -812,7 +815,8 @@ struct slo_sync_eval {
  * wa_batch = B, cc = 0, p_contention = -1, b_wk_mbps = link, samples =
  * iterations B). Errors: SLO_ERR_INVALID (no instance, a count out of 0..quota,
  * a fixed global batch smaller than the GPUs: "... found B samples for N
- * GPUs"), SLO_ERR_UNREACHABLE as slo_sync_iterations.
+ * GPUs", two or more GPUs whose ring link is not a positive MB/s: source
+ * "network_mbps"), SLO_ERR_UNREACHABLE as slo_sync_iterations.
  * Sources: doc/model.md "Synchronous data-parallel"; ring allreduce
  * (Patarasuk & Yuan 2009) as slo_comm_bytes_factor / _message_latency_s;
  * Pollux OSDI'21 Eq. 7.

@@ -275,16 +275,25 @@ int slo_sync_setup_init(struct slo_train_setup *s, const struct slo_catalog *cat
                              "found none",
                              it->name, it->gpus);
         }
-        if (p->link_mbps <= 0 && it->quota > 1 && !(y->network_mbps > 0)) {
+        s->n_types++;
+    }
+    /* A cluster of two or more instances (of one type, or of two types of
+     * quota 1 each) allreduces over the NIC: without its bandwidth the step
+     * time is not determined (it was printed as inf). */
+    long instances = 0;
+    for (size_t k = 0; k < s->n_types; k++)
+        instances += s->types[k].quota > 0 ? s->types[k].quota : 0;
+    for (size_t k = 0; k < s->n_types && p->link_mbps <= 0 && instances > 1; k++)
+        if (s->types[k].quota > 0 && !(s->sync_types[k].network_mbps > 0)) {
+            const char *name = s->types[k].name;
             slo_train_setup_free(s);
             return slo__fail(err, SLO_ERR_INVALID, src,
                              "instances (%s): a sync-allreduce model needs the NIC between "
-                             "instances (quota %d): expected network_mbps in the catalog or "
-                             "the profile (or allreduce.link_mbps), found none",
-                             it->name, it->quota);
+                             "instances (the catalog allows %ld instances of the profiled "
+                             "types): expected network_mbps in the catalog or the profile "
+                             "(or allreduce.link_mbps), found none",
+                             name, instances);
         }
-        s->n_types++;
-    }
     if (s->n_types == 0) {
         snprintf(src, sizeof src, "%s", cat->name);
         slo_train_setup_free(s);
@@ -378,6 +387,11 @@ int slo_sync_evaluate(const struct slo_train_setup *s, const int *counts,
             }
         out->t_comp_s = slow;
     }
+    if (gpus > 1 && !(link > 0 && isfinite(link)))
+        return slo__fail(err, SLO_ERR_INVALID, "network_mbps",
+                         "the allreduce over %d GPUs on %d instances needs a link bandwidth: "
+                         "expected a positive MB/s, found %g",
+                         gpus, nodes, link);
     if (gpus > 1) {
         struct slo_comm_link l = {.bandwidth_bytes_per_s = link * 1e6,
                                   .latency_s = p->latency_s,
@@ -590,17 +604,6 @@ int slo_sync_plan_exact(const struct slo_train_setup *s, const struct slo_train_
 
 /* ---- slo_train_solve for sync-allreduce ---------------------------- */
 
-static int copy_plan(const struct slo_train_setup *s, const struct slo_train_plan *from,
-                     struct slo_train_plan *to)
-{
-    *to = *from;
-    to->counts = malloc((s->n_types ? s->n_types : 1) * sizeof *to->counts);
-    if (!to->counts)
-        return -1;
-    memcpy(to->counts, from->counts, s->n_types * sizeof *to->counts);
-    return 0;
-}
-
 /* The cheapest plan of one instance type (plus survivors). */
 static int homogeneous(const struct slo_train_setup *s, const struct slo_train_request *req,
                        struct slo_train_plan *out)
@@ -751,7 +754,7 @@ int slo__sync_solve(const struct slo_train_problem *pb, const struct slo_train_o
         return rv;
     }
     res->method = SLO_TRAIN_SEARCH_EXACT;
-    if (copy_plan(s, &res->exact, &res->plan))
+    if (slo__train_plan_copy(s, &res->exact, &res->plan))
         return nomem(err);
     res->status = res->exact.proven ? SLO_STATUS_OPTIMAL : SLO_STATUS_FEASIBLE_UNPROVEN;
     if (!res->exact.proven)

@@ -22,4 +22,10 @@ char *slo__sync_to_json(const struct slo_workload *wl);
 int slo__sync_solve(const struct slo_train_problem *pb, const struct slo_train_options *opt,
                     struct slo_train_result *res, slo_error_t *err);
 
+/* *to = *from with its own counts[s->n_types] (malloc'd; free with
+ * slo_train_plan_free): 0, or -1 out of memory (to->counts NULL). Shared by
+ * both modes' solvers (train_solve.c). */
+int slo__train_plan_copy(const struct slo_train_setup *s, const struct slo_train_plan *from,
+                         struct slo_train_plan *to);
+
 #endif

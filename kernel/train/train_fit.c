@@ -200,6 +200,22 @@ static int collect_types(const struct slo_train_log *logs, size_t n_logs,
                              res->types[k].batch, lg->type, lg->batch);
         }
     }
+    /* Every type a cluster names needs logs of its own: without them its
+     * speed is unknown, and R (Eq. 5) of that run would count it as idle. */
+    for (size_t i = 0; i < n_logs; i++) {
+        struct slo_cluster c;
+        slo_error_t e = {0};
+        if (slo_cluster_parse(logs[i].cluster, &c, &e))
+            continue; /* refused above */
+        for (size_t j = 0; j < c.n; j++)
+            if (find_type(res, c.entry[j].type) < 0)
+                return slo__fail(err, SLO_ERR_INVALID, logs[i].source,
+                                 "line %zu, cluster: type %s: expected logs of its workers "
+                                 "(type column %s; its speed alone and in this run), found "
+                                 "none among the %zu logs",
+                                 logs[i].cluster_line, c.entry[j].type, c.entry[j].type,
+                                 n_logs);
+    }
     return SLO_OK;
 }
 
@@ -261,7 +277,6 @@ static int mpiprof_bandwidths(const char *path, double *b_req, double *b_ps, cha
     free(text);
     json_t *pp = json_object_get(root, "point_to_point");
     json_t *pairs = json_object_get(pp, "pairs");
-    int multi_node = 0;
     size_t i;
     json_t *pr;
     json_array_foreach(pairs, i, pr) {
@@ -272,13 +287,11 @@ static int mpiprof_bandwidths(const char *path, double *b_req, double *b_ps, cha
         double v = json_number_value(json_object_get(last, "bandwidth_bytes_per_s"));
         if (v > 0 && m < sizeof bw / sizeof bw[0])
             bw[m++] = v / 1e6;
-        multi_node |= !json_is_true(json_object_get(pr, "same_node"));
     }
     if (m) {
         double se;
         *b_req = median_se(bw, m, &se);
     }
-    (void)multi_node;
     json_decref(root);
     /* B_ps as slo train --profile takes it (slo_profile_ps_bandwidth: the
      * least cross-node pair with rank 0); a profile of one node has none. */
@@ -409,11 +422,18 @@ static int fit_contention(const struct slo_train_log *logs, size_t n_logs, doubl
         if (!seen && used + 16 < sizeof sizes)
             snprintf(sizes + used, sizeof sizes - used, "%s%d", used ? ", " : "n = ", n);
     }
-    rv = slo__fit_contention(runs, m, res->types[0].t_alone_s, S, b_req, b_ps, &f, err);
+    /* Its own error: err may be NULL (slo_core.h), and its text goes into ours. */
+    slo_error_t fe = {0};
+    rv = slo__fit_contention(runs, m, res->types[0].t_alone_s, S, b_req, b_ps, &f, &fe);
     free(runs);
+    if (rv && rv != SLO_ERR_INVALID) {
+        if (err)
+            *err = fe;
+        return rv;
+    }
     if (rv == SLO_ERR_INVALID) {
         char why[SLO_ERROR_TEXT_LENGTH];
-        snprintf(why, sizeof why, "%s", err->text); /* err is rewritten below */
+        snprintf(why, sizeof why, "%s", fe.text);
         return slo__fail(err, SLO_ERR_INVALID, SRC,
                          "too few runs to identify the contention coefficients alpha1, beta1 "
                          "(Eq. 9): need runs at 2 or more cluster sizes in the contention "
@@ -422,8 +442,6 @@ static int fit_contention(const struct slo_train_log *logs, size_t n_logs, doubl
                          "multi-worker runs %s (%s), or state them with --contention A,B",
                          b_ps, nmin, nmin, 2 * nmin, m ? sizes : "none", why);
     }
-    if (rv)
-        return rv;
     if (!(f.alpha1 > 0) || f.alpha1 > 1e3 || !(fabs(f.beta1) <= 1e3))
         return slo__fail(err, SLO_ERR_INVALID, SRC,
                          "contention: expected a fitted alpha1 in (0, 1e3] and beta1 in [-1e3, "

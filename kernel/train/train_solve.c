@@ -100,14 +100,15 @@ static int map_existing(const struct slo_train_setup *s, const struct slo_cluste
     return SLO_OK;
 }
 
-static int copy_plan(const struct slo_train_setup *s, const struct slo_train_plan *from,
-                     struct slo_train_plan *to)
+int slo__train_plan_copy(const struct slo_train_setup *s, const struct slo_train_plan *from,
+                         struct slo_train_plan *to)
 {
     *to = *from;
     to->counts = malloc((s->n_types ? s->n_types : 1) * sizeof *to->counts);
     if (!to->counts)
         return -1;
-    memcpy(to->counts, from->counts, s->n_types * sizeof *to->counts);
+    if (s->n_types && from->counts)
+        memcpy(to->counts, from->counts, s->n_types * sizeof *to->counts);
     return 0;
 }
 
@@ -301,7 +302,7 @@ static int solve(const struct slo_train_problem *pb, const struct slo_train_opti
             return rv;
         }
         res->method = SLO_TRAIN_SEARCH_EXACT;
-        if (copy_plan(s, &res->exact, &res->plan))
+        if (slo__train_plan_copy(s, &res->exact, &res->plan))
             return nomem(err);
         res->status = res->exact.proven ? SLO_STATUS_OPTIMAL : SLO_STATUS_FEASIBLE_UNPROVEN;
         if (!res->exact.proven)
@@ -312,7 +313,7 @@ static int solve(const struct slo_train_problem *pb, const struct slo_train_opti
         if (!res->window.feasible)
             return infeasible(res, &req, &e, !res->window.counts, err);
         res->method = SLO_TRAIN_SEARCH_WINDOW;
-        if (copy_plan(s, &res->window, &res->plan))
+        if (slo__train_plan_copy(s, &res->window, &res->plan))
             return nomem(err);
         res->status = SLO_STATUS_FEASIBLE_UNPROVEN;
         set(res->reason, sizeof res->reason,
