@@ -18,6 +18,7 @@ barrier), medians, into probeRANK.json. Then:
      wall time to it against the model's j(B) and j(B) x step.
 
 usage: bench_sync.py [--steps N] [--target L] [--out DIR] [--workers 1,2,4]
+                     [--launcher local|srun]
 Prints a table with relative errors. About a minute on 2 shared cores."""
 
 import argparse
@@ -97,9 +98,21 @@ def worker(rank, world, batch, steps, port, logdir):
     dist.destroy_process_group()
 
 
-def run(world, batch, steps, port, logdir):
+def run(world, batch, steps, port, logdir, launcher="local"):
+    """One run: N = world local processes (mp.spawn), or with launcher
+    "srun" N tasks on the test cluster's nodes n1, n2 (tests/slurm/cluster.sh:
+    one task per node at N = 2, two at N = 4; the nodes share one host, so
+    the rendezvous is 127.0.0.1)."""
     os.makedirs(logdir, exist_ok=True)
-    mp.spawn(worker, args=(world, batch, steps, port, logdir), nprocs=world, join=True)
+    if launcher == "local":
+        mp.spawn(worker, args=(world, batch, steps, port, logdir), nprocs=world, join=True)
+        return
+    os.chmod(logdir, 0o777)
+    cmd = ["srun", "-N", str(min(world, 2)), "-n", str(world), "-w",
+           "n1" if world == 1 else "n1,n2", "--cpus-per-task=1", "-t", "5", "--export=ALL",
+           sys.executable, os.path.abspath(__file__), "--srun-worker",
+           "%d,%d,%d" % (batch, steps, port), "--out", logdir]
+    subprocess.run(cmd, check=True)
 
 
 def read_log(path):
@@ -186,12 +199,22 @@ def main():
     ap.add_argument("--workers", default="1,2,4",
                     help="worker counts to run; those above the host's CPUs are run but "
                          "left out of the fit and the errors (oversubscribed)")
+    ap.add_argument("--launcher", choices=("local", "srun"), default="local",
+                    help="local processes, or srun on the test cluster (bench_sync_slurm.sh)")
+    ap.add_argument("--srun-worker", default=None, help=argparse.SUPPRESS)
     a = ap.parse_args()
+    if a.srun_worker:  # one srun task: rank and world from Slurm
+        batch, steps, port = (int(v) for v in a.srun_worker.split(","))
+        worker(int(os.environ["SLURM_PROCID"]), int(os.environ["SLURM_NTASKS"]), batch, steps,
+               port, a.out)
+        return 0
     out = a.out or tempfile.mkdtemp(prefix="bench_sync.")
     ncpu = cores()
     worlds = [int(w) for w in a.workers.split(",")]
     runs = []
     port = 29600 + os.getpid() % 1000
+    print("# launcher: %s" % ("srun on the test cluster (n1, n2: one host)"
+                              if a.launcher == "srun" else "local processes"))
     print("# host: %d CPUs; one thread per process (torch.set_num_threads(1), "
           "OMP_NUM_THREADS=%s)" % (ncpu, os.environ.get("OMP_NUM_THREADS", "unset")))
     for batch in (16, 64):
@@ -199,7 +222,7 @@ def main():
             d = os.path.join(out, "b%d-n%d" % (batch, world))
             shutil.rmtree(d, ignore_errors=True)
             l0 = os.getloadavg()[0]
-            run(world, batch, a.steps, port, d)
+            run(world, batch, a.steps, port, d, a.launcher)
             port += 1
             print("# run b/GPU %d N %d: load average %.2f before, %.2f after" % (
                 batch, world, l0, os.getloadavg()[0]))
