@@ -3,8 +3,9 @@
 # DDP runs (gloo, CPU, 1/2/4 local processes, one thread each, an MLP on
 # sklearn digits, two per-worker batches) against the sync-allreduce model
 # fitted from their logs: predicted vs measured step time and time to loss,
-# with the errors. Skips without torch / sklearn. A few minutes on 2 shared
-# cores: run it with nothing else on the machine.
+# with the errors; worker counts above the host's CPUs are shown but not
+# fitted (oversubscribed). Skips without torch / sklearn. About a minute on 2
+# shared cores: run it with nothing else on the machine.
 PY=${SLO_PYTHON:-/usr/bin/python3}
 if [ "$PY" = : ] || ! "$PY" -c 'import torch, sklearn' 2>/dev/null; then
     echo "bench_sync: skipped: $PY has no torch / sklearn"

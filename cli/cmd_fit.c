@@ -168,7 +168,12 @@ static int fit_sync(struct slo_train_log *logs, size_t n_logs,
                         "runs alone)\n",
                 wl.sync->instances[k].type, wl.sync->instances[k].speed,
                 wl.sync->instances[k].step_overhead_s);
-    if (!(res.link_mbps > 0))
+    if (res.n_worker_counts == 1)
+        fprintf(stderr, "slo " CMD ": note: runs at one worker count N >= 2 only: their "
+                        "allreduce time is kept as a latency, the bandwidth is not determined "
+                        "(the catalog's links apply when planning; other N extrapolate the "
+                        "ring's 2 (N-1) latency)\n");
+    else if (!(res.link_mbps > 0))
         fprintf(stderr, "slo " CMD ": note: the multi-worker runs' extra step time does not "
                         "grow with the allreduce's bytes: latency only, no link_mbps (the "
                         "catalog's links apply when planning)\n");

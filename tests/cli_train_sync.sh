@@ -181,6 +181,18 @@ expect "fit: batch shares not summing to the global batch" \
 "$PY" "$synth" "$tmp/one" --one-batch >/dev/null
 expect "fit: one global batch cannot give phi" 'phi needs runs at two or more global batch sizes' \
     fit train "$tmp"/one/*.csv
+# runs at N = 1 and 2 only: the allreduce at N = 2 (S / link + 2 alpha =
+# 0.084 s) is kept as a latency 0.042 s, no link_mbps, with a note
+"$PY" "$synth" "$tmp/max2" --max2 >/dev/null
+"$SLO" fit train "$tmp"/max2/*.csv >"$tmp/fit2.json" 2>"$tmp/err"
+if [ $? = 0 ] && "$PY" -c '
+import json, sys
+f = json.load(open(sys.argv[1]))
+assert "link_mbps" not in f["allreduce"], f["allreduce"]
+assert abs(f["allreduce"]["latency_s"] - (4e6 / 50e6 + 2 * 0.002) / 2) <= 0.05 * 0.042, f["allreduce"]
+' "$tmp/fit2.json" && grep -q 'runs at one worker count N >= 2 only' "$tmp/err"; then
+    ok "fit train, N = 1 and 2 only: t_ar(2) kept as a latency, no bandwidth, a note says so"
+else notok "fit train at one worker count"; cat "$tmp/err" "$tmp/fit2.json" | sed 's/^/#   /'; fi
 expect "fit: --form is the async model's" '--form: expected with async-ps logs only' \
     fit train --form spotdnn-2022 "$tmp"/ddp/*.csv
 

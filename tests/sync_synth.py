@@ -3,7 +3,7 @@
 drawn from the sync-allreduce model with known coefficients and seeded
 noise, in StepLogger's format (python/slo/trainlog.py):
 
-    sync_synth.py OUTDIR [--drop-worker] [--bad-shares] [--one-batch]
+    sync_synth.py OUTDIR [--drop-worker] [--bad-shares] [--one-batch] [--max2]
 
 Runs: type "cpu" (1 GPU per instance) at N = 1, 2, 4 workers and per-worker
 batches 16 and 64 (global batch B = 16 N, 64 N). True values (printed as JSON
@@ -12,7 +12,8 @@ bytes 4e6, B0 16, phi 200, loss 30 / (j0 + 40) + 0.3 with j0 the steps at B0.
 Step times get 1% multiplicative noise, losses 0.003 additive (random.Random(17)).
 --drop-worker leaves one worker's log out; --bad-shares writes a batch that
 does not sum to the global batch; --one-batch runs every N at one global batch
-64 (then phi is not determined)."""
+64 (then phi is not determined); --max2 writes the N = 1 and 2 runs only (a
+2-core host: the allreduce is then determined at N = 2 only)."""
 import json
 import os
 import random
@@ -30,7 +31,7 @@ def main(argv):
     batches = [64] if "--one-batch" in flags else [16, 64]
     t = TRUE
     for b in batches:
-        for n in (1, 2, 4):
+        for n in ((1, 2) if "--max2" in flags else (1, 2, 4)):
             if "--one-batch" in flags:  # a fixed global batch 64, split over the workers
                 B, b = 64, 64 // n
             else:

@@ -867,6 +867,7 @@ struct slo_sync_fit_result {
     double latency_s;        /* fitted ring alpha, s (0 when the fit gave <= 0) */
     int latency_at_zero;     /* 1: alpha clamped at 0 */
     size_t n_allreduce_runs; /* runs with N >= 2 in that fit */
+    size_t n_worker_counts;  /* distinct N >= 2 among them; 1: latency only */
     double phi, b0;          /* Pollux's gradient noise scale and reference batch */
     double gamma1, gamma3, gamma5;
     size_t n_loss_rows;
@@ -896,7 +897,9 @@ int slo_train_log_mode(const struct slo_train_log *log);
  * shares) is fitted by least squares (LAPACKE_dgels) as 2 (N-1)/N bytes / link
  * + 2 (N-1) alpha, giving allreduce.link_mbps and latency_s with overlap 0 (the
  * measured part is the exposed one; when the fitted 1/link is <= 0, a
- * latency-only fit and no link_mbps: the catalog's links apply); the loss rows
+ * latency-only fit and no link_mbps: the catalog's links apply; likewise with
+ * runs at one N >= 2 only, whose bytes and N fix the columns' ratio, so only
+ * t_ar(N) = 2 (N-1) latency_s is determined: n_worker_counts 1); the loss rows
  * of each run's first log fit L = gamma3 / (j (phi + B0) B / ((phi + B) B0) +
  * gamma1) + gamma5 (Pollux OSDI'21 Eq. 7 efficiency; gamma3, gamma5 linear, phi
  * and gamma1 by a log grid and golden-section refinement). The profile has

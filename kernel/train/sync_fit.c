@@ -298,13 +298,18 @@ int slo_fit_sync_profile(const struct slo_train_log *logs, size_t n_logs,
                 if (!dup && distinct < 64)
                     seen[distinct++] = runs[r].workers;
             }
-        if (distinct < 2) {
+        if (distinct < 1) {
             rv = slo__fail(err, SLO_ERR_INVALID, SRC,
-                           "the allreduce's bandwidth and latency need runs at two or more "
-                           "worker counts N >= 2, found %zu",
-                           distinct);
+                           "the allreduce needs a run with N >= 2 workers, found none");
             goto out;
         }
+        /* One worker count N >= 2 (e.g. a 2-core host, where N = 4 would
+         * oversubscribe): every run has the same bytes and N, so the columns
+         * x1 and x2 are proportional and only their sum t_ar(N) is
+         * determined; it is kept as a latency (latency-only fit below), the
+         * bandwidth is left to the catalog's links. */
+        int one_count = distinct == 1;
+        res->n_worker_counts = distinct;
         double *a = malloc(2 * m * sizeof *a), *b = malloc(m * sizeof *b);
         if (!a || !b) {
             free(a);
@@ -338,12 +343,13 @@ int slo_fit_sync_profile(const struct slo_train_log *logs, size_t n_logs,
         }
         memcpy(a2, a + m, m * sizeof *a2);
         memcpy(b2, b, m * sizeof *b2);
-        lapack_int info = LAPACKE_dgels(LAPACK_COL_MAJOR, 'N', (lapack_int)m, 2, 1, a,
-                                        (lapack_int)m, b, (lapack_int)m);
-        double inv_link = b[0], alpha = b[1];
+        lapack_int info = one_count ? 0
+                                    : LAPACKE_dgels(LAPACK_COL_MAJOR, 'N', (lapack_int)m, 2, 1,
+                                                    a, (lapack_int)m, b, (lapack_int)m);
+        double inv_link = one_count ? 0 : b[0], alpha = one_count ? 0 : b[1];
         free(a);
         free(b);
-        if (info == 0 && !(inv_link > 0)) {
+        if (one_count || (info == 0 && !(inv_link > 0))) {
             /* The extra time does not grow with the bytes (small gradients,
              * latency- or CPU-bound): the logs determine a latency only;
              * the bandwidth is left to the catalog's links. */
