@@ -16,19 +16,7 @@ cluster_require_slurm
 PY=/usr/bin/python3
 "$PY" -c 'import json' 2>/dev/null || cluster_skip "no $PY"
 
-# the cluster's templates, plus gres/mps (Count=100 per GPU, as the plans assume)
-_cluster_template() { # SRC DST
-    sed -e "s|@TOP@|$CLUSTER_DIR|g" -e "s|@SUSPEND_TIME@|$CLUSTER_SUSPEND_TIME|g" \
-        -e "s|@SUSPEND_TIMEOUT@|${CLUSTER_SUSPEND_TIMEOUT:-4}|g" \
-        -e "s|@CRED_EXPIRE@|$CLUSTER_CRED_EXPIRE|g" \
-        -e 's|^GresTypes=gpu$|GresTypes=gpu,mps|' \
-        -e 's|Gres=gpu:\([a-z0-9]*\):2 |Gres=gpu:\1:2,mps:200 |' "$1" >"$2"
-    case $1 in
-    */gres.conf.in)
-        sed -n "s|^NodeName=\([^ ]*\) Name=gpu Type=[a-z0-9]* File=\(.*\)$|NodeName=\1 Name=mps Count=200 File=\2|p" \
-            "$1" | sed "s|@TOP@|$CLUSTER_DIR|g" >>"$2" ;;
-    esac
-}
+CLUSTER_MPS=yes   # gres/mps, Count=100 per GPU (tests/slurm/cluster.sh)
 
 cluster_start
 sinfo -h -N -n n1 -o '%G' | grep -Eq 'mps(:[a-z0-9]+)?:200' && ok "gres/mps configured on the test cluster" ||

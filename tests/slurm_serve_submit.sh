@@ -44,19 +44,7 @@ prof=$fix/v100-a100node.json
 CLUSTER_PLUGSTACK="required $spank catalog=$fix/catalog.json workloads=$fix/workloads infer_profile=$prof mode=enforce"
 CLUSTER_POWER=standin
 
-# the cluster's templates plus gres/mps (as tests/slurm_serve.sh)
-_cluster_template() { # SRC DST
-    sed -e "s|@TOP@|$CLUSTER_DIR|g" -e "s|@SUSPEND_TIME@|$CLUSTER_SUSPEND_TIME|g" \
-        -e "s|@SUSPEND_TIMEOUT@|${CLUSTER_SUSPEND_TIMEOUT:-4}|g" \
-        -e "s|@CRED_EXPIRE@|$CLUSTER_CRED_EXPIRE|g" \
-        -e 's|^GresTypes=gpu$|GresTypes=gpu,mps|' \
-        -e 's|Gres=gpu:\([a-z0-9]*\):2 |Gres=gpu:\1:2,mps:200 |' "$1" >"$2"
-    case $1 in
-    */gres.conf.in)
-        sed -n "s|^NodeName=\([^ ]*\) Name=gpu Type=[a-z0-9]* File=\(.*\)$|NodeName=\1 Name=mps Count=200 File=\2|p" \
-            "$1" | sed "s|@TOP@|$CLUSTER_DIR|g" >>"$2" ;;
-    esac
-}
+CLUSTER_MPS=yes   # gres/mps, Count=100 per GPU (tests/slurm/cluster.sh)
 
 cluster_start
 D=$CLUSTER_DIR

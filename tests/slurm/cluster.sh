@@ -25,6 +25,7 @@
 #   CLUSTER_SUSPEND_TIME  idle seconds before a cloud node is powered down (default 6)
 #   CLUSTER_CRED_EXPIRE   AuthInfo cred_expire, s (default 5, Slurm's minimum)
 #   CLUSTER_RESUME_TIMEOUT  ResumeTimeout, s (default 30)
+#   CLUSTER_MPS         yes: gres/mps on the fake GPUs (mps:200 per node)
 # After cluster_start: CLUSTER_DIR, SLURM_CONF (exported), CLUSTER_LOG,
 # CLUSTER_T_LOCKED (date +%s when the lock was taken).
 
@@ -119,11 +120,22 @@ cluster_slo_power() {
     [ -x "$p" ] && echo "$p"
 }
 
+# CLUSTER_MPS=yes adds gres/mps (Count=100 per fake GPU, as the serving
+# plans assume) to the templates: GresTypes, the nodes' Gres and gres.conf.
 _cluster_template() { # SRC DST
     sed -e "s|@TOP@|$CLUSTER_DIR|g" -e "s|@SUSPEND_TIME@|$CLUSTER_SUSPEND_TIME|g" \
         -e "s|@SUSPEND_TIMEOUT@|${CLUSTER_SUSPEND_TIMEOUT:-4}|g" \
         -e "s|@RESUME_TIMEOUT@|${CLUSTER_RESUME_TIMEOUT:-30}|g" \
         -e "s|@CRED_EXPIRE@|$CLUSTER_CRED_EXPIRE|g" "$1" >"$2"
+    [ "${CLUSTER_MPS:-no}" = yes ] || return 0
+    case $1 in
+    */slurm.conf.in)
+        sed -i -e 's|^GresTypes=gpu$|GresTypes=gpu,mps|' \
+            -e 's|Gres=gpu:\([a-z0-9]*\):2 |Gres=gpu:\1:2,mps:200 |' "$2" ;;
+    */gres.conf.in)
+        sed -n "s|^NodeName=\([^ ]*\) Name=gpu Type=[a-z0-9]* File=\(.*\)$|NodeName=\1 Name=mps Count=200 File=\2|p" \
+            "$1" | sed "s|@TOP@|$CLUSTER_DIR|g" >>"$2" ;;
+    esac
 }
 
 # Print the last lines of every daemon log (on failure).
