@@ -45,7 +45,7 @@ struct slo_loss_model {
     double gamma2; /* loss per sample of weighted-average batch (normally < 0) */
     double gamma3; /* loss x iterations */
     double gamma4; /* convergence-coefficient offset (spotdnn-2023 only) */
-    double gamma5; /* asymptotic loss */
+    double gamma5; /* asymptotic loss (>= 0: profiles with a negative one are refused) */
 };
 
 struct slo_workload_instance {
@@ -95,7 +95,8 @@ struct slo_sync_profile {
                               the slowest link of the cluster from catalog/profile */
     double b0;             /* Pollux's reference batch B0, samples */
     double phi;            /* Pollux's gradient noise scale phi, samples (>= 0) */
-    /* Loss at B0 after j0 steps: L = gamma3 / (j0 + gamma1) + gamma5 */
+    /* Loss at B0 after j0 steps: L = gamma3 / (j0 + gamma1) + gamma5 (the loss
+     * floor, >= 0) */
     double gamma1, gamma3, gamma5;
     size_t n_instances;
     struct slo_sync_instance *instances; /* [n_instances], owned by the profile */
