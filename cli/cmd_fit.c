@@ -59,6 +59,19 @@ static int print_profile(const struct slo_workload *wl)
     return fflush(stdout) == 0 ? SLO_EXIT_OK : SLO_EXIT_INTERNAL;
 }
 
+/* A fitted loss floor below 0 but within two standard errors of it (the
+ * fit refuses one further below): written as 0, as profiles need gamma5 >= 0
+ * (a loss is never negative), and said on stderr. */
+static void floor_at_zero(double *gamma5, double se)
+{
+    if (*gamma5 < 0) {
+        fprintf(stderr, "slo " CMD ": note: gamma5 %.4g +- %.2g is within two standard errors "
+                        "of 0: written as 0 (a loss floor is never negative)\n",
+                *gamma5, 2 * se);
+        *gamma5 = 0;
+    }
+}
+
 /* A complete profile from nothing but logs (issue 12, item 2). */
 static int fit_complete(struct slo_train_log *logs, size_t n_logs,
                         struct slo_train_fit_options *fo, const char *catalog)
@@ -123,6 +136,7 @@ static int fit_complete(struct slo_train_log *logs, size_t n_logs,
         fprintf(stderr, "slo " CMD ": gamma4 %.5g%s\n", wl.loss.gamma4,
                 res.loss.gamma4_at_limit ? " (the lower end of [0, 10]: R alone scales the loss)"
                                          : "");
+    floor_at_zero(&wl.loss.gamma5, res.loss.gamma5_se);
     status = print_profile(&wl);
 out:
     slo_train_setup_free(&s);
@@ -189,6 +203,16 @@ static int fit_sync(struct slo_train_log *logs, size_t n_logs,
                     "%.5g; %zu rows, rmse %.4g, R^2 %.4f\n",
             res.b0, res.gamma1, res.gamma3, res.gamma5, res.phi, res.n_loss_rows,
             res.loss_rmse, res.loss_r2);
+    if (wl.sync->batch_per_gpu > 0)
+        fprintf(stderr, "slo " CMD ": batch: plans assume batch_per_gpu %d (the per-worker "
+                        "batch of the run at B0, logged at two or more worker counts): the "
+                        "global batch grows with the GPUs\n",
+                wl.sync->batch_per_gpu);
+    else
+        fprintf(stderr, "slo " CMD ": batch: plans assume global_batch %g at every worker "
+                        "count (B0: the runs used no one per-worker batch at two or more "
+                        "worker counts); each GPU gets %g / GPUs\n",
+                wl.sync->global_batch, wl.sync->global_batch);
     status = print_profile(&wl);
 out:
     slo_workload_free(&wl);
@@ -247,7 +271,7 @@ int slo_cmd_fit(int argc, char **argv)
     optind = 1;
     slo_train_fit_options_init(&fo);
     while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-        if (c >= O_WORKLOAD && c <= O_NAME && c != O_HELP &&
+        if (c >= O_WORKLOAD && c <= O_MODE && c != O_HELP &&
             cli_repeated_option(CMD, longopts, O_WORKLOAD, c, optarg, &seen))
             return SLO_EXIT_USAGE;
         for (int k = 0; longopts[k].name && !complete_opt; k++)
@@ -258,19 +282,23 @@ int slo_cmd_fit(int argc, char **argv)
         case O_CATALOG: catalog = optarg; break;
         case O_FORM: form = optarg; break;
         case O_BYTES:
-            if (cli_parse_double(CMD, "model-bytes", optarg, 1, 1e13,
-                                 "a number of parameter bytes in [1, 1e13]",
+            if (cli_parse_double(CMD, "--model-bytes", optarg, 1, 1e13,
+                                 "a whole number of parameter bytes in [1, 1e13]",
                                  &fo.parameter_bytes))
                 return SLO_EXIT_USAGE;
+            if (fo.parameter_bytes != floor(fo.parameter_bytes))
+                return cli_usage_error(CMD, "--model-bytes: expected a whole number of "
+                                            "parameter bytes in [1, 1e13], found \"%s\"",
+                                       optarg);
             break;
         case O_MPIPROF: fo.mpiprof_path = optarg; break;
         case O_BREQ:
-            if (cli_parse_double(CMD, "b-req-mbps", optarg, 1e-9, 1e9,
+            if (cli_parse_double(CMD, "--b-req-mbps", optarg, 1e-9, 1e9,
                                  "a bandwidth in (0, 1e9] MB/s", &fo.b_req_mbps))
                 return SLO_EXIT_USAGE;
             break;
         case O_BPS:
-            if (cli_parse_double(CMD, "b-ps-mbps", optarg, 1e-9, 1e9,
+            if (cli_parse_double(CMD, "--b-ps-mbps", optarg, 1e-9, 1e9,
                                  "a bandwidth in (0, 1e9] MB/s", &fo.b_ps_mbps))
                 return SLO_EXIT_USAGE;
             break;
@@ -358,8 +386,30 @@ int slo_cmd_fit(int argc, char **argv)
      * synchronous model */
     {
         int sync = mode && strcmp(mode, "sync-allreduce") == 0;
-        for (size_t i = 0; i < n_logs && !mode; i++)
-            sync |= slo_train_log_mode(&logs[i]) == SLO_TRAIN_SYNC_ALLREDUCE;
+        int first = slo_train_log_mode(&logs[0]);
+        /* one mode per fit: an async log among DDP logs is another job */
+        for (size_t i = 1; i < n_logs; i++)
+            if (slo_train_log_mode(&logs[i]) != first) {
+                status = cli_usage_error(CMD, "%s: expected the mode of %s (\"# mode: %s\"), "
+                                              "found %s: logs of sync-allreduce and async-ps "
+                                              "runs cannot be fitted together",
+                                         logs[i].source, logs[0].source,
+                                         first == SLO_TRAIN_SYNC_ALLREDUCE ? "sync-allreduce"
+                                                                           : "async-ps, no "
+                                                                             "mode comment",
+                                         first == SLO_TRAIN_SYNC_ALLREDUCE
+                                             ? "no \"# mode: sync-allreduce\" comment (an "
+                                               "async-ps log)"
+                                             : "\"# mode: sync-allreduce\"");
+                goto out;
+            }
+        if (mode && !sync && first == SLO_TRAIN_SYNC_ALLREDUCE) {
+            status = cli_usage_error(CMD, "--mode async-ps: expected async-ps logs, found %s "
+                                          "with \"# mode: sync-allreduce\"",
+                                     logs[0].source);
+            goto out;
+        }
+        sync |= !mode && first == SLO_TRAIN_SYNC_ALLREDUCE;
         if (sync) {
             status = fit_sync(logs, n_logs, &fo, catalog, workload, form, complete_opt);
             goto out;
@@ -404,6 +454,7 @@ int slo_cmd_fit(int argc, char **argv)
             m.gamma5, 2 * rep.gamma5_se);
     /* gamma1 at either end and gamma4 at 10 are refused by slo_fit_loss;
      * gamma4 = 0 is its physical bound, a fit, but worth saying. */
+    floor_at_zero(&m.gamma5, rep.gamma5_se);
     if (rep.gamma4_at_limit)
         fprintf(stderr, "slo " CMD ": note: gamma4 = %g is at the lower end of its range "
                         "[0, 10]: the convergence coefficient R alone scales the loss\n",

@@ -1061,12 +1061,12 @@ static void sync_print(const char *label, const struct slo_train_setup *s, const
     printf("%s%s\n", label, list);
     printf("  %d node%s, %d GPU%s, %.4f USD/h, global batch %.0f\n", e->nodes,
            e->nodes == 1 ? "" : "s", e->gpus, e->gpus == 1 ? "" : "s", e->usd_per_h, e->batch);
-    if (e->gpus > 1)
+    if (e->gpus < 2)
+        printf("  step             %.6f s = compute (one GPU: no allreduce)\n", e->step_s);
+    else
         printf("  step             %.6f s = compute %.6f s + exposed allreduce %.6f s (ring "
                "%.6f s on %.0f MB/s)\n",
                e->step_s, e->t_comp_s, e->t_exposed_s, e->t_allreduce_s, e->link_mbps);
-    else
-        printf("  step             %.6f s = compute (one GPU: no allreduce)\n", e->step_s);
     printf("  efficiency E(B)  %.4f, %.0f steps\n", e->efficiency, e->iterations);
     printf("  predicted time   %.2f s (%s)\n", e->time_s, t);
     printf("  cost             %.6f USD\n", e->cost_usd);
@@ -1118,13 +1118,38 @@ static int sync_compare(const struct train_opts *o, const struct slo_train_probl
         fprintf(stderr, "slo " CMD ": out of memory\n");
         return SLO_EXIT_INTERNAL;
     }
-    for (item = strtok_r(spec, ";", &save); item; item = strtok_r(NULL, ";", &save)) {
+    /* --existing: the survivors every candidate must keep (as the planner) */
+    int keep[SLO_CLUSTER_MAX_TYPES] = {0};
+    for (size_t i = 0; pb->existing && i < pb->existing->n; i++) {
+        const struct slo_cluster_entry *x = &pb->existing->entry[i];
+        size_t k;
+        for (k = 0; k < s.n_types; k++)
+            if (strcmp(s.types[k].name, x->type) == 0)
+                break;
+        if (k == s.n_types) {
+            cli_usage_error(CMD, "--existing: expected an instance type of the catalog that the "
+                                 "workload profiles, found \"%s\"", x->type);
+            goto out;
+        }
+        keep[k] = (int)x->count;
+    }
+    /* split by hand: strtok_r would skip the empty items of "A;" and ";;" */
+    for (item = spec; item; item = save) {
         struct slo_cluster c;
+        int nodes = 0;
+        save = strchr(item, ';');
+        if (save)
+            *save++ = '\0';
+        if (!item[0]) {
+            cli_usage_error(CMD, "--compare: expected CLUSTER;CLUSTER... (TYPE=N,...), found "
+                                 "an empty cluster in \"%s\"", o->compare);
+            goto out;
+        }
         if (n == 64) {
             cli_usage_error(CMD, "--compare: expected at most 64 clusters");
             goto out;
         }
-        snprintf(cand[n].text, sizeof cand[n].text, "%s", item);
+        snprintf(cand[n].text, sizeof cand[n].text, "%.255s", item);
         if (slo_cluster_parse(item, &c, &err)) {
             snprintf(err.source, sizeof err.source, "--compare");
             status = cli_report(CMD, &err);
@@ -1148,10 +1173,31 @@ static int sync_compare(const struct train_opts *o, const struct slo_train_probl
             }
             cand[n].counts[k] = (int)c.entry[i].count;
         }
+        for (size_t k = 0; k < s.n_types; k++) {
+            nodes += cand[n].counts[k];
+            if (cand[n].counts[k] < keep[k]) {
+                cli_usage_error(CMD, "--compare %s: expected a cluster that keeps --existing's "
+                                     "%d %s (the surviving instances), found %d",
+                                item, keep[k], s.types[k].name, cand[n].counts[k]);
+                goto out;
+            }
+        }
+        if (o->max_nodes > 0 && nodes > o->max_nodes) {
+            cli_usage_error(CMD, "--compare %s: expected at most --max-nodes %d instances, "
+                                 "found %d", item, o->max_nodes, nodes);
+            goto out;
+        }
+        for (int q = 0; q < n; q++)
+            if (memcmp(cand[q].counts, cand[n].counts, sizeof cand[n].counts) == 0) {
+                cli_usage_error(CMD, "--compare: expected each cluster once, found \"%s\" "
+                                     "again (as candidate %d, \"%s\")",
+                                item, q + 1, cand[q].text);
+                goto out;
+            }
         int rv = slo_sync_evaluate(&s, cand[n].counts, &req, &cand[n].e, NULL, &err);
         if (rv) {
             if (rv == SLO_ERR_INVALID)
-                snprintf(err.source, sizeof err.source, "--compare %s", item);
+                snprintf(err.source, sizeof err.source, "--compare %.200s", item);
             status = cli_report(CMD, &err);
             goto out;
         }
@@ -1169,6 +1215,23 @@ static int sync_compare(const struct train_opts *o, const struct slo_train_probl
         cli_usage_error(CMD, "--compare: expected CLUSTER;CLUSTER... (TYPE=N,...), found \"%s\"",
                         o->compare);
         goto out;
+    }
+    if (best < 0) {
+        /* a refusal: the reason and the fastest candidate on stderr, nothing
+         * on stdout but --json's object (as the planner's infeasible SLO) */
+        int fastest = 0;
+        for (int i = 1; i < n; i++)
+            if (cand[i].e.time_s < cand[fastest].e.time_s)
+                fastest = i;
+        fprintf(stderr, "slo " CMD ": no candidate meets the SLO: loss %g within %g s%s; the "
+                        "fastest, candidate %d (%s), needs %.2f s at %.6f USD\n",
+                pb->target_loss, req.deadline_s, req.budget_usd > 0 ? " and the budget" : "",
+                fastest + 1, cand[fastest].text, cand[fastest].e.time_s,
+                cand[fastest].e.cost_usd);
+        if (!o->json) {
+            status = SLO_EXIT_USAGE;
+            goto out;
+        }
     }
     if (o->json) {
         root = json_object();
@@ -1209,9 +1272,6 @@ static int sync_compare(const struct train_opts *o, const struct slo_train_probl
         }
     }
     status = fflush(stdout) == 0 ? (best >= 0 ? SLO_EXIT_OK : SLO_EXIT_USAGE) : SLO_EXIT_INTERNAL;
-    if (best < 0)
-        fprintf(stderr, "slo " CMD ": no candidate meets the SLO: loss %g within %g s%s\n",
-                pb->target_loss, req.deadline_s, req.budget_usd > 0 ? " and the budget" : "");
 out:
     free(cand);
     slo_train_setup_free(&s);
@@ -1225,6 +1285,9 @@ static int run_sync(const struct train_opts *o, struct slo_train_problem *pb,
     const char *bad = o->frontier ? "--frontier" : o->profile ? "--profile"
                       : o->confidence > 0 ? "--slo-confidence"
                       : opt->search == SLO_TRAIN_SEARCH_WINDOW ? "--window" : NULL;
+    if (!bad && o->compare && o->node_limit > 0)
+        return cli_usage_error(CMD, "--node-limit: expected the exact search, found --compare "
+                                    "(it predicts the listed clusters and searches nothing)");
     struct slo_train_result r = {0};
     struct slo_train_request req = sync_request(pb);
     slo_error_t err = {0};

@@ -196,4 +196,113 @@ else notok "fit train at one worker count"; cat "$tmp/err" "$tmp/fit2.json" | se
 expect "fit: --form is the async model's" '--form: expected with async-ps logs only' \
     fit train --form spotdnn-2022 "$tmp"/ddp/*.csv
 
+# 7. New-user trial (fix S): the sync fit refuses mixed models, an async log
+#    among DDP logs, a --model-bytes the logs contradict, a repeated --mode
+#    with another value; messages carry one prefix and the option's dashes.
+mkdir -p "$tmp/mix"
+cp "$tmp"/ddp/*.csv "$tmp/mix/"
+sed -i 's/^# model: .*/# model: bert-large/' "$tmp/mix/b64-n2-w1.csv"
+expect "fit sync: a log of another model" \
+    'b64-n2-w1.csv: line 2, model: expected the model of the other logs \("synth-ddp"' \
+    fit train "$tmp"/mix/*.csv
+cp "$tmp/ddp/b64-n2-w1.csv" "$tmp/mix/b64-n2-w1.csv"
+sed -i 's/^# parameter_bytes: .*/# parameter_bytes: 1340000000/' "$tmp/mix/b64-n2-w1.csv"
+expect "fit sync: parameter_bytes of another model" \
+    'b64-n2-w1.csv: line 3, parameter_bytes: expected 4000000 as in .*found 1340000000' \
+    fit train "$tmp"/mix/*.csv
+expect "fit sync: --model-bytes the logs contradict" \
+    '^slo fit train: [^ ]*b16-n1-w0.csv: line 3, parameter_bytes: expected 999 as --model-bytes says, found 4000000' \
+    fit train --model-bytes 999 "$tmp"/ddp/*.csv
+cp "$tmp/ddp/b64-n2-w1.csv" "$tmp/mix/b64-n2-w1.csv"
+grep -v '^# mode:' "$tmp/ddp/b64-n4-w3.csv" >"$tmp/mix/b64-n4-w3.csv"
+expect "fit sync: an async-ps log among DDP logs" \
+    'b64-n4-w3.csv: expected the mode of .*"# mode: sync-allreduce".*found no "# mode: sync-allreduce" comment' \
+    fit train "$tmp"/mix/*.csv
+expect "fit: --mode given twice with different values" \
+    '^slo fit train: --mode: given twice with different values' \
+    fit train --mode sync-allreduce --mode async-ps "$tmp"/ddp/*.csv
+expect "fit: --mode async-ps on DDP logs" '^slo fit train: --mode async-ps: expected async-ps logs' \
+    fit train --mode async-ps "$tmp"/ddp/*.csv
+expect "fit: --model-bytes is a whole number" \
+    '^slo fit train: --model-bytes: expected a whole number of parameter bytes.*"102400000.5"' \
+    fit train --model-bytes 102400000.5 "$tmp"/ddp/*.csv
+ERR_PREFIX='slo fit train: [^s]' expect "fit sync: one prefix (no \"slo fit train: slo fit train:\")" \
+    'phi needs runs at two or more global batch sizes' fit train "$tmp"/one/*.csv
+expect "fit: --b-req-mbps names the option with its dashes" '^slo fit train: --b-req-mbps: expected' \
+    fit train --b-req-mbps -1 "$tmp"/ddp/*.csv
+
+# 8. The fitted batch: the runs used per-worker batches 16 and 64, so the
+#    profile keeps batch_per_gpu 16 (B0's), not global_batch 16 split over
+#    every worker count; a 4-worker plan's step then matches the b16 4-worker
+#    run's measured median step (an independent reference: the logs).
+if grep -q '"batch_per_gpu": 16' "$tmp/fit.json" && ! grep -q '"global_batch"' "$tmp/fit.json" &&
+   "$SLO" fit train "$tmp"/ddp/*.csv 2>&1 >/dev/null | grep -q 'plans assume batch_per_gpu 16'; then
+    ok "fit sync: batch_per_gpu 16 from runs with a fixed per-worker batch, said on stderr"
+else notok "fit sync: the fitted batch"; grep batch "$tmp/fit.json" | sed 's/^/#   /'; fi
+"$SLO" train --workload "$tmp/fit.json" --catalog "$tmp/cpu.json" --slo-loss 0.5 --slo-time 1h \
+    --compare "cpu=4" --json >"$tmp/out" 2>"$tmp/err"
+if [ $? = 0 ] && "$PY" - "$tmp/out" "$tmp"/ddp/b16-n4-w*.csv <<'PYEOF'
+import json, sys, statistics
+c = json.load(open(sys.argv[1]))["candidates"][0]
+meas = 0
+for f in sys.argv[2:]:
+    rows = [l.split(",") for l in open(f) if l[0].isdigit()]
+    meas = max(meas, statistics.median(float(r[7]) for r in rows[1:]))
+assert c["global_batch"] == 64, c
+assert abs(c["step_s"] - meas) <= 0.03 * meas, (c["step_s"], meas)
+PYEOF
+then ok "the fitted profile's 4-worker step (global batch 64) matches the logged run"
+else notok "4-worker step from the fitted profile"; fi
+
+# 9. --compare honours or refuses each option; nothing on stdout on failure.
+cmp2="h200x8=1;h100x8=2"
+expect "--compare: a candidate above --max-nodes" '--compare h100x8=2: expected at most --max-nodes 1 instances, found 2' \
+    train $common --slo-time 86400s --compare "$cmp2" --max-nodes 1
+expect "--compare: a candidate without the --existing survivors" \
+    "--compare h200x8=1: expected a cluster that keeps --existing's 1 h100x8" \
+    train $common --slo-time 86400s --compare "$cmp2" --existing h100x8=1
+"$SLO" train $common --slo-time 86400s --compare "h100x8=1;h100x8=2" --existing h100x8=1 --json \
+    >"$tmp/out" 2>"$tmp/err"
+if [ $? = 0 ] && "$PY" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [c["cluster"] for c in d["candidates"]] == [{"h100x8": 1}, {"h100x8": 2}], d
+' "$tmp/out"; then ok "--compare with --existing: candidates that keep the survivors"
+else notok "--compare with --existing"; fi
+expect "--compare: --node-limit is refused" '--node-limit: expected the exact search, found --compare' \
+    train $common --slo-time 86400s --compare "$cmp2" --node-limit 5
+expect "--compare: none within the budget, nothing on stdout" \
+    'no candidate meets the SLO: loss 0.8 within 86400 s and the budget; the fastest, candidate 2 \(h100x8=2\)' \
+    train $common --slo-time 86400s --compare "$cmp2" --budget 1
+expect "--compare: an empty cluster after ;" '--compare: expected CLUSTER;CLUSTER.*found an empty cluster in "h200x8=1;"' \
+    train $common --slo-time 1h --compare "h200x8=1;"
+expect "--compare: only separators" '--compare: expected CLUSTER;CLUSTER.*found an empty cluster in ";;"' \
+    train $common --slo-time 1h --compare ";;"
+expect "--compare: a duplicate candidate" '--compare: expected each cluster once, found "h100x8=2" again \(as candidate 1' \
+    train $common --slo-time 1h --compare "h100x8=2;h200x8=1;h100x8=2"
+
+# 10. Loss floors: a profile with gamma5 < 0 is refused (sync and async), so
+#     a negative --slo-loss cannot plan; a one-worker plan says it has no
+#     allreduce.
+"$PY" - "$W" "$tmp" <<'PYEOF'
+import json, sys
+w = json.load(open(sys.argv[1])); d = sys.argv[2]
+w["loss_model"]["gamma5"] = -0.2
+json.dump(w, open(d + "/negfloor.json", "w"))
+PYEOF
+expect "sync profile: a negative loss floor" 'loss_model.gamma5: expected .*0' \
+    train --workload "$tmp/negfloor.json" --catalog "$C" --slo-loss -0.1 --slo-time 86400s
+sed 's/"gamma5": *[0-9.e+-]*/"gamma5": -0.2/' "$SLO_SRCDIR/etc/slo/workloads/resnet110.json" \
+    >"$tmp/rnneg.json"
+expect "async profile: a negative loss floor" 'loss_model.gamma5: expected .*0' \
+    train --workload "$tmp/rnneg.json" --slo-loss -0.1 --slo-time 1d
+expect "sync: --slo-loss at or below the floor names --slo-loss" \
+    '^slo train: --slo-loss: target loss -0.5 is at or below the workload.s loss floor' \
+    train --workload "$W" --catalog "$C" --slo-loss -0.5 --slo-time 1h
+"$SLO" train --workload "$tmp/fit.json" --catalog "$tmp/cpu.json" --slo-loss 0.5 --slo-time 1h \
+    --compare "cpu=1" >"$tmp/out" 2>"$tmp/err"
+if [ $? = 0 ] && grep -q 'one GPU: no allreduce' "$tmp/out" && ! grep -q 'on 0 MB/s' "$tmp/out"; then
+    ok "one worker: \"no allreduce\", not a ring on 0 MB/s"
+else notok "one-worker step text"; fi
+
 finish

@@ -45,7 +45,7 @@ struct slo_loss_model {
     double gamma2; /* loss per sample of weighted-average batch (normally < 0) */
     double gamma3; /* loss x iterations */
     double gamma4; /* convergence-coefficient offset (spotdnn-2023 only) */
-    double gamma5; /* asymptotic loss */
+    double gamma5; /* asymptotic loss (>= 0: profiles with a negative one are refused) */
 };
 
 struct slo_workload_instance {
@@ -95,7 +95,8 @@ struct slo_sync_profile {
                               the slowest link of the cluster from catalog/profile */
     double b0;             /* Pollux's reference batch B0, samples */
     double phi;            /* Pollux's gradient noise scale phi, samples (>= 0) */
-    /* Loss at B0 after j0 steps: L = gamma3 / (j0 + gamma1) + gamma5 */
+    /* Loss at B0 after j0 steps: L = gamma3 / (j0 + gamma1) + gamma5 (the loss
+     * floor, >= 0) */
     double gamma1, gamma3, gamma5;
     size_t n_instances;
     struct slo_sync_instance *instances; /* [n_instances], owned by the profile */
@@ -903,8 +904,13 @@ int slo_train_log_mode(const struct slo_train_log *log);
  * of each run's first log fit L = gamma3 / (j (phi + B0) B / ((phi + B) B0) +
  * gamma1) + gamma5 (Pollux OSDI'21 Eq. 7 efficiency; gamma3, gamma5 linear, phi
  * and gamma1 by a log grid and golden-section refinement). The profile has
- * batch_per_gpu when every worker logged one batch, else global_batch B0.
- * Errors (SLO_ERR_INVALID, the file or "slo fit train"): a log without
+ * batch_per_gpu = the per-worker batch (samples) of the run at B0 when runs at
+ * two or more worker counts used it at equal shares, else global_batch B0.
+ * Errors (SLO_ERR_INVALID, the file and line, or no source): logs of two
+ * models ("# model:" or "# parameter_bytes:" differing, or parameter_bytes
+ * other than opt->gradient_bytes: the async fit's check, "line 3,
+ * parameter_bytes: expected N as --model-bytes says, found M"), a fitted
+ * gamma5 < 0, a log without
  * step_s/batch/type or with < 2 rows, a run missing a worker's log, batch
  * shares that do not sum to B ("expected the workers' batch shares to sum to
  * the global batch ..."), no gradient bytes, a type without a run alone, fewer

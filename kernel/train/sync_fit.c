@@ -8,14 +8,16 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <lapacke.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "slo_private.h"
+#include "sync_private.h"
 
-#define SRC "slo fit train"
+#define SRC NULL /* messages without a file: "slo fit train: TEXT" */
 
 void slo_sync_fit_options_init(struct slo_sync_fit_options *opt)
 {
@@ -74,6 +76,7 @@ struct run {
     int logs;
     double shares;     /* sum of the logs' batch columns */
     double step_s;     /* max over workers of the median step */
+    int uneven;        /* a log's batch share differs from batch / workers */
     size_t first_log;
     struct slo_cluster c;
 };
@@ -138,6 +141,7 @@ int slo_fit_sync_profile(const struct slo_train_log *logs, size_t n_logs,
     int *type_gpus = NULL;
     struct lossdata ld = {0};
     double bytes = opt->gradient_bytes;
+    const char *model = NULL; /* the logs' "# model:" */
     int rv = SLO_OK;
 
     memset(wl, 0, sizeof *wl);
@@ -151,6 +155,15 @@ int slo_fit_sync_profile(const struct slo_train_log *logs, size_t n_logs,
         rv = slo__fail(err, SLO_ERR_NOMEM, SRC, "out of memory");
         goto out;
     }
+    /* 0. one model: the async fit's check of "# model:", "# parameter_bytes:"
+     * and --model-bytes (the gradient allreduced per step = the parameters) */
+    {
+        struct slo_train_fit_options fo;
+        slo_train_fit_options_init(&fo);
+        fo.parameter_bytes = opt->gradient_bytes;
+        if ((rv = slo__train_check_models(logs, n_logs, &fo, &bytes, &model, err)))
+            goto out;
+    }
     /* 1. runs: logs with the same cluster and global batch */
     for (size_t i = 0; i < n_logs; i++) {
         const struct slo_train_log *l = &logs[i];
@@ -162,8 +175,6 @@ int slo_fit_sync_profile(const struct slo_train_log *logs, size_t n_logs,
                            : !l->type[0] ? "no type" : "fewer than 2 rows");
             goto out;
         }
-        if (!bytes && l->parameter_bytes > 0)
-            bytes = l->parameter_bytes;
         double last_step = l->global_step[l->n_rows - 1];
         double B = last_step > 0 ? l->global_samples[l->n_rows - 1] / last_step : 0;
         size_t r;
@@ -208,6 +219,8 @@ int slo_fit_sync_profile(const struct slo_train_log *logs, size_t n_logs,
             }
         }
         struct run *u = &runs[r];
+        if (fabs(l->batch * u->workers - u->batch) > 1e-9 * u->batch)
+            u->uneven = 1;
         u->logs++;
         u->shares += l->batch;
         double m = median_step(l);
@@ -218,12 +231,6 @@ int slo_fit_sync_profile(const struct slo_train_log *logs, size_t n_logs,
         }
         if (m > u->step_s)
             u->step_s = m;
-    }
-    if (!(bytes > 0)) {
-        rv = slo__fail(err, SLO_ERR_INVALID, SRC,
-                       "gradient bytes: expected --model-bytes N or a \"# parameter_bytes:\" "
-                       "comment in the logs (the bytes allreduced per step), found neither");
-        goto out;
     }
     /* 2. every worker logged, and the batch shares sum to the global batch */
     for (size_t r = 0; r < n_runs; r++) {
@@ -486,6 +493,14 @@ int slo_fit_sync_profile(const struct slo_train_log *logs, size_t n_logs,
         }
         double g3, g5;
         best = loss_rss(&ld, bp, bg, &g3, &g5);
+        if (g5 < 0) {
+            rv = slo__fail(err, SLO_ERR_INVALID, SRC,
+                           "the fit gives a loss floor gamma5 = %.4g: expected >= 0 (a loss "
+                           "is never negative); the logs do not reach far enough into "
+                           "training to show where the loss levels off",
+                           g5);
+            goto out;
+        }
         res->loss_rmse = sqrt(best / (double)n);
         res->loss_r2 = sst > 0 ? 1 - best / sst : NAN;
         res->n_loss_rows = n;
@@ -505,17 +520,33 @@ int slo_fit_sync_profile(const struct slo_train_log *logs, size_t n_logs,
         wl->mode = SLO_TRAIN_SYNC_ALLREDUCE;
         wl->sync = p;
         snprintf(wl->name, sizeof wl->name, "%s",
-                 opt->name ? opt->name : logs[0].model[0] ? logs[0].model : "fitted");
+                 opt->name ? opt->name : model ? model : "fitted");
         p->gradient_bytes = bytes;
-        /* one per-worker batch in every run: it grows with the GPUs */
-        double share = logs[0].batch;
-        int same = 1;
-        for (size_t i = 0; i < n_logs; i++)
-            same &= logs[i].batch == share;
-        if (same && share == floor(share))
-            p->batch_per_gpu = (int)share;
-        else
-            p->global_batch = res->b0;
+        /* The batch plans assume: the per-worker batch s0 of the run at B0
+         * when runs at two or more worker counts used it (a fixed
+         * per-worker batch: the global batch grows with the GPUs), else the
+         * global batch B0 at every worker count (doc/cli.md). */
+        {
+            double s0 = 0;
+            int seen_n[64], n_seen = 0;
+            for (size_t r = 0; r < n_runs && !(s0 > 0); r++)
+                if (!runs[r].uneven && fabs(runs[r].batch - res->b0) <= 1e-9 * res->b0)
+                    s0 = runs[r].batch / runs[r].workers;
+            for (size_t r = 0; r < n_runs && s0 > 0; r++) {
+                int dup = 0;
+                if (runs[r].uneven ||
+                    fabs(runs[r].batch / runs[r].workers - s0) > 1e-9 * s0)
+                    continue;
+                for (int q = 0; q < n_seen; q++)
+                    dup |= seen_n[q] == runs[r].workers;
+                if (!dup && n_seen < 64)
+                    seen_n[n_seen++] = runs[r].workers;
+            }
+            if (n_seen >= 2 && s0 == floor(s0) && s0 <= INT_MAX)
+                p->batch_per_gpu = (int)s0;
+            else
+                p->global_batch = res->b0;
+        }
         p->uneven_batches = 0;
         p->latency_s = res->latency_s;
         p->overlap = 0; /* the fit measures the exposed part directly */

@@ -106,7 +106,8 @@ int slo__sync_parse(const json_t *root, const char *source, struct slo_workload 
                                    &p->gamma1, err)) ||
             (rv = slo__json_number(loss, "gamma3", 1, 1e-12, 1e12, source, "loss_model",
                                    &p->gamma3, err)) ||
-            (rv = slo__json_number(loss, "gamma5", 1, -1e6, 1e6, source, "loss_model",
+            /* the loss floor: a loss is never negative */
+            (rv = slo__json_number(loss, "gamma5", 1, 0, 1e6, source, "loss_model",
                                    &p->gamma5, err)))
             return rv;
     }
@@ -315,9 +316,10 @@ int slo_sync_iterations(const struct slo_sync_profile *p, double batch, double l
                         double target, double *j_out, slo_error_t *err)
 {
     if (!(target > p->gamma5))
-        return slo__fail(err, SLO_ERR_UNREACHABLE, "loss_model.gamma5",
-                         "the target loss %g is at or below the loss floor gamma5 = %g: no "
-                         "cluster reaches it",
+        return slo__fail(err, SLO_ERR_UNREACHABLE, "--slo-loss",
+                         "target loss %g is at or below the workload's loss floor %g "
+                         "(loss_model.gamma5): no cluster reaches it; expected a target "
+                         "above it",
                          target, p->gamma5);
     double j0 = j0_of(p, target);
     if (loss_now > 0 && loss_now > p->gamma5)

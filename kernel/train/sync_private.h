@@ -28,4 +28,13 @@ int slo__sync_solve(const struct slo_train_problem *pb, const struct slo_train_o
 int slo__train_plan_copy(const struct slo_train_setup *s, const struct slo_train_plan *from,
                          struct slo_train_plan *to);
 
+/* The fits' same-model check (train_fit.c): every log's "# model:" and
+ * "# parameter_bytes:" agree with the first log that has them and with
+ * opt->parameter_bytes (--model-bytes, 0: none). *bytes: the parameter
+ * bytes (option, else the logs'); *model: the logs' model or NULL.
+ * SLO_ERR_INVALID naming the log and line, also when no bytes are known. */
+int slo__train_check_models(const struct slo_train_log *logs, size_t n_logs,
+                            const struct slo_train_fit_options *opt, double *bytes,
+                            const char **model, slo_error_t *err);
+
 #endif

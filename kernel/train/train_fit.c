@@ -13,6 +13,7 @@
 
 #include "contention_fit.h"
 #include "slo_private.h"
+#include "sync_private.h"
 
 #define SRC NULL /* messages without a file: "slo fit train: TEXT" */
 
@@ -100,10 +101,11 @@ static int cluster_workers(const char *cluster, char *single, size_t len)
 }
 
 /* Same model in every log: "# model:" and "# parameter_bytes:" agree with
- * the first log that has them and with opt->parameter_bytes. */
-static int check_models(const struct slo_train_log *logs, size_t n_logs,
-                        const struct slo_train_fit_options *opt, double *bytes,
-                        const char **model, slo_error_t *err)
+ * the first log that has them and with opt->parameter_bytes (also the
+ * sync-allreduce fit's check: sync_private.h). */
+int slo__train_check_models(const struct slo_train_log *logs, size_t n_logs,
+                            const struct slo_train_fit_options *opt, double *bytes,
+                            const char **model, slo_error_t *err)
 {
     const struct slo_train_log *fm = NULL, *fb = NULL;
 
@@ -567,7 +569,7 @@ int slo_fit_train_profile(const struct slo_train_log *logs, size_t n_logs,
     scratch = malloc((total ? total : 1) * sizeof *scratch);
     if (!scratch)
         return slo__fail(err, SLO_ERR_NOMEM, SRC, "out of memory");
-    if ((rv = check_models(logs, n_logs, opt, &bytes, &model, err)) ||
+    if ((rv = slo__train_check_models(logs, n_logs, opt, &bytes, &model, err)) ||
         (rv = collect_types(logs, n_logs, opt->catalog, res, err)) ||
         (rv = alone_times(logs, n_logs, res, scratch, err)) ||
         (rv = bandwidths(opt, &b_req, &b_ps, res, err)))

@@ -46,14 +46,15 @@ static int parse_loss(const json_t *o, const char *src, struct slo_loss_model *m
     /* Ranges (issue 15): gamma1 > 0 keeps j + gamma1 > 0 from j = 0 on
      * (slo fit train searches [1e-3, 1e6]); gamma2, gamma3 within 1e12 and the
      * loss floor gamma5 within the training logs' loss range 1e6, so no
-     * product of Eq. 3 overflows. */
+     * product of Eq. 3 overflows; gamma5 >= 0: a loss is never negative, and
+     * a negative floor would let a negative --slo-loss plan. */
     if ((rv = slo__json_number(o, "gamma1", 1, 1e-9, 1e9, src, "loss_model", &m->gamma1,
                               err)) ||
         (rv = slo__json_number(o, "gamma2", 1, -1e12, 1e12, src, "loss_model", &m->gamma2,
                               err)) ||
         (rv = slo__json_number(o, "gamma3", 1, -1e12, 1e12, src, "loss_model", &m->gamma3,
                               err)) ||
-        (rv = slo__json_number(o, "gamma5", 1, -1e6, 1e6, src, "loss_model", &m->gamma5,
+        (rv = slo__json_number(o, "gamma5", 1, 0, 1e6, src, "loss_model", &m->gamma5,
                               err)))
         return rv;
     if (m->form == SLO_LOSS_SPOTDNN_2023) {
