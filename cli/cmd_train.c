@@ -1025,7 +1025,17 @@ static int risk_setup(const struct train_opts *o, const struct slo_train_problem
         char list[512] = "", reason[SLO_REASON_LENGTH];
         if (rp->found)
             plan_string(s, rp->counts, list, sizeof list);
-        if (rp->found)
+        if (rp->found && rp->over_budget)
+            snprintf(reason, sizeof reason,
+                     "--budget: expected a plan whose expected cost under --slo-confidence %g "
+                     "is at most %.10g USD, found none: the cheapest in expectation of %d "
+                     "candidate%s, %s at %s prices (%.2f s, %.6f USD without revocations), "
+                     "meets the deadline with probability %.4f at an expected %.6f USD",
+                     o->confidence, pb->budget_usd, rp->candidates,
+                     rp->candidates == 1 ? "" : "s", list,
+                     rp->on_demand ? "on-demand" : "spot", rp->time_s, rp->cost_usd,
+                     rp->risk.p_meet, rp->risk.expected_cost_usd);
+        else if (rp->found)
             snprintf(reason, sizeof reason,
                      "no plan meets the deadline (%.0f s left) with probability >= %g "
                      "(--slo-confidence): the most likely of %d candidate%s, %s at %s prices "
@@ -1047,7 +1057,9 @@ static int risk_setup(const struct train_opts *o, const struct slo_train_problem
             json_object_set_new(root, "reason", json_string(reason));
             json_head(root, o, cat, wl, r);
             json_object_set_new(root, "closest_kind",
-                                rp->found ? json_string("most_likely") : json_null());
+                                !rp->found       ? json_null()
+                                : rp->over_budget ? json_string("cheapest_expected")
+                                                  : json_string("most_likely"));
             if (rp->found) {
                 struct slo_train_plan ml = {.feasible = 1, .counts = rp->counts,
                                             .eval = rp->eval, .proven = rp->proven};
