@@ -209,4 +209,32 @@ adv_bad "--spot-advisor: r that names no range" \
 adv_bad "--spot-advisor: not the advisor's shape" \
     'expected the Spot Instance Advisor.s data, an object with "ranges" \(an array\) and "spot_advisor" \(an object\), found' \
     'del(.spot_advisor)'
+# A missing key names the keys that are there ("found nothing" before), and
+# {} is "an empty object"; a wrong type names the key and what it holds.
+adv_bad "--spot-advisor: no ranges names the keys found" \
+    'expected the Spot Instance Advisor.s data, an object with "ranges" \(an array\) and "spot_advisor" \(an object\), found an object with keys [a-z_, ]*spot_advisor[a-z_, ]*, no "ranges"$' \
+    'del(.ranges)'
+adv_bad "--spot-advisor {}: an empty object" 'found an empty object, no "ranges"$' '{}'
+adv_bad "--spot-advisor: spot_advisor of the wrong type" 'found "spot_advisor" as an array of 0$' \
+    '.spot_advisor = []'
+# A directory is a directory (jansson read it as an empty file: "'[' or '{'
+# expected near end of file").
+mkdir -p "$tmp/advdir"
+MAX_ERR_LINES=1 expect "--spot-advisor DIR: expected a file, found a directory" \
+    "^slo catalog import: $tmp/advdir: expected a file, found a directory\$" \
+    catalog import --spot-prices "$C/spot-price-history.json" --instance-types "$C/instance-types.json" \
+    --pricing "$C/get-products.json" --spot-advisor "$tmp/advdir"
+# An advisor without the pools' region changed no rate silently (exit 0, no
+# word): a note names the region and the regions it lists.
+jq '.spot_advisor = {"eu-west-1": .spot_advisor["us-east-1"]}' "$ADV" >"$tmp/adv-eu.json"
+"$SLO" catalog import --spot-prices "$C/spot-price-history.json" --instance-types "$C/instance-types.json" \
+    --pricing "$C/get-products.json" --base "$tmp/base-r.json" --quota 4 --spot-advisor "$tmp/adv-eu.json" \
+    --output "$tmp/adv-eu-cat.json" >"$tmp/out" 2>"$tmp/err"
+if [ $? = 0 ] && [ "$(grep -c 'lists no Linux types in region' "$tmp/err")" = 1 ] &&
+   grep -q "^slo catalog import: note: --spot-advisor $tmp/adv-eu.json lists no Linux types in region us-east-1 (it lists eu-west-1); its pools keep --base's interruption_rate\$" "$tmp/err" &&
+   "$SLO" catalog import --spot-prices "$C/spot-price-history.json" --instance-types "$C/instance-types.json" \
+       --pricing "$C/get-products.json" --base "$tmp/base-r.json" --quota 4 2>/dev/null |
+       cmp -s - "$tmp/adv-eu-cat.json"; then
+    ok "--spot-advisor without the pools' region: one note naming us-east-1 and eu-west-1"
+else notok "--spot-advisor without the pools' region"; fi
 finish
