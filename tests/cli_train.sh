@@ -354,4 +354,15 @@ else
     echo "ok - --plot: gnuplot not installed # SKIP"
 fi
 
+# The README's quick-start block is the command's real output (it lacked the
+# revocation-risk table added later): the block after the line naming the
+# command, up to its closing fence.
+awk 'f == 2 && /^```$/ { exit } f == 2 { print } f == 1 && /^```$/ { f = 2 }
+     /^`build\/cli\/slo train --workload resnet110 --slo-loss 0\.8 --slo-time 40m`:$/ { f = 1 }' \
+    "$SLO_SRCDIR/README.md" >"$tmp/readme-block"
+run train --workload resnet110 --slo-loss 0.8 --slo-time 40m
+if [ "$(rc)" = 0 ] && [ -s "$tmp/readme-block" ] && cmp -s "$tmp/readme-block" "$tmp/out"; then
+    ok "README quick-start block is the real output"
+else diff "$tmp/readme-block" "$tmp/out" | sed 's/^/# /' | head -20; notok "README quick-start block"; fi
+
 finish
