@@ -236,6 +236,12 @@ static void *grow(void *p, size_t n, size_t size)
 static int load_json(const char *path, const char *label, json_t **out)
 {
     json_error_t je;
+    struct stat st;
+    *out = NULL;
+    /* jansson reads a directory as an empty file ("'[' or '{' expected near
+     * end of file"): say what it is, as the other commands do */
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return cli_usage_error(CMD, "%s: expected a file, found a directory", label);
     *out = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
     if (!*out)
         return cli_usage_error(CMD, "%s:%d:%d: %s", label, je.line, je.column, je.text);
@@ -765,16 +771,25 @@ static int read_advisor(const json_t *root, const char *src, struct import *im)
 {
     const json_t *ranges = json_object_get(root, "ranges");
     const json_t *adv = json_object_get(root, "spot_advisor");
-    char found[96];
+    char found[256], what[128];
 
-    if (!json_is_object(root) || !json_is_array(ranges) || !json_is_object(adv))
+    if (!json_is_object(root) || !json_is_array(ranges) || !json_is_object(adv)) {
+        /* name what is there: the top-level keys when one is missing, the
+         * value when it has the wrong type (never a bare "nothing") */
+        const char *key = !json_is_array(ranges) ? "ranges" : "spot_advisor";
+        const json_t *v = !json_is_array(ranges) ? ranges : adv;
+        if (!json_is_object(root))
+            describe(root, found, sizeof found);
+        else if (!v)
+            snprintf(found, sizeof found, "%s, no \"%s\"",
+                     describe(root, what, sizeof what), key);
+        else
+            snprintf(found, sizeof found, "\"%s\" as %s", key, describe(v, what, sizeof what));
         return cli_usage_error(CMD, "--spot-advisor %s: expected the Spot Instance Advisor's "
                                "data, an object with \"ranges\" (an array) and "
                                "\"spot_advisor\" (an object), found %s",
-                               src, describe(json_is_object(root) && !json_is_array(ranges)
-                                                 ? ranges
-                                                 : json_is_object(root) ? adv : root,
-                                             found, sizeof found));
+                               src, found);
+    }
     const json_int_t n_rates = (json_int_t)(sizeof im->range_rate / sizeof im->range_rate[0]);
     for (json_int_t i = 0; i < n_rates; i++)
         im->range_rate[i] = -1;
@@ -1166,6 +1181,40 @@ static int cmd_import(int argc, char **argv)
         else if (it->gpus == 0)
             fprintf(stderr, "slo " CMD ": note: %s has no GPUs (no GpuInfo in %s); left out\n",
                     im.spot[k].type, tsrc);
+    }
+
+    /* --spot-advisor without the pools' region (or its OS) changes no rate:
+     * say so once per region, naming the regions it lists. */
+    for (size_t k = 0; im.advisor && k < im.n_spot; k++) {
+        char region[NAMELEN], prev[NAMELEN] = "", listed[256] = "";
+        int noted = 0;
+        zone_region(im.spot[k].zone, region, sizeof region);
+        if (!imported(&im, im.spot[k].type) ||
+            json_object_get(json_object_get(im.advisor, region), im.aos))
+            continue;
+        for (size_t j = 0; j < k && !noted; j++) {
+            zone_region(im.spot[j].zone, prev, sizeof prev);
+            noted = imported(&im, im.spot[j].type) && strcmp(prev, region) == 0;
+        }
+        if (noted)
+            continue;
+        const char *key;
+        json_t *val;
+        size_t used = 0, n = 0;
+        json_object_foreach((json_t *)im.advisor, key, val)
+        {
+            if (!json_object_get(val, im.aos))
+                continue;
+            if (used < sizeof listed)
+                used += (size_t)snprintf(listed + used, sizeof listed - used, "%s%s",
+                                         n ? ", " : "", n == 8 ? "..." : key);
+            if (++n > 8)
+                break;
+        }
+        fprintf(stderr, "slo " CMD ": note: --spot-advisor %s lists no %s types in region %s "
+                "(it lists %s); its pools %s\n",
+                im.asrc, im.aos, region, n ? listed : "no region",
+                o.base ? "keep --base's interruption_rate" : "get no interruption_rate");
     }
 
     /* The catalog: the base's entries in their order (on-prem as they are,

@@ -268,12 +268,13 @@ static void print_text(const struct replay_opts *o, const struct slo_spot_trace 
                        const struct slo_replay_result *r)
 {
     const struct slo_replay_policy_result *od = &r->policies[SLO_REPLAY_ON_DEMAND];
-    printf("replay: loss %g within %.0f s, restart overhead %.0f s, %d start times\n",
-           o->loss, o->time_s, o->overhead_s, r->n_starts);
+    printf("replay: loss %g within %.0f s, restart overhead %.0f s, %d start time%s\n",
+           o->loss, o->time_s, o->overhead_s, r->n_starts, r->n_starts == 1 ? "" : "s");
     for (size_t k = 0; k < o->n_traces; k++)
-        printf("  trace %s: %s (%zu ticks of %g s, up to %d instances, %.3f "
+        printf("  trace %s: %s (%zu tick%s of %g s, up to %d instance%s, %.3f "
                "interruption rate per hour)\n",
-               tr[k].type, tr[k].source, tr[k].n_ticks, tr[k].gap_s, tr[k].max_capacity,
+               tr[k].type, tr[k].source, tr[k].n_ticks, tr[k].n_ticks == 1 ? "" : "s",
+               tr[k].gap_s, tr[k].max_capacity, tr[k].max_capacity == 1 ? "" : "s",
                r->p_revoke_h[k]);
     printf("%-17s %5s %9s %14s %12s %8s %10s\n", "policy", "runs", "met", "mean cost USD",
            "vs on-demand", "replans", "P(met)");

@@ -137,27 +137,66 @@ static int parse_count(const char *opt, const char *text, long max, long *out)
     return 0;
 }
 
+/* The directory of --plot FILE ("." without a slash) into dir[size]. */
+static void plot_dir(const char *file, char *dir, size_t size)
+{
+    const char *slash = strrchr(file, '/');
+    if (!slash)
+        snprintf(dir, size, ".");
+    else
+        snprintf(dir, size, "%.*s", slash == file ? 1 : (int)(slash - file), file);
+}
+
+/* Create an empty temporary file next to --plot FILE (same directory, so a
+ * rename puts it in place); its name into tmp[size]. Returns 0, or -1 with
+ * errno set (the directory is missing, read-only, not writable...). */
+static int plot_tmp_create(const char *file, char *tmp, size_t size)
+{
+    char dir[PATH_MAX];
+    plot_dir(file, dir, sizeof dir);
+    if ((size_t)snprintf(tmp, size, "%s/.slo-plot-XXXXXX", dir) >= size) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    int fd = mkstemp(tmp);
+    if (fd < 0)
+        return -1;
+    mode_t um = umask(0);
+    umask(um);
+    if (fchmod(fd, 0666 & ~um) != 0 || close(fd) != 0) {
+        int e = errno;
+        unlink(tmp);
+        errno = e;
+        return -1;
+    }
+    return 0;
+}
+
 /* --plot FILE is checked before the search: a directory, or a file in a
- * directory that is missing or not writable, is bad input (exit 2), so
- * gnuplot never fails on it and nothing of the user's is removed. */
+ * directory where no file can be created (missing, read-only, /proc, /sys,
+ * not writable) is bad input (exit 2), so gnuplot never fails on it and
+ * nothing of the user's is removed. The check creates and removes a
+ * temporary file there, as access(2) says yes to root on /sys. */
 static int plot_target_error(const char *file)
 {
     struct stat st;
+    char dir[PATH_MAX], tmp[PATH_MAX];
     if (stat(file, &st) == 0 && S_ISDIR(st.st_mode)) {
         cli_usage_error(CMD, "--plot: expected a file to write, found a directory \"%s\"", file);
         return 1;
     }
-    const char *slash = strrchr(file, '/');
-    char dir[PATH_MAX];
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else
-        snprintf(dir, sizeof dir, "%.*s", slash == file ? 1 : (int)(slash - file), file);
-    if (access(dir, W_OK) != 0) {
-        cli_usage_error(CMD, "--plot: cannot write \"%s\": directory %s: %s", file, dir,
-                        strerror(errno));
+    if (stat(file, &st) == 0 && !S_ISREG(st.st_mode)) {
+        cli_usage_error(CMD, "--plot: expected a regular file to write, found \"%s\" is not one",
+                        file);
         return 1;
     }
+    plot_dir(file, dir, sizeof dir);
+    if (plot_tmp_create(file, tmp, sizeof tmp) != 0) {
+        cli_usage_error(CMD, "--plot: expected a file that can be created, found \"%s\" cannot "
+                             "be (directory %s: %s)", file, dir, strerror(errno));
+        return 1;
+    }
+    unlink(tmp);
     return 0;
 }
 
@@ -778,14 +817,21 @@ static int plot_frontier(const struct train_opts *o, const struct slo_workload *
     int png = strcmp(o->plot + len - 4, ".png") == 0;
     double last = f->n ? f->points[f->n - 1].eval.time_s : 0;
     double right = o->have_to ? o->to_s : last * 1.1 + 1;
+    char tmp[PATH_MAX];
+    if (plot_tmp_create(o->plot, tmp, sizeof tmp) != 0) {
+        fprintf(stderr, "slo " CMD ": --plot %s: cannot create a file there (%s)\n", o->plot,
+                strerror(errno));
+        return 1;
+    }
     FILE *g = popen("gnuplot", "w");
     if (!g) {
         fprintf(stderr, "slo " CMD ": --plot: cannot run gnuplot (%s)\n", strerror(errno));
+        unlink(tmp);
         return 1;
     }
     fprintf(g, "set terminal %s size 800,500\n", png ? "pngcairo" : "svg");
     fprintf(g, "set output '");
-    for (const char *c = o->plot; *c; c++) /* gnuplot single quotes: '' is a quote */
+    for (const char *c = tmp; *c; c++) /* gnuplot single quotes: '' is a quote */
         fprintf(g, *c == '\'' ? "''" : "%c", *c);
     fprintf(g, "'\n");
     fprintf(g, "set title 'cheapest plan, %s to loss %g (%s, %s prices)' noenhanced\n", wl->name,
@@ -810,9 +856,13 @@ static int plot_frontier(const struct train_opts *o, const struct slo_workload *
         else
             fprintf(stderr, "slo " CMD ": --plot %s: gnuplot failed (exit status %d)\n", o->plot,
                     st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-        struct stat sb;
-        if (stat(o->plot, &sb) == 0 && S_ISREG(sb.st_mode))
-            remove(o->plot); /* a half-drawn picture, never a directory */
+        unlink(tmp); /* a half-drawn picture; the user's FILE is untouched */
+        return 1;
+    }
+    if (rename(tmp, o->plot) != 0) {
+        fprintf(stderr, "slo " CMD ": --plot %s: cannot put the picture in place (%s)\n", o->plot,
+                strerror(errno));
+        unlink(tmp);
         return 1;
     }
     return 0;
@@ -975,7 +1025,17 @@ static int risk_setup(const struct train_opts *o, const struct slo_train_problem
         char list[512] = "", reason[SLO_REASON_LENGTH];
         if (rp->found)
             plan_string(s, rp->counts, list, sizeof list);
-        if (rp->found)
+        if (rp->found && rp->over_budget)
+            snprintf(reason, sizeof reason,
+                     "--budget: expected a plan whose expected cost under --slo-confidence %g "
+                     "is at most %.10g USD, found none: the cheapest in expectation of %d "
+                     "candidate%s, %s at %s prices (%.2f s, %.6f USD without revocations), "
+                     "meets the deadline with probability %.4f at an expected %.6f USD",
+                     o->confidence, pb->budget_usd, rp->candidates,
+                     rp->candidates == 1 ? "" : "s", list,
+                     rp->on_demand ? "on-demand" : "spot", rp->time_s, rp->cost_usd,
+                     rp->risk.p_meet, rp->risk.expected_cost_usd);
+        else if (rp->found)
             snprintf(reason, sizeof reason,
                      "no plan meets the deadline (%.0f s left) with probability >= %g "
                      "(--slo-confidence): the most likely of %d candidate%s, %s at %s prices "
@@ -997,7 +1057,9 @@ static int risk_setup(const struct train_opts *o, const struct slo_train_problem
             json_object_set_new(root, "reason", json_string(reason));
             json_head(root, o, cat, wl, r);
             json_object_set_new(root, "closest_kind",
-                                rp->found ? json_string("most_likely") : json_null());
+                                !rp->found       ? json_null()
+                                : rp->over_budget ? json_string("cheapest_expected")
+                                                  : json_string("most_likely"));
             if (rp->found) {
                 struct slo_train_plan ml = {.feasible = 1, .counts = rp->counts,
                                             .eval = rp->eval, .proven = rp->proven};

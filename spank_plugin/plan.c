@@ -432,7 +432,17 @@ static int risk_pick(const struct sslo_config *cfg, const struct slo_catalog *ca
     if (rv != SLO_OK)
         return rv;
     if (!rp.found || !rp.meets_confidence) {
-        if (rp.found) {
+        if (rp.found && rp.over_budget) { /* the budget binds the expected cost */
+            plan_text(s, rp.counts, list, sizeof list);
+            set(out->reason, sizeof out->reason,
+                "--budget: expected a plan whose expected cost under --slo-confidence %g is "
+                "at most %.10g USD, found none: the cheapest in expectation of %d candidate%s, "
+                "%s at %s prices (%.2f s, %.6f USD without revocations), meets the deadline "
+                "with probability %.4f at an expected %.6f USD",
+                req->confidence, pb->budget_usd, rp.candidates, rp.candidates == 1 ? "" : "s",
+                list, rp.on_demand ? "on-demand" : "spot", rp.time_s, rp.cost_usd,
+                rp.risk.p_meet, rp.risk.expected_cost_usd);
+        } else if (rp.found) {
             plan_text(s, rp.counts, list, sizeof list);
             set(out->reason, sizeof out->reason,
                 "no plan meets the deadline with probability >= %g (--slo-confidence): the "

@@ -251,6 +251,12 @@ bad_spot "two latest prices at one time" \
 bad_spot "no Linux price" 'expected at least one Linux/UNIX spot price, found none among 1 entries' \
     '.SpotPriceHistory |= [.[1]]'
 
+# A directory as an input file is named as one (jansson read it as an empty
+# file: "DIR:1:0: '[' or '{' expected near end of file").
+mkdir -p "$tmp/a-dir"
+expect "--spot-prices DIR: expected a file, found a directory" \
+    "^slo catalog import: $tmp/a-dir: expected a file, found a directory\$" \
+    catalog import --spot-prices "$tmp/a-dir" --instance-types "$TYPES" --pricing "$PRICING"
 jq '.InstanceTypes[0].GpuInfo.Gpus = []' "$TYPES" >"$tmp/bad-types.json"
 expect "GpuInfo without GPUs" \
     'bad-types.json: InstanceTypes\[0\] \(p3.2xlarge\).GpuInfo: expected an object with a non-empty Gpus array' \

@@ -46,6 +46,16 @@ else notok "capacity lost"; fi
 # 3. The human table.
 succeeds "human table" "^on-demand +1 +1/1" "^spotdnn +1 +0/1" "^uniform-progress" -- \
     replay --trace p3.2xlarge="$tmp/lost.json" --workload resnet110 --slo-loss 0.8 --slo-time 3h --starts 1
+# The header in the singular for one (it said "1 start times", "up to 1
+# instances"), the plural otherwise.
+succeeds "human table: one start time, up to 1 instance" \
+    "^replay: loss 0\.8 within 10800 s, restart overhead 30 s, 1 start time\$" \
+    "^  trace p3\.2xlarge: .* \(30 ticks of 600 s, up to 1 instance, [0-9.]+ interruption rate per hour\)\$" -- \
+    replay --trace p3.2xlarge="$tmp/lost.json" --workload resnet110 --slo-loss 0.8 --slo-time 3h --starts 1
+printf '{"metadata": {"gap_seconds": 600}, "data": [2, 1%s]}\n' "$(yes ', 0' | head -n 28 | tr -d '\n')" >"$tmp/two.json"
+succeeds "human table: start times, up to 2 instances" "^replay: .*, 2 start times\$" \
+    "^  trace p3\.2xlarge: .* \(30 ticks of 600 s, up to 2 instances, " -- \
+    replay --trace p3.2xlarge="$tmp/two.json" --workload resnet110 --slo-loss 0.8 --slo-time 3h --starts 2
 
 # 4. A real trace.
 traces=${SLO_REFERENCE_DATA:-}/spot-traces

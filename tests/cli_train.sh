@@ -273,9 +273,31 @@ if [ "$(rc)" = 2 ] && [ -d "$tmp/dir.svg" ] && [ ! -s "$tmp/out" ] &&
 else notok "--plot DIR.svg"; fi
 run train --workload resnet110 --slo-loss 0.8 --frontier --plot "$tmp/missing/f.svg"
 if [ "$(rc)" = 2 ] && [ ! -s "$tmp/out" ] &&
-   grep -q "plot: cannot write \"$tmp/missing/f.svg\": directory $tmp/missing: No such file" "$tmp/err"; then
+   grep -q "plot: expected a file that can be created, found \"$tmp/missing/f.svg\" cannot be (directory $tmp/missing: No such file" "$tmp/err"; then
     ok "--plot into a missing directory refused"
 else notok "--plot into a missing directory"; fi
+# /sys and /proc: access(2) says W_OK to root on /sys, so the check must
+# create a file there; before, the 29 KB table (and gnuplot's SVG) went to
+# stdout, then gnuplot's "cannot open file", exit 1.
+for d in /sys /proc; do
+    [ -d "$d" ] || { echo "ok - --plot into $d: no $d # SKIP"; continue; }
+    run train --workload resnet110 --slo-loss 0.8 --frontier --plot "$d/slo-test-x.svg"
+    if [ "$(rc)" = 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" = 1 ] &&
+       grep -q "plot: expected a file that can be created, found \"$d/slo-test-x.svg\" cannot be (directory $d: " "$tmp/err"; then
+        ok "--plot into $d refused before the search"
+    else notok "--plot into $d: rc $(rc), $(wc -c <"$tmp/out") bytes out, $(cat "$tmp/err")"; fi
+done
+# gnuplot failing (a stand-in on PATH) leaves the user's existing FILE as it
+# was and no temporary file behind (before, slo remove()d FILE).
+mkdir "$tmp/fakebin" "$tmp/pd"
+printf '#!/bin/sh\ncat >/dev/null\nexit 1\n' >"$tmp/fakebin/gnuplot"
+chmod +x "$tmp/fakebin/gnuplot"
+echo keep >"$tmp/pd/old.svg"
+PATH="$tmp/fakebin:$PATH" run train --workload resnet110 --slo-loss 0.8 --frontier --plot "$tmp/pd/old.svg"
+if [ "$(rc)" = 1 ] && [ "$(cat "$tmp/pd/old.svg")" = keep ] && [ "$(ls -A "$tmp/pd")" = old.svg ] &&
+   grep -q "gnuplot failed (exit status 1)" "$tmp/err"; then
+    ok "--plot: gnuplot failing keeps the existing FILE, no temporary left"
+else notok "--plot with gnuplot failing: rc $(rc), $(ls -A "$tmp/pd"), $(cat "$tmp/err")"; fi
 rmdir "$tmp/dir.svg"
 # --existing TYPE with a catalog of spot pools (imported from the aws CLI
 # replicas in tests/catalog: p3.2xlarge in us-east-1a, -1b, -1c): the pools
@@ -324,11 +346,23 @@ else notok "one-dash -workload: $(cat "$tmp/err")"; fi
 # The picture, drawn by gnuplot (skipped without it).
 if command -v gnuplot >/dev/null 2>&1; then
     run train --workload resnet110 --slo-loss 0.8 --frontier --catalog aws-table3 --plot "$tmp/f.svg"
-    if [ "$(rc)" = 0 ] && grep -q "<svg" "$tmp/f.svg" && grep -q "deadline (s)" "$tmp/f.svg"; then
+    if [ "$(rc)" = 0 ] && grep -q "<svg" "$tmp/f.svg" && grep -q "deadline (s)" "$tmp/f.svg" &&
+       [ -z "$(ls -A "$tmp" | grep slo-plot)" ]; then
         ok "--plot FILE.svg drawn by gnuplot"
     else notok "--plot FILE.svg"; fi
 else
     echo "ok - --plot: gnuplot not installed # SKIP"
 fi
+
+# The README's quick-start block is the command's real output (it lacked the
+# revocation-risk table added later): the block after the line naming the
+# command, up to its closing fence.
+awk 'f == 2 && /^```$/ { exit } f == 2 { print } f == 1 && /^```$/ { f = 2 }
+     /^`build\/cli\/slo train --workload resnet110 --slo-loss 0\.8 --slo-time 40m`:$/ { f = 1 }' \
+    "$SLO_SRCDIR/README.md" >"$tmp/readme-block"
+run train --workload resnet110 --slo-loss 0.8 --slo-time 40m
+if [ "$(rc)" = 0 ] && [ -s "$tmp/readme-block" ] && cmp -s "$tmp/readme-block" "$tmp/out"; then
+    ok "README quick-start block is the real output"
+else diff "$tmp/readme-block" "$tmp/out" | sed 's/^/# /' | head -20; notok "README quick-start block"; fi
 
 finish

@@ -108,6 +108,27 @@ if [ "$(rc)" = 2 ] && [ "$(jq -r .status "$tmp/out")" = infeasible ] &&
    awk -v p="$(jq .closest.risk.p_deadline_met "$tmp/out")" 'BEGIN { exit !(p < 0.9) }'; then
     ok "--json: the refusal's most likely plan and its probability"
 else notok "--json refusal"; fi
+# The budget binds the expected cost under --slo-confidence: at rate 0.5 the
+# plan of 3.29 USD without revocations is expected to cost 5.10 USD, and
+# before this --budget 4 recommended it, exit 0. Every budget either gives a
+# plan expected within it that reaches the confidence, or exit 2 naming the
+# cheapest confident plan, expected above it; both outcomes occur.
+catalog r5 0.5 30
+seen_ok=0 seen_refused=0
+for b in 3.5 4 4.5 5 5.2 6 8; do
+    run train --workload resnet110 --catalog "$tmp/r5.json" --slo-loss 0.8 --slo-time 40m --budget "$b" --slo-confidence 0.9 --json
+    if [ "$(rc)" = 0 ] && awk -v e="$(jq .risk.expected_cost_usd "$tmp/out")" -v p="$(jq .risk.p_deadline_met "$tmp/out")"            -v b="$b" 'BEGIN { exit !(e <= b && p >= 0.9) }'; then
+        seen_ok=1; ok "rate 0.5, --budget $b: expected $(jq .risk.expected_cost_usd "$tmp/out") USD within it"
+    elif [ "$(rc)" = 2 ] && [ "$(jq -r .closest_kind "$tmp/out")" = cheapest_expected ] &&
+         awk -v e="$(jq .closest.risk.expected_cost_usd "$tmp/out")" -v b="$b" 'BEGIN { exit !(e > b) }'; then
+        seen_refused=1; ok "rate 0.5, --budget $b: refused, the cheapest expected $(jq .closest.risk.expected_cost_usd "$tmp/out") USD"
+    else notok "rate 0.5, --budget $b: rc $(rc), expected $(jq .risk.expected_cost_usd "$tmp/out") USD"; fi
+done
+if [ "$seen_ok" = 1 ] && [ "$seen_refused" = 1 ]; then ok "rate 0.5 budgets: both a plan and a refusal"
+else notok "rate 0.5 budgets: plan seen $seen_ok, refusal seen $seen_refused"; fi
+MAX_ERR_LINES=1 expect "--budget 4 below the expected cost: exit 2 naming the cheapest confident plan" \
+    '^slo train: --budget: expected a plan whose expected cost under --slo-confidence 0\.9 is at most 4 USD, found none: the cheapest in expectation of [0-9]+ candidates?, p3\.2xlarge=2,g3\.8xlarge=5 at spot prices \(2255\.81 s, 3\.293483 USD without revocations\), meets the deadline with probability 0\.9428 at an expected 5\.104921 USD$' \
+    train --workload resnet110 --catalog "$tmp/r5.json" --slo-loss 0.8 --slo-time 40m --budget 4 --slo-confidence 0.9
 
 # 4. Bad input: one message, exit 2.
 for c in 0 1 -0.5 1.5 abc; do
@@ -188,4 +209,32 @@ adv_bad "--spot-advisor: r that names no range" \
 adv_bad "--spot-advisor: not the advisor's shape" \
     'expected the Spot Instance Advisor.s data, an object with "ranges" \(an array\) and "spot_advisor" \(an object\), found' \
     'del(.spot_advisor)'
+# A missing key names the keys that are there ("found nothing" before), and
+# {} is "an empty object"; a wrong type names the key and what it holds.
+adv_bad "--spot-advisor: no ranges names the keys found" \
+    'expected the Spot Instance Advisor.s data, an object with "ranges" \(an array\) and "spot_advisor" \(an object\), found an object with keys [a-z_, ]*spot_advisor[a-z_, ]*, no "ranges"$' \
+    'del(.ranges)'
+adv_bad "--spot-advisor {}: an empty object" 'found an empty object, no "ranges"$' '{}'
+adv_bad "--spot-advisor: spot_advisor of the wrong type" 'found "spot_advisor" as an array of 0$' \
+    '.spot_advisor = []'
+# A directory is a directory (jansson read it as an empty file: "'[' or '{'
+# expected near end of file").
+mkdir -p "$tmp/advdir"
+MAX_ERR_LINES=1 expect "--spot-advisor DIR: expected a file, found a directory" \
+    "^slo catalog import: $tmp/advdir: expected a file, found a directory\$" \
+    catalog import --spot-prices "$C/spot-price-history.json" --instance-types "$C/instance-types.json" \
+    --pricing "$C/get-products.json" --spot-advisor "$tmp/advdir"
+# An advisor without the pools' region changed no rate silently (exit 0, no
+# word): a note names the region and the regions it lists.
+jq '.spot_advisor = {"eu-west-1": .spot_advisor["us-east-1"]}' "$ADV" >"$tmp/adv-eu.json"
+"$SLO" catalog import --spot-prices "$C/spot-price-history.json" --instance-types "$C/instance-types.json" \
+    --pricing "$C/get-products.json" --base "$tmp/base-r.json" --quota 4 --spot-advisor "$tmp/adv-eu.json" \
+    --output "$tmp/adv-eu-cat.json" >"$tmp/out" 2>"$tmp/err"
+if [ $? = 0 ] && [ "$(grep -c 'lists no Linux types in region' "$tmp/err")" = 1 ] &&
+   grep -q "^slo catalog import: note: --spot-advisor $tmp/adv-eu.json lists no Linux types in region us-east-1 (it lists eu-west-1); its pools keep --base's interruption_rate\$" "$tmp/err" &&
+   "$SLO" catalog import --spot-prices "$C/spot-price-history.json" --instance-types "$C/instance-types.json" \
+       --pricing "$C/get-products.json" --base "$tmp/base-r.json" --quota 4 2>/dev/null |
+       cmp -s - "$tmp/adv-eu-cat.json"; then
+    ok "--spot-advisor without the pools' region: one note naming us-east-1 and eu-west-1"
+else notok "--spot-advisor without the pools' region"; fi
 finish

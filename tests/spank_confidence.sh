@@ -65,9 +65,11 @@ same() {
         fi
         echo on-demand >>"$tmp/kinds" ;;
     "refused "*)
-        pp=${plug##*meets it with probability }
-        cp=$(sed -n 's/.*meets it with probability \([0-9.]*\)$/\1/p' "$tmp/err")
-        if [ "$rc" = 2 ] && [ "$(jq -r .status "$tmp/out")" = infeasible ] && [ "$pp" = "$cp" ] &&
+        # the most likely plan's probability, or (a budget below every
+        # confident plan's expected cost) the cheapest one's and its cost
+        pp=$(echo "$plug" | sed -n 's/.*meets \(it\|the deadline\) with probability \([0-9.]*\)\( at an expected [0-9.]* USD\)\{0,1\}$/\2\3/p')
+        cp=$(sed -n 's/.*meets \(it\|the deadline\) with probability \([0-9.]*\)\( at an expected [0-9.]* USD\)\{0,1\}$/\2\3/p' "$tmp/err")
+        if [ "$rc" = 2 ] && [ "$(jq -r .status "$tmp/out")" = infeasible ] && [ -n "$pp" ] && [ "$pp" = "$cp" ] &&
            [ "$(wc -l <"$tmp/err")" = 1 ]; then
             ok "$name: both refuse, best probability $pp"
         else

@@ -347,7 +347,7 @@ int slo_risk_plan(const struct slo_train_problem *pb, const struct slo_train_opt
 {
     struct slo_train_options o;
     struct slo_risk_pool *pools = NULL;
-    int rc = SLO_OK, have = 0;
+    int rc = SLO_OK, have = 0, best_tier = -1;
     double best_cost = INFINITY, best_p = -1;
 
     memset(res, 0, sizeof *res);
@@ -413,9 +413,16 @@ int slo_risk_plan(const struct slo_train_problem *pb, const struct slo_train_opt
             break;
         }
         res->candidates++;
-        int good = ev.p_meet >= confidence, best_good = have && best_p >= confidence;
-        if (!have || (good && (!best_good || ev.expected_cost_usd < best_cost)) ||
-            (!good && !best_good && ev.p_meet > best_p)) {
+        /* Rank: confident and within the budget in expectation (2), confident
+         * (1), neither (0); the cheapest in expectation within a confident
+         * rank, the most likely to meet in rank 0. */
+        int good = ev.p_meet >= confidence;
+        int tier = good ? 1 + (!(pb->budget_usd > 0) ||
+                               ev.expected_cost_usd <= pb->budget_usd)
+                        : 0;
+        if (!have || tier > best_tier ||
+            (tier == best_tier && (tier > 0 ? ev.expected_cost_usd < best_cost
+                                            : ev.p_meet > best_p))) {
             if (!res->counts && !(res->counts = calloc(n, sizeof *res->counts))) {
                 slo_train_result_free(&tr);
                 rc = slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
@@ -432,7 +439,9 @@ int slo_risk_plan(const struct slo_train_problem *pb, const struct slo_train_opt
             res->plan_deadline_s = q.deadline_s;
             res->slack_revocations = od ? 0 : k;
             res->found = 1;
-            res->meets_confidence = good;
+            res->meets_confidence = tier == 2;
+            res->over_budget = tier == 1;
+            best_tier = tier;
             best_cost = ev.expected_cost_usd;
             best_p = ev.p_meet;
             have = 1;

@@ -133,7 +133,9 @@ int slo_risk_monte_carlo(const struct slo_risk_pool *pools, size_t n_pools,
 struct slo_risk_plan_result {
     int found;                  /* 1: counts holds a plan that meets the deadline
                                    without revocations */
-    int meets_confidence;       /* 1: its p_meet >= the confidence asked */
+    int meets_confidence;       /* 1: its p_meet >= the confidence asked and, with
+                                   a budget (pb->budget_usd > 0), its expected cost
+                                   risk.expected_cost_usd <= the budget */
     int *counts;                /* [setup.n_types] of a slo_train_setup_init of the
                                    problem's catalog, workload and SPOT pricing, in its
                                    type order; owned (slo_risk_plan_result_free) */
@@ -150,6 +152,10 @@ struct slo_risk_plan_result {
     double plan_deadline_s;     /* the deadline it was planned for, s: the SLO's less
                                    k restart overheads (slack for k revocations) */
     int slack_revocations;      /* that k (0 for the on-demand candidate) */
+    int over_budget;            /* 1: candidates reach the confidence but every one
+                                   is expected to cost more than pb->budget_usd; the
+                                   plan is the cheapest of them in expected cost
+                                   (meets_confidence 0) */
 };
 
 void slo_risk_plan_result_free(struct slo_risk_plan_result *r);
@@ -159,9 +165,12 @@ void slo_risk_plan_result_free(struct slo_risk_plan_result *r);
  * deadline is at least confidence, under the risk model of slo_risk_evaluate:
  * the candidates are slo_train_solve's plans (spot pricing) for the deadline
  * shortened by k restart overheads (k = 0..8: slack for k revocations) and
- * its plan at on-demand prices (P = 1 when it meets the deadline); when no
- * candidate reaches the confidence, the one most likely to meet
- * (meets_confidence 0). pb as slo_train_solve's (its pricing is ignored);
+ * its plan at on-demand prices (P = 1 when it meets the deadline). A budget
+ * (pb->budget_usd > 0, USD) binds each candidate's cost without revocations
+ * and the chosen plan's EXPECTED cost: when every candidate that reaches the
+ * confidence is expected to cost more, the cheapest of them in expectation
+ * (meets_confidence 0, over_budget 1); when no candidate reaches the
+ * confidence, the one most likely to meet (meets_confidence 0). pb as slo_train_solve's (its pricing is ignored);
  * p_revoke_h[catalog->n_types] the interruption rate of each catalog entry
  * in [0, 1] (ignored for on-prem entries); restart_s, s >= 0, the pause a
  * revocation costs; confidence in (0, 1). Returns SLO_OK (found 0 when no
