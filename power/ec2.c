@@ -14,6 +14,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "power.h"
+#include "backoff.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -544,6 +545,7 @@ static void resume_group(struct power_ctx *ctx, const struct aws *a, struct powe
         json_decref(extra);
         return;
     }
+    power_backoff_note_failed(ctx, nodes, idx, n); /* capacity errors: back off the pool */
     if (json_array_size(extra) > 0)
         terminate_ids(ctx, a, extra, "more instances than nodes", NULL);
     json_decref(extra);

@@ -97,6 +97,11 @@ struct sslo_plan_request {
     double budget_usd;     /* <= 0: none */
     enum slo_pricing pricing;
     enum sslo_mode mode;
+    /* Re-planning a requeued job (slo-requeue; 0 for a fresh plan), as
+     * slo_train_problem's fields of the same names: */
+    double loss_now;       /* loss reached so far; <= 0: fresh start */
+    double elapsed_s;      /* s since the first start; the plan gets deadline_s - elapsed_s */
+    double overhead_s;     /* restart overhead added to the plan's time, s, >= 0 */
 };
 
 #define SSLO_N_RECORDS 17
