@@ -145,8 +145,10 @@ static int read_plugstack(const char *path, struct sslo_config *cfg, char *msg, 
  * there is none or it cannot be trusted (why[] says which). The file must be
  * a regular file owned by the job's user (or root), not a link, at most
  * 1 MiB: slo-requeue runs as SlurmUser and reads a user's file. */
-static double read_progress(const char *path, uid_t uid, char *why, size_t len)
+static double read_progress(const char *path, uid_t uid, double *started, char *why,
+                            size_t len)
 {
+    *started = 0;
     struct stat st;
     json_error_t je;
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -174,6 +176,12 @@ static double read_progress(const char *path, uid_t uid, char *why, size_t len)
         json_decref(root);
         return 0;
     }
+    /* When the logger started: its rewrite time minus its elapsed time. */
+    const json_t *el = json_object_get(root, "elapsed_s");
+    const json_t *up = json_object_get(root, "updated_unix_s");
+    if (json_is_number(el) && json_is_number(up) && json_number_value(el) >= 0 &&
+        isfinite(json_number_value(el)) && isfinite(json_number_value(up)))
+        *started = json_number_value(up) - json_number_value(el);
     snprintf(why, len, "progress file %s: loss %.6g", path, l);
     json_decref(root);
     return l;
@@ -526,7 +534,13 @@ int main(int argc, char **argv)
     double loss_now = 0;
     if (j->work_dir && j->work_dir[0] == '/') {
         snprintf(ppath, sizeof ppath, "%s/" PROGRESS_NAME, j->work_dir, job_id);
-        loss_now = read_progress(ppath, (uid_t)j->user_id, pwhy, sizeof pwhy);
+        double started = 0;
+        loss_now = read_progress(ppath, (uid_t)j->user_id, &started, pwhy, sizeof pwhy);
+        /* Slurm resets a requeued job's start time: at the first re-plan the
+         * first start is the progress logger's start when that is earlier
+         * (the mark keeps it for the next re-plans). */
+        if (!k_done && started > 0 && started < now && (first_start <= 0 || started < first_start))
+            first_start = started;
     } else {
         snprintf(pwhy, sizeof pwhy, "no working directory: planned from the start");
     }
@@ -571,9 +585,13 @@ int main(int argc, char **argv)
         }
     }
     char head[1024];
-    snprintf(head, sizeof head, "after %s (restart %u), %.0f s of the %.0f s deadline used, "
-             "loss %s%.6g", cause, j->restart_cnt, elapsed, deadline,
-             loss_now > 0 ? "" : "unknown, from ", loss_now > 0 ? loss_now : 0.0);
+    char lossbuf[64];
+    if (loss_now > 0)
+        snprintf(lossbuf, sizeof lossbuf, "loss %.6g", loss_now);
+    else
+        snprintf(lossbuf, sizeof lossbuf, "loss unknown (planned from the start)");
+    snprintf(head, sizeof head, "after %.900s (restart %u), %.0f s of the %.0f s deadline used, "
+             "%s", cause, j->restart_cnt, elapsed, deadline, lossbuf);
     if (chosen < 0) {
         char c[4096];
         if (!n_tries)

@@ -126,7 +126,10 @@ if [ -n "$cn" ]; then
           --slo-time 23:00 --exact --max-nodes 64 --elapsed "${el:-0}s" --loss-now 0.82 \
           --restart-overhead 30s 2>&1)
     cli_plan=$(echo "$cli" | awk '/^  instance type/{f=1;next} f&&/workers?,/{exit} f{printf "%s%s:%s", s, $1, $5; s=","}')
-    if echo "$line" | grep -q 'loss 0.82' && [ -n "$plan" ] && [ "$plan" = "$cli_plan" ]; then
+    # elapsed: about the 10 s the job ran after its progress (from the progress
+    # file: Slurm resets a requeued job's start time); 8 s allows for rounding
+    if echo "$line" | grep -q 'loss 0.82' && [ -n "$plan" ] && [ "$plan" = "$cli_plan" ] &&
+       [ "${el:-0}" -ge 8 ]; then
         ok "re-plan from loss 0.82 after $el s: $plan, as slo train --elapsed ${el}s --loss-now 0.82 --restart-overhead 30s"
     else
         echo "$cli" | sed 's/^/#   cli: /'
