@@ -44,7 +44,6 @@ backoff=$D/state/ctld/slo-backoff.json
 # reads it at start, so it is restarted from its saved state with the line.
 cat >"$D/bin/epilog-slurmctld" <<EOF
 #!/bin/sh
-{ echo "== \$(date +%T)"; env | sort; $(command -v scontrol) show job \$SLURM_JOB_ID; } >>$D/log/epilog-debug.txt 2>&1
 # slurmctld gives EpilogSlurmctld no SLURM_CONF: the test cluster's is not the default
 SLURM_CONF=$SLURM_CONF exec $requeue --log $rlog
 EOF
@@ -205,7 +204,6 @@ if cluster_check_health >"$tmp/out" 2>&1; then
 else
     cat "$tmp/out" >>"$tmp/err"; notok "cluster health"
 fi
-[ -n "${SLO_REQUEUE_DEBUG:-}" ] && cp -r "$D/log" "$SLO_REQUEUE_DEBUG/"
 if cluster_stop >"$tmp/out" 2>&1; then ok "teardown: every daemon stopped on TERM"; else : >"$tmp/err"; notok "teardown"; fi
 echo "# wall time $(( $(date +%s) - t_start )) s, $(( $(date +%s) - CLUSTER_T_LOCKED )) s of it holding the cluster"
 finish
