@@ -659,7 +659,7 @@ int main(int argc, char **argv)
     d.time_limit = limit;
     d.admin_comment = mark;
     d.comment = comment;
-    if (tries[chosen].res.values[7][0] == '1')
+    if (strcmp(sslo_plan_value(r, "SLO_SPOT"), "1") == 0) /* spot nodes: keep --requeue */
         d.requeue = 1;
     if (slurm_update_job(&d) != SLURM_SUCCESS) {
         char c[2048];
