@@ -14,6 +14,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "power.h"
+#include "backoff.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -601,6 +602,7 @@ static void resume_group(struct power_ctx *ctx, struct aws *a, struct power_node
         json_decref(extra);
         return;
     }
+    power_backoff_note_failed(ctx, nodes, idx, n); /* capacity errors: back off the pool */
     if (json_array_size(extra) > 0)
         terminate_ids(ctx, a, extra, "more instances than nodes", NULL);
     json_decref(extra);

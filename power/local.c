@@ -12,6 +12,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "power.h"
+#include "backoff.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -267,6 +268,40 @@ static void exec_slurmd(const char *slurmd, const char *node, int fd)
     _exit(127);
 }
 
+/* The local provider's stand-in for an EC2 capacity error (tests, demos):
+ * the file STATE_DIR/capacity-errors, lines "TYPE CAPACITY CODE" ('#'
+ * comments; CAPACITY spot or on-demand; CODE an EC2 error code such as
+ * InsufficientInstanceCapacity). A node of a listed pool fails its resume
+ * as CreateFleet would ("local TYPE CAPACITY: no capacity: CODE"), so the
+ * rest of slo-power (back-off, POWER_DOWN_FORCE, requeue) runs as with EC2.
+ * Read only from a safe state_dir (state_dir_check), never through a link. */
+static void simulated_capacity_errors(const struct power_config *cfg, struct power_node *nodes,
+                                      size_t n)
+{
+    char path[PATH_MAX], line[512];
+    if (strlen(cfg->state_dir) + sizeof "/capacity-errors" > sizeof path)
+        return;
+    power_fmt(path, sizeof path, "%s/capacity-errors", cfg->state_dir);
+    FILE *f = open_nofollow(path);
+    if (!f)
+        return;
+    while (fgets(line, sizeof line, f)) {
+        char type[SLO_NAME_LENGTH], cap[16], code[64];
+        if (line[0] == '#' || sscanf(line, "%63s %15s %63s", type, cap, code) != 3)
+            continue;
+        for (size_t i = 0; i < n; i++) {
+            struct power_node *nd = &nodes[i];
+            if (nd->failed || strcmp(nd->type, type) != 0 ||
+                strcmp(power_capacity_name(nd->capacity), cap) != 0)
+                continue;
+            nd->failed = 1;
+            power_fmt(nd->reason, sizeof nd->reason,
+                      "local %s %s: no capacity: %s: simulated by %s", type, cap, code, path);
+        }
+    }
+    fclose(f);
+}
+
 int power_local_resume(struct power_ctx *ctx, struct power_node *nodes, size_t n)
 {
     const struct power_config *cfg = ctx->cfg;
@@ -293,6 +328,8 @@ int power_local_resume(struct power_ctx *ctx, struct power_node *nodes, size_t n
                 nodes[i].failed = 1;
                 power_fmt(nodes[i].reason, sizeof nodes[i].reason, "%s", setup_err);
             }
+    if (ok_setup)
+        simulated_capacity_errors(cfg, nodes, n);
 
     /* Simulated boot, once for all nodes (they boot in parallel). */
     size_t todo = 0;
@@ -398,6 +435,8 @@ int power_local_resume(struct power_ctx *ctx, struct power_node *nodes, size_t n
     }
     free(pids);
 
+    /* Capacity errors: the pool is backed off before its jobs requeue. */
+    power_backoff_note_failed(ctx, nodes, NULL, n);
     int bad = 0;
     for (size_t i = 0; i < n; i++) {
         struct power_node *nd = &nodes[i];

@@ -53,6 +53,34 @@ static void job_record(spank_t sp, const char *name, char *v, size_t len)
         v[0] = '\0';
 }
 
+/* AdminComment of a job that slo-requeue re-planned: "slo-replan:K NAME=value
+ * NAME=value ..." (power/requeue.c writes it). */
+#define SSLO_REPLAN_MARK "slo-replan:"
+/* Where the job writes its progress (python/slo/trainlog.py StepLogger's
+ * progress file), in the job's working directory: slo-requeue reads it on
+ * the slurmctld host (a shared filesystem, doc/slurm.md). %u: job id. */
+#define SSLO_PROGRESS_NAME "slo-progress-%u.json"
+
+/* The value of " NAME=" in a re-plan mark into v[len] ("" when absent or
+ * longer). */
+static void replan_value(const char *replan, const char *name, char *v, size_t len)
+{
+    size_t n = strlen(name);
+    const char *p = replan;
+    v[0] = '\0';
+    while ((p = strstr(p, name)) != NULL) {
+        if (p > replan && p[-1] == ' ' && p[n] == '=') {
+            size_t k = strcspn(p + n + 1, " ");
+            if (k < len) {
+                memcpy(v, p + n + 1, k);
+                v[k] = '\0';
+            }
+            return;
+        }
+        p += n;
+    }
+}
+
 /* 1 when slurmctld's record of this job shows the enforced plan of the job's
  * SLURM_SPANK_SLO_* applied: AdminComment "slo-plan:<SLO_INSTANCES>" (which
  * job_submit.lua writes when it applies a plan, and which only admins can
@@ -60,7 +88,8 @@ static void job_record(spank_t sp, const char *name, char *v, size_t len)
  * SLO_CONSTRAINT; else 0 with the reason in why[len]. What the job's
  * environment says is the user's to set (sbatch --export): only the job
  * record is evidence that the plan is real. */
-static int plan_applied(spank_t sp, char *why, size_t len)
+static int plan_applied(spank_t sp, char *why, size_t len, char *replan, size_t replan_len,
+                        char *progress, size_t progress_len)
 {
     char mode[16], part[SSLO_VALUE_LENGTH], nodes[32], cons[SSLO_VALUE_LENGTH];
     char inst[SSLO_VALUE_LENGTH], mark[SSLO_VALUE_LENGTH + 16];
@@ -93,6 +122,22 @@ static int plan_applied(spank_t sp, char *why, size_t len)
     const slurm_job_info_t *j = &msg->job_array[0];
     char n[32];
     snprintf(n, sizeof n, "%u", j->num_nodes);
+    replan[0] = progress[0] = '\0';
+    /* A re-plan by slo-requeue (SlurmUser, doc/slurm.md "Re-planning on
+     * requeue"): the job record's AdminComment carries the new plan's
+     * records, which only an admin can write; they replace the
+     * submission's partition, nodes and constraint in the checks below. */
+    if (j->admin_comment && strncmp(j->admin_comment, SSLO_REPLAN_MARK,
+                                    strlen(SSLO_REPLAN_MARK)) == 0 &&
+        strlen(j->admin_comment) < replan_len) {
+        strcpy(replan, j->admin_comment);
+        snprintf(mark, sizeof mark, "%s", j->admin_comment);
+        replan_value(replan, "SLO_PARTITION", part, sizeof part);
+        replan_value(replan, "SLO_NODES", nodes, sizeof nodes);
+        replan_value(replan, "SLO_CONSTRAINT", cons, sizeof cons);
+    }
+    if (j->work_dir && j->work_dir[0] == '/')
+        snprintf(progress, progress_len, "%s/" SSLO_PROGRESS_NAME, j->work_dir, job_id);
     if (!j->admin_comment || strcmp(j->admin_comment, mark) != 0)
         snprintf(why, len, "job %u's AdminComment is %s, not %s (job_submit.lua marks the plans "
                  "it applied)", job_id, j->admin_comment ? j->admin_comment : "(none)", mark);
@@ -123,6 +168,7 @@ static void drop_records(spank_t sp)
 int sslo_remote_user_init(spank_t sp, struct sslo_state *st)
 {
     char name[64], version[16], why[SSLO_MSG_LENGTH];
+    char replan[SSLO_REMOTE_VALUE_LENGTH], progress[SSLO_PATH_LENGTH + 64];
 
     (void)st;
     /* Only a job submitted with a plan: SLO_PLAN_VERSION is written first. */
@@ -136,7 +182,7 @@ int sslo_remote_user_init(spank_t sp, struct sslo_state *st)
         if (strcmp(kind, "serve") == 0)
             return sslo_serve_remote_user_init(sp, st);
     }
-    if (!plan_applied(sp, why, sizeof why)) {
+    if (!plan_applied(sp, why, sizeof why, replan, sizeof replan, progress, sizeof progress)) {
         char mode[16];
         job_record(sp, "SLO_MODE", mode, sizeof mode);
         if (strcmp(mode, "advise") == 0)
@@ -150,5 +196,25 @@ int sslo_remote_user_init(spank_t sp, struct sslo_state *st)
         export_one(sp, name, sslo_record_names[i]);
     }
     export_one(sp, "SLURM_SPANK_SLO_INSTANCES", "SLO_PLAN");
+    if (replan[0]) {
+        /* The re-plan's records replace the submission's (SLO_DEADLINE_S,
+         * SLO_LOSS, SLO_WORKLOAD stay: the SLO is the user's). */
+        static const char *const extra[] = {"SLO_REPLAN", "SLO_ELAPSED_S", "SLO_LOSS_NOW", NULL};
+        char v[SSLO_VALUE_LENGTH];
+        for (int i = 0; i < SSLO_N_RECORDS; i++) {
+            replan_value(replan, sslo_record_names[i], v, sizeof v);
+            if (v[0] && spank_setenv(sp, sslo_record_names[i], v, 1) != ESPANK_SUCCESS)
+                slurm_info("%s: cannot set %s", SSLO_LOG_PREFIX, sslo_record_names[i]);
+            if (v[0] && strcmp(sslo_record_names[i], "SLO_INSTANCES") == 0)
+                spank_setenv(sp, "SLO_PLAN", v, 1);
+        }
+        for (int i = 0; extra[i]; i++) {
+            replan_value(replan, extra[i], v, sizeof v);
+            if (v[0])
+                spank_setenv(sp, extra[i], v, 1);
+        }
+    }
+    if (progress[0] && spank_setenv(sp, "SLO_PROGRESS_FILE", progress, 1) != ESPANK_SUCCESS)
+        slurm_info("%s: cannot set SLO_PROGRESS_FILE", SSLO_LOG_PREFIX);
     return 0;
 }

@@ -490,6 +490,9 @@ int sslo_plan(const struct sslo_config *cfg, const struct slo_catalog *cat, cons
         .target_loss = req->loss,
         .deadline_s = req->deadline_s,
         .budget_usd = req->budget_usd,
+        .loss_now = req->loss_now,
+        .elapsed_s = req->elapsed_s,
+        .overhead_s = req->overhead_s,
     };
     struct slo_train_options opt;
     struct slo_train_result res;

@@ -98,6 +98,11 @@ struct sslo_plan_request {
     enum slo_pricing pricing;
     enum sslo_mode mode;
     double confidence;     /* --slo-confidence in (0, 1); 0: none (issue 13 item 4) */
+    /* Re-planning a requeued job (slo-requeue; 0 for a fresh plan), as
+     * slo_train_problem's fields of the same names: */
+    double loss_now;       /* loss reached so far; <= 0: fresh start */
+    double elapsed_s;      /* s since the first start; the plan gets deadline_s - elapsed_s */
+    double overhead_s;     /* restart overhead added to the plan's time, s, >= 0 */
 };
 
 #define SSLO_N_RECORDS 17

@@ -58,8 +58,10 @@ local SITE = {
     -- most the deadline, so a job that reaches the limit has missed its SLO
     time_limit_grace_min = 5,
     -- who may change a planned job with scontrol update (slurm_job_modify):
-    -- uid 0 and SlurmUser; add the uids of your Slurm operators. Everyone
-    -- else's changes to what the plan set are refused (Access/permission denied)
+    -- uid 0; add SlurmUser's uid (slo-requeue, the EpilogSlurmctld, runs as
+    -- SlurmUser and re-plans requeued jobs: doc/slurm.md "Re-planning on
+    -- requeue") and the uids of your Slurm operators. Everyone else's
+    -- changes to what the plan set are refused (Access/permission denied)
     admin_uids = { [0] = true },
     -- serving plans (sbatch --slo-serve, doc/slurm.md "Serving jobs"):
     -- tenants (model placements) of one job, and gres/mps units per GPU
