@@ -194,6 +194,8 @@ static int print_plan_json(const struct slo_ig_profile *prof, const struct slo_i
         print_member("n_gpus", json_integer((json_int_t)res->n_gpus)) ||
         print_member("violations", json_integer((json_int_t)res->n_violations)) ||
         print_member("mps_verified", json_boolean(res->mps_verified)) ||
+        print_member("mps_repaired_gpus", json_integer((json_int_t)res->mps_repaired_gpus)) ||
+        print_member("mps_extra_gpus", json_integer((json_int_t)res->mps_extra_gpus)) ||
         (!res->mps_verified && print_member("mps_reason", json_string(res->mps_reason))))
         goto nomem;
     printf("  \"gpus\": [");
@@ -315,6 +317,12 @@ static void print_plan_human(const struct slo_ig_profile *prof, const struct slo
     if (res->mps_verified)
         printf("The shares rounded to whole gres/mps units were re-predicted and meet every "
                "SLO.\n");
+    if (res->mps_repaired_gpus)
+        printf("%zu GPU%s of the planner's %zu missed an SLO at whole gres/mps units and %s "
+               "re-planned at the 1 %% unit: %zu extra GPU%s.\n",
+               res->mps_repaired_gpus, res->mps_repaired_gpus == 1 ? "" : "s",
+               res->n_gpus - res->mps_extra_gpus, res->mps_repaired_gpus == 1 ? "was" : "were",
+               res->mps_extra_gpus, res->mps_extra_gpus == 1 ? "" : "s");
     else
         printf("WARNING: no Slurm shares: %s\n", res->mps_reason);
 }

@@ -20,6 +20,7 @@
 
 #include "slo_infer.h"
 #include "slo_private.h"
+#include "infer_private.h"
 
 #define NONE SIZE_MAX
 #define SHARE_EPS 1e-9
@@ -1060,7 +1061,7 @@ static int build_cand(struct ctx *c, const struct state *base, const unsigned ch
             sw[k] = c->pb->workloads[rest[k]];
         sub.workloads = sw;
         sub.n_workloads = n_rest;
-        if ((rv = slo_infer_solve(&sub, c->opt, &sr, err)))
+        if ((rv = slo__infer_solve(&sub, c->opt, 0, &sr, err)))
             goto out;
         rv = -1;
         if ((sr.status != SLO_STATUS_OPTIMAL && sr.status != SLO_STATUS_FEASIBLE_UNPROVEN) ||

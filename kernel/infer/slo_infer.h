@@ -559,6 +559,11 @@ struct slo_infer_result {
                                         plan meets every SLO; 0: mps_reason says why not
                                         (the mps_* fields of the placements are then 0) */
     char mps_reason[SLO_REASON_LENGTH]; /* "" when mps_verified */
+    size_t mps_repaired_gpus;        /* GPUs of the planner's plan whose shares failed at
+                                        whole gres/mps units and were re-planned at the
+                                        1 % unit by slo_infer_solve (0: none) */
+    size_t mps_extra_gpus;           /* GPUs those re-plans added: the planner's plan had
+                                        n_gpus - mps_extra_gpus GPUs */
 };
 
 void slo_infer_result_free(struct slo_infer_result *res);
