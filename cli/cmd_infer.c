@@ -883,6 +883,14 @@ int slo_cmd_infer(int argc, char **argv)
                                      instance, prof[i].source, prof[i].instance_type);
             goto out;
         }
+    /* a type the user named on the command line is blamed on the option,
+     * not on the profile it would price */
+    if (instance && slo_catalog_find(&cat, instance) < 0) {
+        status = cli_usage_error(CMD, "--instance-type: expected an instance type of catalog "
+                                      "%s (--catalog NAME|FILE), found \"%s\"",
+                                 cat.name, instance);
+        goto out;
+    }
     for (size_t i = 0; i < n_prof; i++)
         instance_types[i] = instance;
     problem.profiles = prof;

@@ -91,6 +91,13 @@ expect "--instance-type against a profile naming another type" \
     infer --instance-type g5.xlarge --workload resnet50:rate=300:slo=40
 expect "--instance-type empty" '^slo infer: --instance-type: expected an instance type of catalog aws-table3, found an empty value' \
     infer --instance-type "" --workload resnet50:rate=300:slo=40
+# a type named by --instance-type that the catalog lacks is the option's fault
+# (issue 19 trial: it was blamed on the profile's gpu.instance_type)
+sed -e 's/"model": "V100",/"model": "V100"/' -e '/"instance_type": "p3.2xlarge"/d' \
+    "$SLO_SRCDIR/etc/slo/gpus/v100.json" >"$tmp/noprice.json"
+expect "--instance-type not in the catalog" \
+    '^slo infer: --instance-type: expected an instance type of catalog aws-table3 \(--catalog NAME\|FILE\), found "g5.xlarge"$' \
+    infer --profile "$tmp/noprice.json" --instance-type g5.xlarge --workload resnet50:rate=300:slo=40
 expect "unpriced GPU type" 'unpriced.json: gpu: expected a price for this GPU type .* pass --instance-type TYPE' \
     infer --profile "$tmp/unpriced.json" $README
 expect "predict without share" '--predict: workload 1 \(vgg19\): expected share=S and batch=B, found share missing' \
