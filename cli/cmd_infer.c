@@ -545,6 +545,9 @@ static int run_replace(const struct slo_ig_profile *prof, const char *path,
         json_object_set_new(root, "missing_slo_now", json_integer((json_int_t)r.n_missing_now));
         json_object_set_new(root, "new_workloads", json_integer((json_int_t)r.n_new));
         json_object_set_new(root, "n_moves", json_integer((json_int_t)r.n_moves));
+        json_object_set_new(root, "workloads_moved",
+                            json_integer((json_int_t)r.n_workloads_moved));
+        json_object_set_new(root, "round_trips", json_integer((json_int_t)r.n_round_trips));
         json_object_set_new(root, "states_verified",
                             json_integer((json_int_t)r.n_states_verified));
         json_object_set_new(root, "fresh_plan", fr);
@@ -568,6 +571,11 @@ static int run_replace(const struct slo_ig_profile *prof, const char *path,
            r.n_moves, r.n_moves == 1 ? "" : "s", r.n_gpus_used, r.n_gpus_used == 1 ? "" : "s",
            r.cost_usd_per_h, r.fresh_n_gpus, r.fresh_n_gpus == 1 ? "" : "s",
            r.fresh_cost_usd_per_h, r.fresh_moves);
+    if (r.n_round_trips)
+        printf("The moves take %zu workload%s; %zu move%s back to a GPU it left, through "
+               "another: moving it in place would fail a state.\n",
+               r.n_workloads_moved, r.n_workloads_moved == 1 ? "" : "s", r.n_round_trips,
+               r.n_round_trips == 1 ? " takes a workload" : "s take workloads");
     for (size_t k = 0; k < r.n_moves; k++) {
         const struct slo_infer_move *m = &r.moves[k];
         const struct slo_ig_workload *wl = &pb->workloads[m->workload];

@@ -734,6 +734,11 @@ struct slo_infer_replace_result {
     size_t fresh_n_gpus;
     double fresh_cost_usd_per_h;
     size_t fresh_moves;             /* its moves (rule below) */
+    size_t n_workloads_moved;       /* distinct workloads among the moves */
+    size_t n_round_trips;           /* moves taking a workload back to a GPU it left
+                                       earlier in the moves (through another GPU): kept
+                                       only when the single move in place fails a state
+                                       (rule 5 below) */
 };
 
 void slo_infer_replace_result_free(struct slo_infer_replace_result *res);
@@ -802,6 +807,11 @@ void slo_infer_replace_result_free(struct slo_infer_replace_result *res);
  *     subset of its final one; re-placement is impossible only for a
  *     workload that fits on no single GPU at its new rate (r_low > 100 %),
  *     refused with the reason.
+ *  5. Round trips cancelled: a workload's move from GPU A and its next move
+ *     back to A become one move (in either's place; none when it returns
+ *     to its batch and share) when the whole sequence, replayed from the
+ *     deployed placement, still holds in every state; else both are kept
+ *     and counted (n_round_trips).
  * Moves of the fresh plan (res->fresh_moves, for comparison): every workload
  * whose GPU, share or batch differs, fresh GPUs matched one-to-one to
  * current GPUs of the same type by most workloads unchanged (the maximum,
