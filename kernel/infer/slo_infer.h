@@ -645,6 +645,11 @@ int slo_infer_solve(const struct slo_infer_problem *problem, const struct slo_in
  * (planned S %) the model predicts L ms against SLO/2 H ms" (or throughput
  * against the rate); SLO_ERR_INVALID for a result without a plan or a
  * placement naming a workload or type out of range; SLO_ERR_NOMEM.
+ * slo_infer_solve calls it on its plan; when a GPU fails with
+ * SLO_ERR_INFEASIBLE, solve re-plans that GPU's tenants alone at the 1 %
+ * unit, puts the result in its place (mps_repaired_gpus, mps_extra_gpus)
+ * and calls this again on the whole plan; a share rounding to 0 is not
+ * repaired (refused as above).
  * Source: Slurm gres/mps (gres.conf Count, CUDA_MPS_ACTIVE_THREAD_PERCENTAGE
  * = N x 100 / Count), iGniter's model (notes 1.2) for the re-check.
  */
