@@ -194,6 +194,8 @@ static int print_plan_json(const struct slo_ig_profile *prof, const struct slo_i
         print_member("n_gpus", json_integer((json_int_t)res->n_gpus)) ||
         print_member("violations", json_integer((json_int_t)res->n_violations)) ||
         print_member("mps_verified", json_boolean(res->mps_verified)) ||
+        print_member("mps_repaired_gpus", json_integer((json_int_t)res->mps_repaired_gpus)) ||
+        print_member("mps_extra_gpus", json_integer((json_int_t)res->mps_extra_gpus)) ||
         (!res->mps_verified && print_member("mps_reason", json_string(res->mps_reason))))
         goto nomem;
     printf("  \"gpus\": [");
@@ -315,6 +317,12 @@ static void print_plan_human(const struct slo_ig_profile *prof, const struct slo
     if (res->mps_verified)
         printf("The shares rounded to whole gres/mps units were re-predicted and meet every "
                "SLO.\n");
+    if (res->mps_repaired_gpus)
+        printf("%zu GPU%s of the planner's %zu missed an SLO at whole gres/mps units and %s "
+               "re-planned at the 1 %% unit: %zu extra GPU%s.\n",
+               res->mps_repaired_gpus, res->mps_repaired_gpus == 1 ? "" : "s",
+               res->n_gpus - res->mps_extra_gpus, res->mps_repaired_gpus == 1 ? "was" : "were",
+               res->mps_extra_gpus, res->mps_extra_gpus == 1 ? "" : "s");
     else
         printf("WARNING: no Slurm shares: %s\n", res->mps_reason);
 }
@@ -537,6 +545,9 @@ static int run_replace(const struct slo_ig_profile *prof, const char *path,
         json_object_set_new(root, "missing_slo_now", json_integer((json_int_t)r.n_missing_now));
         json_object_set_new(root, "new_workloads", json_integer((json_int_t)r.n_new));
         json_object_set_new(root, "n_moves", json_integer((json_int_t)r.n_moves));
+        json_object_set_new(root, "workloads_moved",
+                            json_integer((json_int_t)r.n_workloads_moved));
+        json_object_set_new(root, "round_trips", json_integer((json_int_t)r.n_round_trips));
         json_object_set_new(root, "states_verified",
                             json_integer((json_int_t)r.n_states_verified));
         json_object_set_new(root, "fresh_plan", fr);
@@ -560,6 +571,11 @@ static int run_replace(const struct slo_ig_profile *prof, const char *path,
            r.n_moves, r.n_moves == 1 ? "" : "s", r.n_gpus_used, r.n_gpus_used == 1 ? "" : "s",
            r.cost_usd_per_h, r.fresh_n_gpus, r.fresh_n_gpus == 1 ? "" : "s",
            r.fresh_cost_usd_per_h, r.fresh_moves);
+    if (r.n_round_trips)
+        printf("The moves take %zu workload%s; %zu move%s back to a GPU it left, through "
+               "another: moving it in place would fail a state.\n",
+               r.n_workloads_moved, r.n_workloads_moved == 1 ? "" : "s", r.n_round_trips,
+               r.n_round_trips == 1 ? " takes a workload" : "s take workloads");
     for (size_t k = 0; k < r.n_moves; k++) {
         const struct slo_infer_move *m = &r.moves[k];
         const struct slo_ig_workload *wl = &pb->workloads[m->workload];
@@ -875,6 +891,14 @@ int slo_cmd_infer(int argc, char **argv)
                                      instance, prof[i].source, prof[i].instance_type);
             goto out;
         }
+    /* a type the user named on the command line is blamed on the option,
+     * not on the profile it would price */
+    if (instance && slo_catalog_find(&cat, instance) < 0) {
+        status = cli_usage_error(CMD, "--instance-type: expected an instance type of catalog "
+                                      "%s (--catalog NAME|FILE), found \"%s\"",
+                                 cat.name, instance);
+        goto out;
+    }
     for (size_t i = 0; i < n_prof; i++)
         instance_types[i] = instance;
     problem.profiles = prof;

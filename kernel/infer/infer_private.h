@@ -83,4 +83,24 @@ int slo__ig_pair_row(const struct slo_ig_profile *p, const json_t *r, const char
 int slo__ig_fit_pair_terms(struct slo_ig_profile *p, const json_t *rows, const char *src,
                            const char *label, int skip_a, int skip_b, slo_error_t *err);
 
+/* infer_mps.c: repair a plan whose shares do not hold at Slurm's whole
+ * gres/mps units (issue 19 item 2, slo_infer_solve): every GPU whose tenants
+ * fail slo_infer_mps_round's rounding is re-planned alone with the planner
+ * at the 1 % unit (igniter policy); when that plan has no violation and
+ * every GPU of it rounds and verifies, it replaces the GPU (its first GPU
+ * keeps the GPU's number, further GPUs are appended). GPUs that verify are
+ * kept as they are. Sets res->mps_repaired_gpus and mps_extra_gpus and the
+ * cost; the caller re-verifies the whole plan with slo_infer_mps_round.
+ * SLO_OK (also when a GPU cannot be repaired: the re-check names it),
+ * SLO_ERR_INVALID (a malformed plan), SLO_ERR_NOMEM. */
+int slo__infer_mps_repair(const struct slo_ig_profile *profiles, size_t n_types,
+                          const struct slo_ig_workload *workloads, size_t n,
+                          struct slo_infer_result *res, slo_error_t *err);
+
+/* slo_infer_solve, with repair 0: the planner's plan as it is, its MPS
+ * rounding checked but never repaired (slo__infer_mps_repair) - what the
+ * re-placement (infer_replace.c) plans and compares with. */
+int slo__infer_solve(const struct slo_infer_problem *pb, const struct slo_infer_options *opt,
+                     int repair, struct slo_infer_result *res, slo_error_t *err);
+
 #endif

@@ -20,6 +20,7 @@
 
 #include "slo_infer.h"
 #include "slo_private.h"
+#include "infer_private.h"
 
 #define NONE SIZE_MAX
 #define SHARE_EPS 1e-9
@@ -1060,7 +1061,7 @@ static int build_cand(struct ctx *c, const struct state *base, const unsigned ch
             sw[k] = c->pb->workloads[rest[k]];
         sub.workloads = sw;
         sub.n_workloads = n_rest;
-        if ((rv = slo_infer_solve(&sub, c->opt, &sr, err)))
+        if ((rv = slo__infer_solve(&sub, c->opt, 0, &sr, err)))
             goto out;
         rv = -1;
         if ((sr.status != SLO_STATUS_OPTIMAL && sr.status != SLO_STATUS_FEASIBLE_UNPROVEN) ||
@@ -1510,6 +1511,94 @@ done:
     return rv;
 }
 
+/* Replay the moves mv[n] from base (with best's GPUs indexed) into *out by
+ * shadow_move, every state re-predicted. 1 when every move holds, 0 when one
+ * fails, -1 out of memory. */
+static int replay_moves(struct ctx *c, const struct state *base, const struct state *best,
+                        const struct slo_infer_move *mv, size_t n, struct state *out)
+{
+    if (state_copy(out, base))
+        return -1;
+    out->n_mv = 0;
+    out->n_verified = 0;
+    while (out->n_gpus < best->n_gpus)
+        if (state_add_gpu(out, best->gpu_type[out->n_gpus]))
+            return -1;
+    for (size_t k = 0; k < n; k++) {
+        int r = shadow_move(c, out, mv[k].workload, mv[k].to_gpu, mv[k].to_batch,
+                            mv[k].to_share_pct);
+        if (r <= 0)
+            return r;
+    }
+    return 1;
+}
+
+/* Cancel round trips in best's moves (issue 19 trial: workload 17 GPU 4 ->
+ * GPU 1, later GPU 1 -> GPU 4): a workload's move i from GPU A and its next
+ * move k back to GPU A become one move at k from A to k's target (none when
+ * that is where it was, batch and share alike), when the whole sequence,
+ * replayed from base, still holds in every state; repeated until none
+ * cancels. 0, or -1 out of memory. */
+static int cancel_round_trips(struct ctx *c, const struct state *base, struct state *best)
+{
+    struct slo_infer_move *mv = NULL;
+    struct state t = {0};
+    int changed = 1, rv = 0;
+    while (changed && best->n_mv >= 2) {
+        changed = 0;
+        for (size_t i = 0; i < best->n_mv && !changed; i++) {
+            const struct slo_infer_move *a = &best->mv[i];
+            size_t k = i + 1, n = 0;
+            if (a->from_gpu == NONE)
+                continue;
+            while (k < best->n_mv && best->mv[k].workload != a->workload)
+                k++;
+            if (k == best->n_mv || best->mv[k].to_gpu != a->from_gpu)
+                continue;
+            free(mv);
+            mv = malloc(best->n_mv * sizeof *mv);
+            if (!mv) {
+                rv = -1;
+                goto out;
+            }
+            /* the one move in k's place, else in i's */
+            for (int at = 0; at < 2 && !changed; at++) {
+                int r, home = best->mv[k].to_batch == a->from_batch &&
+                              fabs(best->mv[k].to_share_pct - a->from_share_pct) <= SHARE_EPS;
+                if (home && at == 1)
+                    break; /* back where it was: no move at all, tried */
+                n = 0;
+                for (size_t q = 0; q < best->n_mv; q++) {
+                    if (q == (at == 0 ? i : k))
+                        continue;
+                    if (home && q == k)
+                        continue;
+                    mv[n] = best->mv[q];
+                    if (q == (at == 0 ? k : i))
+                        mv[n] = best->mv[k];
+                    n++;
+                }
+                r = replay_moves(c, base, best, mv, n, &t);
+                if (r < 0) {
+                    rv = -1;
+                    goto out;
+                }
+                if (r == 1) {
+                    if (state_copy(best, &t)) {
+                        rv = -1;
+                        goto out;
+                    }
+                    changed = 1;
+                }
+            }
+        }
+    }
+out:
+    free(mv);
+    state_free(&t);
+    return rv;
+}
+
 int slo_infer_replace(const struct slo_infer_problem *problem, const struct slo_infer_options *opt,
                       const struct slo_infer_current *cur, struct slo_infer_replace_result *res,
                       slo_error_t *err)
@@ -1717,6 +1806,8 @@ int slo_infer_replace(const struct slo_infer_problem *problem, const struct slo_
         rv = SLO_OK;
         goto out;
     }
+    if (cancel_round_trips(&c, &base, best))
+        goto nomem;
     /* the result: the moves in order and the placement they lead to */
     res->n_gpus = best->n_gpus;
     res->gpu_type = malloc((best->n_gpus ? best->n_gpus : 1) * sizeof *res->gpu_type);
@@ -1735,6 +1826,18 @@ int slo_infer_replace(const struct slo_infer_problem *problem, const struct slo_
     if (best->n_mv)
         memcpy(res->moves, best->mv, best->n_mv * sizeof *res->moves);
     res->n_moves = best->n_mv;
+    /* honest counts: workloads moved, and round trips the cancelling kept */
+    for (size_t k = 0; k < best->n_mv; k++) {
+        size_t q = 0, wl = best->mv[k].workload;
+        while (q < k && best->mv[q].workload != wl)
+            q++;
+        res->n_workloads_moved += q == k;
+        for (q = 0; q < k; q++)
+            if (best->mv[q].workload == wl && best->mv[q].from_gpu == best->mv[k].to_gpu) {
+                res->n_round_trips++;
+                break;
+            }
+    }
     res->n_states_verified = best->n_verified;
     res->n_gpus_used = used_gpus(best, &res->cost_usd_per_h, price);
     res->status = SLO_STATUS_FEASIBLE_UNPROVEN;

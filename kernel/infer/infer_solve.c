@@ -292,8 +292,8 @@ static int copy_plan(const struct slo_ig_plan *plan, const struct slo_ig_profile
     return SLO_OK;
 }
 
-int slo_infer_solve(const struct slo_infer_problem *pb, const struct slo_infer_options *opt,
-                    struct slo_infer_result *res, slo_error_t *err)
+int slo__infer_solve(const struct slo_infer_problem *pb, const struct slo_infer_options *opt,
+                     int repair, struct slo_infer_result *res, slo_error_t *err)
 {
     struct slo_infer_options defaults;
     struct slo_ig_profile *priced = NULL;
@@ -370,6 +370,15 @@ int slo_infer_solve(const struct slo_infer_problem *pb, const struct slo_infer_o
         slo_error_t me = {0};
         int mrv = slo_infer_mps_round(priced, pb->n_types, pb->workloads, pb->n_workloads, res,
                                       &me);
+        /* a GPU whose tenants fail at whole units: re-plan that GPU alone at
+         * the 1 % unit (the others stay as planned), then re-verify it all */
+        if (repair && mrv == SLO_ERR_INFEASIBLE && !res->n_violations) {
+            mrv = slo__infer_mps_repair(priced, pb->n_types, pb->workloads, pb->n_workloads,
+                                        res, &me);
+            if (mrv == SLO_OK && res->mps_repaired_gpus)
+                mrv = slo_infer_mps_round(priced, pb->n_types, pb->workloads,
+                                          pb->n_workloads, res, &me);
+        }
         if (mrv == SLO_ERR_NOMEM) {
             rv = slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
             goto fail;
@@ -400,4 +409,10 @@ fail:
     free(priced);
     slo_infer_result_free(res);
     return rv;
+}
+
+int slo_infer_solve(const struct slo_infer_problem *pb, const struct slo_infer_options *opt,
+                    struct slo_infer_result *res, slo_error_t *err)
+{
+    return slo__infer_solve(pb, opt, 1, res, err);
 }

@@ -559,6 +559,11 @@ struct slo_infer_result {
                                         plan meets every SLO; 0: mps_reason says why not
                                         (the mps_* fields of the placements are then 0) */
     char mps_reason[SLO_REASON_LENGTH]; /* "" when mps_verified */
+    size_t mps_repaired_gpus;        /* GPUs of the planner's plan whose shares failed at
+                                        whole gres/mps units and were re-planned at the
+                                        1 % unit by slo_infer_solve (0: none) */
+    size_t mps_extra_gpus;           /* GPUs those re-plans added: the planner's plan had
+                                        n_gpus - mps_extra_gpus GPUs */
 };
 
 void slo_infer_result_free(struct slo_infer_result *res);
@@ -640,6 +645,11 @@ int slo_infer_solve(const struct slo_infer_problem *problem, const struct slo_in
  * (planned S %) the model predicts L ms against SLO/2 H ms" (or throughput
  * against the rate); SLO_ERR_INVALID for a result without a plan or a
  * placement naming a workload or type out of range; SLO_ERR_NOMEM.
+ * slo_infer_solve calls it on its plan; when a GPU fails with
+ * SLO_ERR_INFEASIBLE, solve re-plans that GPU's tenants alone at the 1 %
+ * unit, puts the result in its place (mps_repaired_gpus, mps_extra_gpus)
+ * and calls this again on the whole plan; a share rounding to 0 is not
+ * repaired (refused as above).
  * Source: Slurm gres/mps (gres.conf Count, CUDA_MPS_ACTIVE_THREAD_PERCENTAGE
  * = N x 100 / Count), iGniter's model (notes 1.2) for the re-check.
  */
@@ -729,6 +739,11 @@ struct slo_infer_replace_result {
     size_t fresh_n_gpus;
     double fresh_cost_usd_per_h;
     size_t fresh_moves;             /* its moves (rule below) */
+    size_t n_workloads_moved;       /* distinct workloads among the moves */
+    size_t n_round_trips;           /* moves taking a workload back to a GPU it left
+                                       earlier in the moves (through another GPU): kept
+                                       only when the single move in place fails a state
+                                       (rule 5 below) */
 };
 
 void slo_infer_replace_result_free(struct slo_infer_replace_result *res);
@@ -797,6 +812,11 @@ void slo_infer_replace_result_free(struct slo_infer_replace_result *res);
  *     subset of its final one; re-placement is impossible only for a
  *     workload that fits on no single GPU at its new rate (r_low > 100 %),
  *     refused with the reason.
+ *  5. Round trips cancelled: a workload's move from GPU A and its next move
+ *     back to A become one move (in either's place; none when it returns
+ *     to its batch and share) when the whole sequence, replayed from the
+ *     deployed placement, still holds in every state; else both are kept
+ *     and counted (n_round_trips).
  * Moves of the fresh plan (res->fresh_moves, for comparison): every workload
  * whose GPU, share or batch differs, fresh GPUs matched one-to-one to
  * current GPUs of the same type by most workloads unchanged (the maximum,
