@@ -13,7 +13,7 @@
 # with the PS's measured time and updates to the crossing. SLOs, for each
 # target loss L in 0.9, 0.8, 0.75:
 #   loose   T = 1 h: the cheapest plan (t4-node alone at the test prices)
-#   tight   T = 3/4 of the loose plan's predicted time: a faster plan
+#   tight   T = 3/4 of the loose plan's predicted time, whole s rounded down: a faster plan
 # Columns: time error = (predicted - measured) / measured of the time to the
 # target; s/it error the same for the time per update (the performance model
 # alone: speeds, Eqs. 2, 4, 6-8); it error for the updates to the target
@@ -45,7 +45,7 @@ sed 's/^slo fit train: /  /' "$tmp/fit.err"
 for L in 0.9 0.8 0.75; do
     loose=$(predict_time "$L")
     [ -n "$loose" ] || { echo "bench_predict: no plan for loss $L"; continue; }
-    tight=$("$PY" -c 'import math, sys; print(max(1, math.ceil(0.75 * float(sys.argv[1]))))' "$loose")
+    tight=$("$PY" -c 'import math, sys; print(max(1, math.floor(0.75 * float(sys.argv[1]))))' "$loose")
     for slo in "loose 1h" "tight ${tight}s"; do
         set -- $slo
         name=$L-$1

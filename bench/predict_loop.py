@@ -108,8 +108,11 @@ def run_plan(outdir, types_path, target, ps_args):
                 # iterations leaves room for a prediction that is far off
                 "SLO_TRAIN_STEPS": str(3 * iters + 500), "SLO_TRAIN_TYPES": types_path,
                 "OMP_NUM_THREADS": "1"})
+    # the plan's allocation holds one task per node: --overcommit lets the
+    # PS start beside worker 0 (the test cluster binds no CPUs, task/none, so
+    # both share the node's 2 CPUs as in the profiling runs)
     cmd = ["srun", "--distribution=arbitrary", "--ntasks=%d" % (len(nodes) + 1),
-           "--cpus-per-task=1", "--kill-on-bad-exit=1", sys.executable, "-m", "slo.ps",
+           "--overcommit", "--kill-on-bad-exit=1", sys.executable, "-m", "slo.ps",
            "--target-loss", str(target)] + ps_args
     print("predict_loop: plan %s gres %s: %s on %s" % (env["SLO_PLAN"], gres, " ".join(cmd),
                                                       ",".join(nodes)), flush=True)
