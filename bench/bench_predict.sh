@@ -11,7 +11,7 @@
 # submit `sbatch --slo-workload=digits --slo-loss=L --slo-time=T`, run the
 # planned job to loss L and compare the plan's SLO_TIME_S / SLO_ITERATIONS
 # with the PS's measured time and updates to the crossing. SLOs, for each
-# target loss L in 0.9, 0.8, 0.75:
+# target loss L in 0.9, 0.75, 0.65:
 #   loose   T = 1 h: the cheapest plan (t4-node alone at the test prices)
 #   tight   T = 3/4 of the loose plan's predicted time, whole s rounded down: a faster plan
 # Columns: time error = (predicted - measured) / measured of the time to the
@@ -42,7 +42,7 @@ predict_fit "$D" || { cat "$tmp/fit.err"; cluster_stop; echo "bench_predict: slo
 echo "bench_predict: profiled 5 runs in $t_prof s (slo-profile-train, srun in salloc -N2 -n4); slo fit train:"
 sed 's/^slo fit train: /  /' "$tmp/fit.err"
 : >"$tmp/rows"
-for L in 0.9 0.8 0.75; do
+for L in 0.9 0.75 0.65; do
     loose=$(predict_time "$L")
     [ -n "$loose" ] || { echo "bench_predict: no plan for loss $L"; continue; }
     tight=$("$PY" -c 'import math, sys; print(max(1, math.floor(0.75 * float(sys.argv[1]))))' "$loose")
