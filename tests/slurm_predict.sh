@@ -9,12 +9,12 @@
 #  2. fit: `slo fit train --model-bytes` writes the complete workload profile
 #     from nothing but those logs (speeds, S_parm, loss model; B_req/B_ps the
 #     PS type's network_mbps; contention stated: none is observed);
-#  3. plan: `sbatch --slo-workload=digits --slo-loss=0.75 --slo-time=T` with
+#  3. plan: `sbatch --slo-workload=digits --slo-loss=0.65 --slo-time=T` with
 #     the plugin reading the test catalog and the fitted profile, T = 3/4 of
 #     the cheapest plan's predicted time (so the plan must buy speed);
 #  4. run: the planned job starts slo.ps on the plan's nodes, one worker per
 #     node of the node's type, and stops when the PS's loss on the whole
-#     training set is <= 0.75;
+#     training set is <= 0.65;
 #  5. compare the plan's SLO_TIME_S and SLO_ITERATIONS with the measured time
 #     (PS clock, from its first update to the crossing) and updates to it.
 # Tolerance 25 %, for both: the paper reports 1.8-6.9 % (time) and 3.1-7.1 %
@@ -32,7 +32,7 @@
 cluster_require_slurm
 predict_init || cluster_skip "$PREDICT_SKIP"
 TOL=25
-LOSS=0.75
+LOSS=0.65
 t_start=$(date +%s)
 cluster_start
 echo "# cluster up in $(( $(date +%s) - CLUSTER_T_LOCKED )) s after $(( CLUSTER_T_LOCKED - t_start )) s waiting for the lock"
