@@ -20,7 +20,7 @@
 # Tolerance 25 %, for both: the paper reports 1.8-6.9 % (time) and 3.1-7.1 %
 # (iterations, ResNet-110) on dedicated GPUs; here 8 people share 2 cores (a
 # step's compute and the gloo messages wait for the CPU: the profiled and the
-# planned run see different load), runs are short (about 100-200 updates to
+# planned run see different load), runs are short (about 250-300 updates to
 # the target, the crossing measured every 2 updates), and the loss model is
 # fitted to noisy per-batch losses of 16-32 samples. A prediction off by
 # more than a quarter is a defect of the model or the kit, not noise: the
