@@ -175,4 +175,13 @@ if [ "$rc" = 0 ] && [ -n "$clock" ] && awk -v c="$clock" -v p="$power" 'BEGIN { 
     ok "the fit's own output reads back; over the cap the clock drops ($power W, $clock MHz)"
 else notok "fitted profile read back and predicted over the cap (exit $rc, clock $clock)"; fi
 
+# Issue 12: a --workload profile without loss_model (the thing the fit
+# produces) is read, and gets the fitted one.
+sed '/"loss_model"/,/}/d' "$tmp/profile.json" >"$tmp/noloss.json"
+if ! grep -q loss_model "$tmp/noloss.json" && grep -q '"instances"' "$tmp/noloss.json"; then
+    succeeds "--workload without loss_model gets the fitted one" '"loss_model"' '"gamma1": 876' -- \
+        fit train --workload "$tmp/noloss.json" --form spotdnn-2022 "$tmp/a0.csv" "$tmp/b0.csv" "$tmp/c0.csv"
+    MAX_ERR_LINES=1 expect "slo train still needs a loss_model" 'loss_model' \
+        train --workload "$tmp/noloss.json" --slo-loss 0.8 --slo-time 40m
+else notok "profile without loss_model written"; fi
 finish

@@ -56,6 +56,24 @@ if grep -q '"s_parm_mb": 100.0' "$tmp/fitted.json" && grep -q '"name": "syntheti
    grep -q 'loss samples from 6 clusters: rmse .* +- ' "$tmp/fit.err"; then
     ok "a complete profile; residuals and two standard errors reported"
 else notok "complete profile and report"; fi
+# Noise-free logs (same spec, noise 0): the fit must be exact up to the
+# logs' 1 us rounding of step_s and the model's own b_w (alpha1, beta1 within
+# 2e-3, T(1) within 1e-5 s; the loss coefficients within 0.5%).
+sed 's/"noise": 0.02, "loss_noise": 0.01/"noise": 0, "loss_noise": 0/' "$fit/synthetic-spec.json" >"$tmp/exact-spec.json"
+"$PY" "$synth" "$tmp/exact-spec.json" "$tmp/e" || { echo "train_synth.py failed"; exit 1; }
+"$SLO" fit train --b-req-mbps 1250 --b-ps-mbps 2500 "$tmp"/e/*.csv >"$tmp/exact.json" 2>"$tmp/exact.err"
+rc=$?
+ev() { sed -n "s/.*\"$1\": \([-0-9.e+]*\).*/\1/p" "$tmp/exact.json" | head -n 1; }
+et1() { sed -n "s/^slo fit train: $1: T(1) \([0-9.e-]*\) s.*/\1/p" "$tmp/exact.err"; }
+if [ "$rc" = 0 ] && within "$(ev alpha1)" 0.5 0.002 && within "$(ev beta1)" -0.8 0.002 &&
+   within "$(et1 a.fast)" 0.48 0.00001 && within "$(et1 b.slow)" 0.73 0.00001 &&
+   within "$(ev gamma1)" 50 0.25 && within "$(ev gamma2)" -0.5 0.0025 &&
+   within "$(ev gamma3)" 100 0.5 && within "$(ev gamma4)" 0.3 0.0015 && within "$(ev gamma5)" 0.3 0.0015; then
+    ok "noise-free logs: every coefficient exact (alpha1 $(ev alpha1), beta1 $(ev beta1), gamma4 $(ev gamma4))"
+else
+    cp "$tmp/exact.json" "$tmp/out"; cp "$tmp/exact.err" "$tmp/err"
+    notok "noise-free logs (exit $rc)"
+fi
 cat >"$tmp/cat.json" <<'EOF'
 {"name": "emulated", "types": [
   {"name": "a.fast", "gpu_model": "emu", "gpus": 1, "site": "cloud", "spot_usd_per_h": 1.0,
@@ -149,4 +167,24 @@ MAX_ERR_LINES=1 expect "--contention malformed" '--contention: expected ALPHA1,B
 MAX_ERR_LINES=1 expect "--model-bytes with --workload" \
     '--model-bytes: expected it without --workload' \
     fit train --workload resnet110 --model-bytes 1e8 "$tmp/s/a.fast-1.w0.csv"
+# StepLogger's model= and parameter_bytes= (python/slo/trainlog.py) give the
+# comments the reader takes: two loggers of different models are refused.
+PYTHONPATH=$SLO_SRCDIR/python "$PY" -c 'import sys
+from slo.trainlog import StepLogger
+for name, model, nbytes in (("m1.csv", "mlp", 19240), ("m2.csv", "cnn", 19240)):
+    with StepLogger(sys.argv[1] + "/" + name, "a=1", 0, "a", 8, model=model,
+                    parameter_bytes=nbytes) as lg:
+        for i in range(1, 6):
+            lg.log(i, 8 * i, 1.0 / i)
+try:
+    StepLogger(sys.argv[1] + "/m3.csv", "a=1", 0, "a", 8, parameter_bytes=0)
+except ValueError as e:
+    print(e)' "$tmp" >"$tmp/py.out" 2>&1
+if grep -q '^parameter_bytes: expected an integer in \[1, 1e13\], found 0$' "$tmp/py.out" &&
+   [ ! -e "$tmp/m3.csv" ] && head -n 2 "$tmp/m1.csv" | tr '\n' ' ' | grep -q '^# model: mlp # parameter_bytes: 19240 $'; then
+    ok "StepLogger writes # model: and # parameter_bytes:, refuses 0 bytes before writing"
+else cp "$tmp/py.out" "$tmp/out"; notok "StepLogger model comments"; fi
+MAX_ERR_LINES=1 expect "StepLogger logs of two models" \
+    'm2.csv: line 1, model: expected the model of the other logs \("mlp", .*m1.csv line 1\), found "cnn"' \
+    fit train --b-req-mbps 100 --b-ps-mbps 150 "$tmp/m1.csv" "$tmp/m2.csv"
 finish

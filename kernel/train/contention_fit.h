@@ -1,7 +1,8 @@
 /*
  * contention_fit.h - fit of spotDNN's PS bandwidth contention coefficients
  * alpha1, beta1 (paper Eq. 9) from profiled iteration times; private to
- * libslo (not installed) until `slo fit train` calls it (issue 12, item 2).
+ * libslo (not installed): slo_fit_train_profile (train_fit.c, `slo fit train
+ * --model-bytes`) calls it (issue 12, item 2).
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #ifndef SLO_CONTENTION_FIT_H

@@ -411,14 +411,17 @@ static int fit_contention(const struct slo_train_log *logs, size_t n_logs, doubl
     }
     rv = slo__fit_contention(runs, m, res->types[0].t_alone_s, S, b_req, b_ps, &f, err);
     free(runs);
-    if (rv == SLO_ERR_INVALID)
+    if (rv == SLO_ERR_INVALID) {
+        char why[SLO_ERROR_TEXT_LENGTH];
+        snprintf(why, sizeof why, "%s", err->text); /* err is rewritten below */
         return slo__fail(err, SLO_ERR_INVALID, SRC,
                          "too few runs to identify the contention coefficients alpha1, beta1 "
                          "(Eq. 9): need runs at 2 or more cluster sizes in the contention "
                          "branch (n x B_req > B_ps = %g MB/s: n >= %d, e.g. n = %d and %d, "
                          "slo-profile-train --sizes), with steps slower than alone; found "
                          "multi-worker runs %s (%s), or state them with --contention A,B",
-                         b_ps, nmin, nmin, 2 * nmin, m ? sizes : "none", err->text);
+                         b_ps, nmin, nmin, 2 * nmin, m ? sizes : "none", why);
+    }
     if (rv)
         return rv;
     if (!(f.alpha1 > 0) || f.alpha1 > 1e3 || !(fabs(f.beta1) <= 1e3))
@@ -488,9 +491,17 @@ static int loss_samples(const struct slo_train_log *logs, size_t n_logs,
     for (size_t i = 0; i < n_logs; i++) {
         struct slo_cluster c;
         slo_error_t e = {0};
-        double speeds[4096];
         size_t ns = 0;
         slo_cluster_parse(logs[i].cluster, &c, &e);
+        size_t nw = 0;
+        for (size_t j = 0; j < c.n; j++)
+            nw += (size_t)c.entry[j].count;
+        double *speeds = malloc((nw ? nw : 1) * sizeof *speeds);
+        if (!speeds) {
+            free(*out);
+            *out = NULL;
+            return slo__fail(err, SLO_ERR_NOMEM, SRC, "out of memory");
+        }
         for (size_t j = 0; j < c.n; j++) {
             double sum = 0;
             int cnt = 0, k = find_type(res, c.entry[j].type);
@@ -505,11 +516,11 @@ static int loss_samples(const struct slo_train_log *logs, size_t n_logs,
                 }
             double v = cnt ? sum / cnt
                        : k >= 0 ? res->types[k].batch / res->types[k].t_alone_s : 0;
-            for (long q = 0; q < c.entry[j].count && ns < sizeof speeds / sizeof speeds[0];
-                 q++)
+            for (long q = 0; q < c.entry[j].count; q++)
                 speeds[ns++] = v;
         }
         double R = slo_convergence_coefficient(speeds, ns);
+        free(speeds);
         if (!isfinite(R))
             R = 0;
         for (size_t r = 0; r < logs[i].n_rows; r++)

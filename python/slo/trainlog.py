@@ -27,6 +27,11 @@ for re-planning:
 iterations counts this worker's steps; done is true once close() ran; node
 is SLURMD_NODENAME inside a Slurm job step, else the host name.
 
+With model= and parameter_bytes= two more comments precede the cluster
+line, "# model: NAME" and "# parameter_bytes: N": `slo fit train` then
+refuses logs of different models mixed and takes the communication volume
+per iteration (S_parm) from the bytes.
+
 Bad values are refused with ValueError naming the field, what was expected
 and what was found, before anything is written: a global_step below the
 previous row's (the reader refuses it too), a negative, NaN or infinite
@@ -137,12 +142,19 @@ class StepLogger:
     progress_every_s  least seconds between two progress rewrites (the
                first and the last step are always written)
     comment    optional text for a leading "# ..." line (e.g. the model)
+    model      optional model name for a "# model: NAME" line (1-63
+               characters, no newline): `slo fit train` refuses logs of
+               different models fitted together
+    parameter_bytes  optional bytes of the model's parameters (= of one
+               gradient push; an int >= 1) for a "# parameter_bytes: N"
+               line: `slo fit train` takes S_parm from it and then fits a
+               complete workload profile (doc/cli.md)
 
     Each row is flushed at once, so a job killed mid-run leaves a log that
     `slo fit train` reads up to its last full row."""
 
     def __init__(self, path, cluster, worker, type, batch, progress=None,
-                 progress_every_s=0.5, comment=None):
+                 progress_every_s=0.5, comment=None, model=None, parameter_bytes=None):
         self.cluster = format_cluster(cluster)
         self.type = _check_type(type)
         if self.type not in parse_cluster(self.cluster):
@@ -152,6 +164,16 @@ class StepLogger:
         self.batch = _number("batch", batch, integer=True)
         if self.batch < 1:
             raise ValueError("batch: expected an integer >= 1, found %r" % batch)
+        if model is not None:
+            model = str(model)
+            if not model or len(model) > MAX_TYPE or any(c in model for c in "\r\n"):
+                raise ValueError("model: expected a name of 1-%d characters on one line, "
+                                 "found %r" % (MAX_TYPE, model))
+        if parameter_bytes is not None:
+            parameter_bytes = _number("parameter_bytes", parameter_bytes, integer=True)
+            if not 1 <= parameter_bytes <= 10 ** 13:
+                raise ValueError("parameter_bytes: expected an integer in [1, 1e13], found %r"
+                                 % parameter_bytes)
         self.path = path
         self.progress = progress
         self.progress_every_s = float(progress_every_s)
@@ -166,6 +188,10 @@ class StepLogger:
         self._f = open(path, "w", encoding="utf-8", newline="")
         if comment:
             self._f.write("# %s\n" % " ".join(str(comment).split()))
+        if model is not None:
+            self._f.write("# model: %s\n" % model.strip())
+        if parameter_bytes is not None:
+            self._f.write("# parameter_bytes: %d\n" % parameter_bytes)
         self._f.write("# cluster: %s\n" % self.cluster)
         self._f.write(",".join(COLUMNS) + "\n")
         self._f.flush()
@@ -177,7 +203,9 @@ class StepLogger:
         """A logger from the variables slo-profile-train sets for each worker
         (doc/train-kit.md): SLO_TRAIN_CLUSTER, SLO_TRAIN_WORKER,
         SLO_TRAIN_TYPE and SLO_TRAIN_LOG_DIR (files worker-W.csv and
-        progress-W.json there).  KeyError names a missing variable."""
+        progress-W.json there), and, when set (optional), SLO_TRAIN_MODEL and
+        SLO_TRAIN_PARAMETER_BYTES for model and parameter_bytes (a keyword
+        argument wins).  KeyError names a missing variable."""
         env = os.environ if environ is None else environ
         for k in ("SLO_TRAIN_CLUSTER", "SLO_TRAIN_WORKER", "SLO_TRAIN_TYPE",
                   "SLO_TRAIN_LOG_DIR"):
@@ -186,6 +214,10 @@ class StepLogger:
                                "it), found it unset" % k)
         w = int(env["SLO_TRAIN_WORKER"])
         d = env["SLO_TRAIN_LOG_DIR"]
+        if "model" not in kw and env.get("SLO_TRAIN_MODEL"):
+            kw["model"] = env["SLO_TRAIN_MODEL"]
+        if "parameter_bytes" not in kw and env.get("SLO_TRAIN_PARAMETER_BYTES"):
+            kw["parameter_bytes"] = env["SLO_TRAIN_PARAMETER_BYTES"]
         return cls(os.path.join(d, "worker-%d.csv" % w), env["SLO_TRAIN_CLUSTER"], w,
                    env["SLO_TRAIN_TYPE"], batch,
                    progress=os.path.join(d, "progress-%d.json" % w), **kw)
