@@ -131,9 +131,62 @@ def model():
                                torch.nn.Linear(HIDDEN, 10))
 
 
-def run_ps(world, steps, lr, log_dir, cluster):
+class _TargetWatch:
+    """Watches the loss on the whole training set for run_ps's target: the
+    PS hands it a copy of the parameters every eval_every updates (put: a
+    19 KB clone, microseconds) and a thread evaluates the copies in order,
+    off the PS's critical path (an evaluation in the PS loop would delay
+    every reply, and so every worker's step, by its forward pass of 1497
+    images).  reached is set at the first copy whose loss is <= target; its
+    step, samples and elapsed s are those of the moment the copy was taken."""
+
+    def __init__(self, target, smoothing):
+        import queue
+        import threading
+        self.target, self.smoothing = target, smoothing
+        self.x, self.y = data()[:2]
+        self.q = queue.Queue()
+        self.evals, self.first = [], None
+        self.reached = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def put(self, step, samples, elapsed, theta):
+        if not self.reached.is_set():
+            self.q.put((step, samples, elapsed, theta.clone()))
+
+    def _run(self):
+        import torch
+        from torch.nn.utils import vector_to_parameters
+        net = model()
+        while True:
+            item = self.q.get()
+            if item is None:
+                return
+            step, samples, elapsed, theta = item
+            if self.first is not None:
+                continue
+            with torch.no_grad():
+                vector_to_parameters(theta, net.parameters())
+                tl = torch.nn.functional.cross_entropy(net(self.x), self.y,
+                                                       label_smoothing=self.smoothing).item()
+            self.evals.append([step, samples, round(elapsed, 6), tl])
+            if tl <= self.target:
+                self.first = self.evals[-1]
+                self.reached.set()
+
+    def finish(self):
+        """Evaluate what is queued, stop the thread: (evals, first or None)."""
+        self.q.put(None)
+        self.thread.join()
+        return self.evals, self.first
+
+
+def run_ps(world, steps, lr, log_dir, cluster, target=None, eval_every=5, smoothing=0.0):
     """The PS loop (rank 0): answer every worker's pull or push, in arrival
-    order, until steps updates are done and every worker was told to stop.
+    order, until steps updates are done (or, with target, until the loss on
+    the whole training set, evaluated every eval_every updates, is <= target)
+    and every worker was told to stop.
     Message worker -> PS: [batch, loss, gradient...] (batch 0: a pull, no
     gradient); PS -> worker: [global_step, global_samples, stop, applied,
     theta...] (applied: this push's gradient was applied; after the last
@@ -149,11 +202,12 @@ def run_ps(world, steps, lr, log_dir, cluster):
     step = samples = 0
     active = world - 1
     per_worker = [0] * (world - 1)
+    ev = _TargetWatch(target, smoothing) if target is not None else None
     t0 = time.monotonic()
     while active > 0:
         src = dist.recv(msg)
         b = int(msg[0].item())
-        stop = step >= steps
+        stop = step >= steps or (ev is not None and ev.reached.is_set())
         applied = b > 0 and not stop
         if applied:
             theta.add_(msg[2:], alpha=-lr)
@@ -161,6 +215,8 @@ def run_ps(world, steps, lr, log_dir, cluster):
             samples += b
             per_worker[src - 1] += 1
             stop = step >= steps
+            if ev is not None and step % eval_every == 0:
+                ev.put(step, samples, time.monotonic() - t0, theta)
         reply[0], reply[1] = step, samples
         reply[2], reply[3] = 1.0 if stop else 0.0, 1.0 if applied else 0.0
         reply[4:] = theta
@@ -168,21 +224,29 @@ def run_ps(world, steps, lr, log_dir, cluster):
         if stop:
             active -= 1
     elapsed = time.monotonic() - t0
+    evals, reached = ev.finish() if ev is not None else ([], None)
     vector_to_parameters(theta, net.parameters())
     _, _, xt, yt = data()
     with torch.no_grad():
         out = net(xt)
         acc = (out.argmax(1) == yt).float().mean().item()
-        test_loss = torch.nn.functional.cross_entropy(out, yt).item()
+        test_loss = torch.nn.functional.cross_entropy(out, yt, label_smoothing=smoothing).item()
     trainlog.write_json_atomic(os.path.join(log_dir, "ps.json"), {
         "format": "slo-train-ps-1", "cluster": cluster, "global_step": step,
         "global_samples": samples, "updates_per_worker": per_worker,
         "elapsed_s": round(elapsed, 6), "test_accuracy": acc, "test_loss": test_loss,
         "parameters": n_par, "parameter_bytes": n_par * 4, "n_test": N_TEST,
-        "node": trainlog.node_name()})
+        "node": trainlog.node_name(),
+        "target": None if target is None else {
+            "loss": target, "eval_every": eval_every, "reached": reached is not None,
+            "global_step": reached[0] if reached else None,
+            "global_samples": reached[1] if reached else None,
+            "elapsed_s": reached[2] if reached else None,
+            "train_loss": reached[3] if reached else None},
+        "train_loss_evals": evals})
 
 
-def run_worker(rank, wtype, spec, floor_s, log_dir, cluster, seed):
+def run_worker(rank, wtype, spec, floor_s, log_dir, cluster, seed, smoothing=0.0):
     """A worker (rank >= 1): pull, compute on a random batch of spec["batch"]
     samples, stretch compute to slowdown x reference (module docstring),
     push, log the PS's answer; until the PS says stop."""
@@ -212,7 +276,7 @@ def run_worker(rank, wtype, spec, floor_s, log_dir, cluster, seed):
             vector_to_parameters(reply[4:], params)
             idx = torch.randint(0, x.shape[0], (b,), generator=g)
             net.zero_grad()
-            loss = torch.nn.functional.cross_entropy(net(x[idx]), y[idx])
+            loss = torch.nn.functional.cross_entropy(net(x[idx]), y[idx], label_smoothing=smoothing)
             loss.backward()
             msg[0], msg[1] = b, loss.item()
             msg[2:] = parameters_to_vector([p.grad for p in params])
@@ -234,6 +298,15 @@ def main(argv=None, env=None):
     ap.add_argument("--floor-ms", type=float, default=4.0,
                     help="least reference compute time per step, ms (default 4)")
     ap.add_argument("--seed", type=int, default=1, help="batch sampling seed (default 1)")
+    ap.add_argument("--label-smoothing", type=float, default=0.0,
+                    help="cross-entropy label smoothing in [0, 0.5] (default 0); > 0 gives the "
+                         "training loss a floor above 0, the asymptotic loss of spotDNN's Eq. 3")
+    ap.add_argument("--target-loss", type=float, default=None,
+                    help="stop once the loss on the whole training set is <= this (checked "
+                         "by the PS every --eval-every updates; SLO_TRAIN_STEPS stays a cap)")
+    ap.add_argument("--eval-every", type=int, default=5,
+                    help="updates between the PS's training-set loss evaluations with "
+                         "--target-loss (default 5)")
     ap.add_argument("--timeout", type=float, default=120,
                     help="s to wait for a peer before failing (default 120)")
     a = ap.parse_args(argv)
@@ -263,6 +336,13 @@ def main(argv=None, env=None):
             raise InputError("SLO_TRAIN_LOG_DIR: expected a directory, found %r" % log_dir)
         _env("MASTER_ADDR", env)
         _env("MASTER_PORT", env)
+        if a.target_loss is not None and not (a.target_loss > 0 and a.target_loss < 1e6):
+            raise InputError("--target-loss: expected a loss > 0, found %r" % a.target_loss)
+        if not 0 <= a.label_smoothing <= 0.5:
+            raise InputError("--label-smoothing: expected a number in [0, 0.5], found %r"
+                             % a.label_smoothing)
+        if not 1 <= a.eval_every <= 1000000:
+            raise InputError("--eval-every: expected an integer >= 1, found %d" % a.eval_every)
     except (InputError, ValueError) as e:
         print("slo.ps: %s" % e, file=sys.stderr)
         return 2
@@ -275,10 +355,12 @@ def main(argv=None, env=None):
                             timeout=timedelta(seconds=a.timeout))
     try:
         if rank == 0:
-            run_ps(world, steps, a.lr, log_dir, cluster)
+            run_ps(world, steps, a.lr, log_dir, cluster, a.target_loss, a.eval_every,
+                   a.label_smoothing)
         else:
             wt = wtypes[rank - 1]
-            run_worker(rank, wt, types[wt], a.floor_ms / 1000.0, log_dir, cluster, a.seed)
+            run_worker(rank, wt, types[wt], a.floor_ms / 1000.0, log_dir, cluster, a.seed,
+                       a.label_smoothing)
     finally:
         dist.destroy_process_group()
     return 0
