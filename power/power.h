@@ -31,68 +31,12 @@
 #define POWER_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #else
 #define POWER_PRINTF(a, b)
-/* ------------------------------------------------------------------ */
-/* Throttling (power/retry.c).                                         */
-/* ------------------------------------------------------------------ */
-
-/* The CODE of an aws CLI error line "An error occurred (CODE) when calling
- * the OP operation...: message" into code[len]; -1 when line has no code. */
-int power_aws_error_code(const char *line, char *code, size_t len);
-/* 1 when that code means throttling (RequestLimitExceeded, Throttling,
- * ThrottlingException, RequestThrottled, EC2ThrottledException,
- * TooManyRequestsException, SlowDown, PriorRequestNotComplete, ...): the
- * request was refused for its rate, not executed, and is safe to retry. */
-int power_aws_throttled(const char *line);
-/* The same test on a bare error code (a CreateFleet response's
- * Errors[].ErrorCode); NULL is no throttling. */
-int power_aws_code_throttled(const char *code);
-/* Wait before retry number attempt (0 = the first retry), s: equal jitter,
- * d/2 + U(0, d/2) with d = min(aws_retry_max_s, aws_retry_base_s * 2^attempt)
- * (Brooker, "Exponential Backoff And Jitter", AWS Architecture Blog 2015);
- * seed is rand_r's state. */
-double power_retry_delay_s(const struct power_config *cfg, int attempt, unsigned *seed);
-
-/* Parse a signal name (USR1, SIGUSR1, TERM, ...) or number 1..64: the
- * number, or -1. */
-int power_signal_parse(const char *s);
-/* 1 when v is http://HOST[:PORT] (HOST of [A-Za-z0-9.-], PORT 1..65535,
- * an optional trailing '/'), the form of imds_endpoint. */
-int power_endpoint_valid(const char *v);
-
 #endif
 
 /* Default config file: SYSCONFDIR/slo/power.conf (configure --sysconfdir,
  * default /usr/local/etc), where `make install` puts the catalogs too. */
 #ifndef POWER_SYSCONFDIR
 #define POWER_SYSCONFDIR "/usr/local/etc"
-/* ------------------------------------------------------------------ */
-/* Throttling (power/retry.c).                                         */
-/* ------------------------------------------------------------------ */
-
-/* The CODE of an aws CLI error line "An error occurred (CODE) when calling
- * the OP operation...: message" into code[len]; -1 when line has no code. */
-int power_aws_error_code(const char *line, char *code, size_t len);
-/* 1 when that code means throttling (RequestLimitExceeded, Throttling,
- * ThrottlingException, RequestThrottled, EC2ThrottledException,
- * TooManyRequestsException, SlowDown, PriorRequestNotComplete, ...): the
- * request was refused for its rate, not executed, and is safe to retry. */
-int power_aws_throttled(const char *line);
-/* The same test on a bare error code (a CreateFleet response's
- * Errors[].ErrorCode); NULL is no throttling. */
-int power_aws_code_throttled(const char *code);
-/* Wait before retry number attempt (0 = the first retry), s: equal jitter,
- * d/2 + U(0, d/2) with d = min(aws_retry_max_s, aws_retry_base_s * 2^attempt)
- * (Brooker, "Exponential Backoff And Jitter", AWS Architecture Blog 2015);
- * seed is rand_r's state. */
-double power_retry_delay_s(const struct power_config *cfg, int attempt, unsigned *seed);
-
-/* Parse a signal name (USR1, SIGUSR1, TERM, ...) or number 1..64: the
- * number, or -1. */
-int power_signal_parse(const char *s);
-/* 1 when v is http://HOST[:PORT] (HOST of [A-Za-z0-9.-], PORT 1..65535,
- * an optional trailing '/'), the form of imds_endpoint. */
-int power_endpoint_valid(const char *v);
-
 #endif
 #define POWER_DEFAULT_CONF POWER_SYSCONFDIR "/slo/power.conf"
 
