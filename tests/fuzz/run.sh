@@ -83,7 +83,7 @@ spank_objs=$objs
 power_objs=
 if [ "$FUZZ_HAVE_SLURM" = yes ]; then
     objs=
-    for f in config nodes util slurm ec2 local; do
+    for f in config nodes util slurm ec2 local retry backoff; do
         compile "$src/power/$f.c" "power-$f" "-fsanitize=fuzzer-no-link -DPOWER_SYSCONFDIR=\"/etc\""
     done
     power_objs=$objs
