@@ -453,12 +453,24 @@ int main(int argc, char **argv)
     const char *ac = j->admin_comment ? j->admin_comment : "";
     int k_done = 0;
     double first_start = (double)j->start_time;
+    /* Budget bookkeeping: USD spent by the runs before the last, when the
+     * last run's plan started (the last re-plan), its USD/h. */
+    double spent_before = 0, last_plan_at = 0, rate = -1;
+    const char *ratev = record("SLO_COST_USD_PER_H");
+    if (ratev)
+        rate = atof(ratev);
     if (strncmp(ac, REPLAN_MARK, strlen(REPLAN_MARK)) == 0) {
         char v[64];
         k_done = atoi(ac + strlen(REPLAN_MARK));
         mark_value(ac, "first_start", v, sizeof v);
         if (v[0])
             first_start = atof(v);
+        mark_value(ac, "spent_usd", v, sizeof v);
+        spent_before = v[0] ? atof(v) : -1; /* -1: unknown (mark of an older slo-requeue) */
+        mark_value(ac, "planned_at", v, sizeof v);
+        last_plan_at = v[0] ? atof(v) : 0;
+        mark_value(ac, "SLO_COST_USD_PER_H", v, sizeof v);
+        rate = v[0] ? atof(v) : -1;
     } else if (strncmp(ac, PLAN_MARK, strlen(PLAN_MARK)) != 0) {
         say("job %u: AdminComment %s is no plan mark of job_submit.lua: not re-planned", job_id,
             ac[0] ? ac : "(none)");
@@ -531,11 +543,12 @@ int main(int argc, char **argv)
 
     /* Progress: the loss reached, from the job's own progress file. */
     char ppath[SSLO_PATH_LENGTH + 64], pwhy[SSLO_PATH_LENGTH + 256];
-    double loss_now = 0;
+    double loss_now = 0, started_run = 0;
     if (j->work_dir && j->work_dir[0] == '/') {
         snprintf(ppath, sizeof ppath, "%s/" PROGRESS_NAME, j->work_dir, job_id);
         double started = 0;
         loss_now = read_progress(ppath, (uid_t)j->user_id, &started, pwhy, sizeof pwhy);
+        started_run = started;
         /* Slurm resets a requeued job's start time: at the first re-plan the
          * first start is the progress logger's start when that is earlier
          * (the mark keeps it for the next re-plans). */
@@ -553,12 +566,53 @@ int main(int argc, char **argv)
     if (!(elapsed >= 0) || first_start <= 0)
         elapsed = 0;
 
+    /* The budget for the remaining run: the submission's (SLO_BUDGET_USD)
+     * minus what the runs so far cost at their plans' USD/h; the last run
+     * is counted from its plan's start (the first start, or the last
+     * re-plan, or its progress logger's start when that is later) to now.
+     * Unknown rate or spending: the whole budget. */
+    const char *budgetv = record(SSLO_BUDGET_RECORD);
+    double budget = budgetv ? atof(budgetv) : 0, spent = 0, left = budget;
+    int budget_known = 0;
+    if (budget > 0 && isfinite(budget)) {
+        double run_from = k_done ? last_plan_at : first_start;
+        if (k_done && started_run > run_from && started_run < now)
+            run_from = started_run;
+        double run_s = run_from > 0 && now > run_from ? now - run_from : 0;
+        if (rate >= 0 && spent_before >= 0 && run_from > 0 &&
+            sslo_replan_budget(budget, spent_before, rate, run_s, &spent, &left) == 0)
+            budget_known = 1;
+        else
+            left = budget;
+    } else {
+        budget = 0;
+    }
+    char budgetbuf[256] = "";
+    if (budget > 0)
+        snprintf(budgetbuf, sizeof budgetbuf, budget_known
+                 ? ", budget %.6g USD (%.6g USD spent, %.6g USD left)"
+                 : ", budget %.6g USD (spending unknown: the whole budget)",
+                 budget, spent, left);
+    if (budget > 0 && !(left > 0)) {
+        char c[2048];
+        snprintf(c, sizeof c, "slo: held: the SLO (loss %.6g within %.0f s%s) can no longer "
+                 "be met after %.900s (restart %u): the budget is spent. scontrol release %u "
+                 "runs it with its last plan, scancel %u drops it", loss, deadline, budgetbuf,
+                 cause, j->restart_cnt, job_id, job_id);
+        say("job %u: %s", job_id, c);
+        if (!dry_run && update_comment(job_id, c, 1) != SLURM_SUCCESS) {
+            say("job %u: cannot hold it: %s", job_id, slurm_strerror(slurm_get_errno()));
+            rv = 1;
+        }
+        goto out;
+    }
+
     /* Plan: the job's pricing first; a spot job may fall back to on-demand. */
     struct sslo_plan_request req = {
         .workload = wl.name,
         .loss = loss,
         .deadline_s = deadline,
-        .budget_usd = 0,
+        .budget_usd = budget > 0 ? left : 0,
         .pricing = pricing,
         .mode = SSLO_MODE_ENFORCE,
         .loss_now = loss_now,
@@ -595,13 +649,14 @@ int main(int argc, char **argv)
     if (chosen < 0) {
         char c[4096];
         if (!n_tries)
-            snprintf(c, sizeof c, "slo: held: the SLO (loss %.6g within %.0f s) can no longer "
-                     "be met %s: the deadline has passed. scontrol release %u runs it with its "
-                     "last plan, scancel %u drops it", loss, deadline, head, job_id, job_id);
+            snprintf(c, sizeof c, "slo: held: the SLO (loss %.6g within %.0f s%s) can no "
+                     "longer be met %s: the deadline has passed. scontrol release %u runs it "
+                     "with its last plan, scancel %u drops it", loss, deadline, budgetbuf, head,
+                     job_id, job_id);
         else
-            snprintf(c, sizeof c, "slo: held: the SLO (loss %.6g within %.0f s) can no longer "
-                     "be met %s%s%s: %.1200s%s%.600s. scontrol release %u runs it with its last "
-                     "plan, scancel %u drops it", loss, deadline, head,
+            snprintf(c, sizeof c, "slo: held: the SLO (loss %.6g within %.0f s%s) can no "
+                     "longer be met %s%s%s: %.1200s%s%.600s. scontrol release %u runs it with "
+                     "its last plan, scancel %u drops it", loss, deadline, budgetbuf, head,
                      tries[0].excluded[0] ? ", without backed-off pool " : "",
                      tries[0].excluded, tries[0].res.reason,
                      n_tries > 1 ? "; with on-demand prices: " : "",
@@ -617,8 +672,11 @@ int main(int argc, char **argv)
     /* Apply: one update of the pending job, and the new plan mark. */
     const struct sslo_plan_result *r = &tries[chosen].res;
     char mark[4096], comment[2048], gres[64];
-    size_t used = (size_t)snprintf(mark, sizeof mark, REPLAN_MARK "%d first_start=%.0f",
-                                   k_done + 1, first_start);
+    size_t used = (size_t)snprintf(mark, sizeof mark,
+                                   REPLAN_MARK "%d first_start=%.0f planned_at=%.0f",
+                                   k_done + 1, first_start, now);
+    if (budget_known)
+        used += (size_t)snprintf(mark + used, sizeof mark - used, " spent_usd=%.6f", spent);
     for (int i = 0; i < SSLO_N_RECORDS && used < sizeof mark; i++)
         used += (size_t)snprintf(mark + used, sizeof mark - used, " %s=%s", sslo_record_names[i],
                                  r->values[i]);
@@ -638,10 +696,10 @@ int main(int argc, char **argv)
     uint32_t limit = (uint32_t)ceil(remaining / 60) + TIME_LIMIT_GRACE_MIN;
     snprintf(gres, sizeof gres, "gres:%s", sslo_plan_value(r, "SLO_GRES"));
     snprintf(comment, sizeof comment,
-             "slo: re-planned %s: %s %s (%s prices), predicted %s s of the %.0f s left, %s USD; "
-             "%s%s%s", head, sslo_plan_value(r, "SLO_PARTITION"), inst,
+             "slo: re-planned %s: %s %s (%s prices), predicted %s s of the %.0f s left, %s USD"
+             "%s; %s%s%s", head, sslo_plan_value(r, "SLO_PARTITION"), inst,
              sslo_plan_value(r, "SLO_PRICING"), tpred, remaining,
-             sslo_plan_value(r, "SLO_COST_USD"),
+             sslo_plan_value(r, "SLO_COST_USD"), budgetbuf,
              tries[0].excluded[0] ? "backed-off pool " : "", tries[0].excluded,
              tries[0].excluded[0] ? " excluded" : "no pool backed off");
     say("job %u: %s (%s)", job_id, comment, pwhy);

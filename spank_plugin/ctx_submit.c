@@ -98,6 +98,15 @@ static int record(spank_t sp, const struct sslo_plan_result *res)
             return -1;
         }
     }
+    /* --slo-budget, only when given: slo-requeue re-plans within it. */
+    if (res->budget[0]) {
+        spank_err_t rc = spank_job_control_setenv(sp, SSLO_BUDGET_RECORD, res->budget, 1);
+        if (rc != ESPANK_SUCCESS) {
+            slurm_error("%s: cannot record %s=%s (spank_job_control_setenv): %s",
+                        SSLO_LOG_PREFIX, SSLO_BUDGET_RECORD, res->budget, spank_strerror(rc));
+            return -1;
+        }
+    }
     return 0;
 }
 

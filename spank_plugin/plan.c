@@ -216,7 +216,8 @@ static int record_error(slo_error_t *err, int r, const char *fmt, ...)
     va_list ap;
     if (err) {
         err->code = SLO_ERR_INVALID;
-        snprintf(err->source, sizeof err->source, "%s", sslo_record_names[r]);
+        snprintf(err->source, sizeof err->source, "%s",
+                 r >= 0 ? sslo_record_names[r] : SSLO_BUDGET_RECORD);
         va_start(ap, fmt);
         vsnprintf(err->text, sizeof err->text, fmt, ap);
         va_end(ap);
@@ -237,15 +238,15 @@ static void put(struct sslo_plan_result *out, int r, const char *fmt, ...)
 /* value (finite, >= 0) with `decimals` decimals, then without trailing zeros
  * or a trailing '.': "%.6f" of 0.5 -> "0.5", of 2 -> "2". No exponent, so
  * job_submit.lua's ^%d+%.?%d*$ holds. */
-static int put_fixed(struct sslo_plan_result *out, int r, int decimals, double value,
-                     slo_error_t *err)
+static int fixed_into(char *v, int r, int decimals, double value, slo_error_t *err)
 {
-    char *v = out->values[r];
     int n;
 
     if (!isfinite(value) || value < 0)
         return record_error(err, r, "expected a finite number >= 0, found %g", value);
-    n = snprintf(v, SSLO_VALUE_LENGTH, "%.*f", decimals, value);
+    n = snprintf(v, SSLO_VALUE_LENGTH > SSLO_NUMBER_LENGTH + 1 ? SSLO_NUMBER_LENGTH + 1
+                                                                 : SSLO_VALUE_LENGTH,
+                 "%.*f", decimals, value);
     if (n < 0 || n > SSLO_NUMBER_LENGTH)
         return record_error(err, r,
                             "%g needs %d characters as a fixed-point decimal, more than %d "
@@ -259,6 +260,12 @@ static int put_fixed(struct sslo_plan_result *out, int r, int decimals, double v
             end[-1] = '\0';
     }
     return SLO_OK;
+}
+
+static int put_fixed(struct sslo_plan_result *out, int r, int decimals, double value,
+                     slo_error_t *err)
+{
+    return fixed_into(out->values[r], r, decimals, value, err);
 }
 
 /* value with `digits` significant digits, in fixed point (put_fixed). */
@@ -347,6 +354,9 @@ static int format_plan(const struct sslo_config *cfg, const struct slo_catalog *
         return rv;
     put(out, R_WORKERS, "%d", e->n_workers);
     put(out, R_WORKLOAD, "%s", req->workload);
+    out->budget[0] = '\0';
+    if (req->budget_usd > 0 && (rv = fixed_into(out->budget, -1, 6, req->budget_usd, err)))
+        return rv;
 
     /* The table is for people: a line that does not fit is cut. */
     slo_format_duration(req->deadline_s, dl, sizeof dl);
@@ -547,9 +557,22 @@ out:
         for (int i = 0; i < SSLO_N_RECORDS; i++)
             out->values[i][0] = '\0';
         out->table[0] = '\0';
+        out->budget[0] = '\0';
     }
     slo_train_result_free(&res);
     return rv;
+}
+
+int sslo_replan_budget(double budget_usd, double spent_before_usd, double rate_usd_per_h,
+                       double run_s, double *spent_usd, double *left_usd)
+{
+    if (!isfinite(budget_usd) || budget_usd <= 0 || !isfinite(spent_before_usd) ||
+        spent_before_usd < 0 || !isfinite(rate_usd_per_h) || rate_usd_per_h < 0 ||
+        !isfinite(run_s) || run_s < 0)
+        return -1;
+    *spent_usd = spent_before_usd + rate_usd_per_h * run_s / 3600.0;
+    *left_usd = budget_usd - *spent_usd;
+    return 0;
 }
 
 const char *sslo_plan_value(const struct sslo_plan_result *r, const char *name)

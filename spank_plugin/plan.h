@@ -129,7 +129,14 @@ struct sslo_plan_result {
                                               plan again with pricing on-demand on
                                               the nodes usable for it */
     double p_meet;                         /* the plan's P(deadline met), -1 unknown */
+    /* SLO_BUDGET_USD (SSLO_BUDGET_RECORD): req->budget_usd in fixed point, 6
+     * decimals, no trailing zeros; "" when the request has no budget. Not one
+     * of sslo_record_names: written only when given (ctx_submit.c), read back
+     * by slo-requeue to re-plan within the submission's budget. */
+    char budget[SSLO_NUMBER_LENGTH + 1];
 };
+
+#define SSLO_BUDGET_RECORD "SLO_BUDGET_USD"
 
 /*
  * Plan: slo_train_solve of cat (quotas already lowered by
@@ -168,6 +175,22 @@ struct sslo_plan_result {
 int sslo_plan(const struct sslo_config *cfg, const struct slo_catalog *cat, const int *usable,
               const struct slo_workload *wl, const struct sslo_plan_request *req,
               struct sslo_plan_result *out, slo_error_t *err);
+
+/*
+ * The budget left for a re-plan of a requeued job (slo-requeue, doc/slurm.md
+ * "Re-planning on requeue"): *spent_usd = spent_before_usd + rate_usd_per_h *
+ * run_s / 3600 and *left_usd = budget_usd - *spent_usd (USD; <= 0: the budget
+ * is spent). budget_usd: the submission's --slo-budget (SLO_BUDGET_USD), USD,
+ * > 0; spent_before_usd: USD spent by the runs before the last (0 at the first
+ * re-plan; the re-plan mark's spent_usd after); rate_usd_per_h: USD/h of the
+ * plan the last run ran (its SLO_COST_USD_PER_H); run_s: s the last run held
+ * its nodes (at most since it started; an upper bound of the billed time).
+ * The cost model is the plan's own (spotDNN Eq. 8: cost = sum of the type
+ * prices x time). Returns 0, or -1 (outputs untouched) when budget_usd is not
+ * > 0 or another input is negative or not finite.
+ */
+int sslo_replan_budget(double budget_usd, double spent_before_usd, double rate_usd_per_h,
+                       double run_s, double *spent_usd, double *left_usd);
 
 /* values[] entry of record name, or NULL. */
 const char *sslo_plan_value(const struct sslo_plan_result *r, const char *name);

@@ -68,7 +68,7 @@ cloud_node_of() { scontrol show hostnames "$(cluster_job_field "$1" NodeList)" |
 # ---- a. spot reclaim mid-job: re-planned with the progress made
 cat >"$D/job-a.sh" <<EOF
 #!/bin/sh
-echo "start restart=\${SLURM_RESTART_COUNT:-0} at=\$(date +%s) nodes=\$SLURM_JOB_NODELIST plan=\$SLO_PLAN partition=\$SLO_PARTITION replan=\${SLO_REPLAN:-0} time_s=\$SLO_TIME_S progress=\$SLO_PROGRESS_FILE"
+echo "start restart=\${SLURM_RESTART_COUNT:-0} at=\$(date +%s) nodes=\$SLURM_JOB_NODELIST plan=\$SLO_PLAN partition=\$SLO_PARTITION replan=\${SLO_REPLAN:-0} time_s=\$SLO_TIME_S progress=\$SLO_PROGRESS_FILE budget=\${SLURM_SPANK_SLO_BUDGET_USD:-none} rate=\$SLO_COST_USD_PER_H"
 if [ "\${SLURM_RESTART_COUNT:-0}" = 0 ]; then
     # the training loop's logger: loss 0.82 reached (target 0.8)
     PYTHONPATH=$SLO_SRCDIR/python $PY -c '
@@ -84,7 +84,9 @@ with StepLogger(os.environ["SLO_PROGRESS_FILE"] + ".csv", {"a100-node": 1, "t4-n
 fi
 echo done
 EOF
-sbatch --parsable $SLO_ARGS --open-mode=append -o "$D/a-%j.out" "$D/job-a.sh" >"$tmp/out" 2>"$tmp/err"
+# with a budget above the plan's 0.999 USD: recorded (SLO_BUDGET_USD), and the
+# re-plan gets what the first run left of it
+sbatch --parsable $SLO_ARGS --slo-budget=1.5 --open-mode=append -o "$D/a-%j.out" "$D/job-a.sh" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 ja=$(sed -n '1{s/;.*//;p;}' "$tmp/out")
 cn=""
@@ -133,6 +135,19 @@ if [ -n "$cn" ]; then
     else
         echo "$cli" | sed 's/^/#   cli: /'
         notok "re-plan '$plan' (log: ${line:-none}) differs from the CLI's '$cli_plan'"
+    fi
+    # the budget: recorded as given, and the re-plan had 1.5 USD minus the
+    # first run at its plan's USD/h for the elapsed time (hand arithmetic:
+    # spent = rate x el / 3600, el rounded to 1 s)
+    rate=$(sed -n 's/^start restart=0 .* rate=\([0-9.]*\).*/\1/p' "$D/a-$ja.out" | head -n 1)
+    spent=$(echo "$line" | sed -n 's/.*, budget 1\.5 USD (\([0-9.e-]*\) USD spent, \([0-9.e-]*\) USD left).*/\1 \2/p')
+    if grep -q '^start restart=0 .* budget=1\.5 ' "$D/a-$ja.out" && [ -n "$spent" ] && [ -n "$rate" ] &&
+       awk -v s="$spent" -v r="$rate" -v e="${el:-x}" 'BEGIN{split(s, a, " "); w = r * e / 3600;
+           exit !(e+0==e && a[1] > 0 && a[1] - w <= r / 3600 + 1e-5 && w - a[1] <= r / 3600 + 1e-5 &&
+                  (1.5 - a[1]) - a[2] < 1e-5 && a[2] - (1.5 - a[1]) < 1e-5)}'; then
+        ok "budget: SLO_BUDGET_USD=1.5 recorded; re-planned within 1.5 - $rate USD/h x $el s = ${spent#* } USD left"
+    else
+        notok "budget: rate ${rate:-?}, spent/left '${spent:-none}' (log: ${line:-none})"
     fi
     # within the SLO: elapsed + predicted <= deadline, and the job really ended before it
     if [ -n "$first" ] && [ -n "$end" ] && [ $(( end - first )) -le $DEADLINE ] &&

@@ -11,7 +11,8 @@
  *   case NAME
  *   site-type TYPE onprem|cloud     (every type of the catalog: the harness
  *                                    adds them to job_submit.lua's SITE)
- *   record NAME=VALUE               (the 17 records, in the plugin's order)
+ *   record NAME=VALUE               (the 17 records, in the plugin's order,
+ *                                    then SLO_BUDGET_USD when the plan has a budget)
  *   end
  * Exit 0, or 1 with a message on stderr when a plan fails.
  * Cases: the test cluster's plans (tests/slurm/, loose and tight SLO,
@@ -53,6 +54,8 @@ static void print_case(const char *name, const struct sslo_config *cfg,
                cat->types[k].site == SLO_SITE_ONPREM ? "onprem" : "cloud");
     for (int i = 0; i < SSLO_N_RECORDS; i++)
         printf("record %s=%s\n", sslo_record_names[i], r->values[i]);
+    if (r->budget[0]) /* --slo-budget: written only when given (ctx_submit.c) */
+        printf("record %s=%s\n", SSLO_BUDGET_RECORD, r->budget);
     printf("end\n");
     free(r);
 }
@@ -104,6 +107,7 @@ int main(void)
     sslo_apply_inventory(&cat, (int[]){0, 0, 2}, cfg.max_nodes);
     print_case("test-cluster-cloud-spot", &cfg, &cat, &wl, &req);
     req.pricing = SLO_PRICING_ON_DEMAND;
+    req.budget_usd = 5.0000004; /* SLO_BUDGET_USD 6 decimals: "5" */
     print_case("test-cluster-cloud-on-demand", &cfg, &cat, &wl, &req);
     slo_catalog_free(&cat);
     slo_workload_free(&wl);

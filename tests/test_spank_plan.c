@@ -406,6 +406,45 @@ static void test_plan_infeasible(void **state)
 }
 
 /*
+ * issue 13 item 1: --slo-budget is recorded (SLO_BUDGET_USD, fixed point, 6
+ * decimals, only when given) so that slo-requeue re-plans within it; the
+ * budget left is the budget minus the runs' cost at their plans' USD/h.
+ * Hand-worked: 1.5 USD budget; the first run held a100-node (3.00 USD/h)
+ * for 600 s = 0.5 USD, so 1.0 USD is left; a second run of a 1.10 USD/h
+ * plan for 1800 s adds 0.55 USD: 1.05 spent, 0.45 left.
+ */
+static void test_budget_record(void **state)
+{
+    struct fixture *f = *state;
+    struct sslo_plan_result *r = calloc(1, sizeof *r);
+    double spent = -1, left = -1;
+    assert_non_null(r);
+    assert_int_equal(plan_on(f, cluster, 4, 0.8, 2400, 1.5, SLO_PRICING_SPOT, r), SLO_OK);
+    assert_string_equal(r->budget, "1.5");
+    assert_int_equal(plan_on(f, cluster, 4, 0.8, 2400, 0.1234567, SLO_PRICING_SPOT, r),
+                     SLO_ERR_INFEASIBLE);
+    assert_string_equal(r->budget, ""); /* no plan: no record */
+    assert_int_equal(plan_on(f, cluster, 4, 0.8, 2400, 0, SLO_PRICING_SPOT, r), SLO_OK);
+    assert_string_equal(r->budget, ""); /* not given: not written */
+
+    assert_int_equal(sslo_replan_budget(1.5, 0, 3.00, 600, &spent, &left), 0);
+    assert_true(fabs(spent - 0.5) < 1e-12 && fabs(left - 1.0) < 1e-12);
+    assert_int_equal(sslo_replan_budget(1.5, spent, 1.10, 1800, &spent, &left), 0);
+    assert_true(fabs(spent - 1.05) < 1e-12 && fabs(left - 0.45) < 1e-12);
+    /* spent beyond the budget: left <= 0 (slo-requeue holds the job) */
+    assert_int_equal(sslo_replan_budget(1.0, 0.9, 3.00, 600, &spent, &left), 0);
+    assert_true(left < 0 && fabs(left + 0.4) < 1e-12);
+    /* refused inputs leave the outputs untouched */
+    spent = left = 7;
+    assert_int_equal(sslo_replan_budget(0, 0, 1, 1, &spent, &left), -1);
+    assert_int_equal(sslo_replan_budget(1, -1, 1, 1, &spent, &left), -1);
+    assert_int_equal(sslo_replan_budget(1, 0, NAN, 1, &spent, &left), -1);
+    assert_int_equal(sslo_replan_budget(1, 0, 1, -5, &spent, &left), -1);
+    assert_true(spent == 7 && left == 7);
+    free(r);
+}
+
+/*
  * Review finding 3: max_nodes bounds the search, not only its result. With
  * a100-node at 3.00 USD/h, t4-node 0.35, g4dn.12xlarge spot 0.40 (times as
  * in the header, loss 0.8):
@@ -690,6 +729,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_inventory_no_types, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pooled_catalog_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_table_long_name, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_budget_record, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

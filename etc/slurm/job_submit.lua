@@ -102,6 +102,7 @@ local INFO_PATTERNS = {
     SLO_ITERATIONS = "^%d+$",
     SLO_WORKERS = "^%d+$",
     SLO_WORKLOAD = "^[%w%._%-]+$",
+    SLO_BUDGET_USD = NUMBER,         -- --slo-budget, only when given (slo-requeue)
 }
 
 -- Quote a user-controlled value for a message: printable ASCII only, '%'

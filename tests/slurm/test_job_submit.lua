@@ -285,6 +285,11 @@ rejected("gres missing", plan({ SLO_GRES = false }), "SLO_GRES")
 rejected("pricing unknown", plan({ SLO_PRICING = "free" }), "SLO_PRICING")
 rejected("time not a number", plan({ SLO_TIME_S = "1e9" }), "SLO_TIME_S")
 rejected("workload name with a space", plan({ SLO_WORKLOAD = "a b" }), "SLO_WORKLOAD")
+-- SLO_BUDGET_USD (--slo-budget, only when given; slo-requeue re-plans within it)
+applied("budget recorded", plan({ SLO_BUDGET_USD = "12.5" }), { partition = "onprem", min_nodes = 1 })
+rejected("budget with an exponent", plan({ SLO_BUDGET_USD = "1e3" }), "SLO_BUDGET_USD")
+rejected("budget negative", plan({ SLO_BUDGET_USD = "-1" }), "SLO_BUDGET_USD")
+rejected("budget empty", plan({ SLO_BUDGET_USD = "" }), "SLO_BUDGET_USD")
 rejected("control characters are not echoed",
     plan({ SLO_PARTITION = "on\nprem\27[2J" }), "SLO_PARTITION")
 -- '%' in plan values: slurm.log_user formats its first argument (review
