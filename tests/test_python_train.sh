@@ -145,7 +145,12 @@ bad "--steps 0" "^slo-profile-train: --steps: expected an integer in \[1, 100000
     -m slo.profile_train -o "$tmp/x" --steps 0
 bad "--launcher srun outside an allocation" "^slo-profile-train: --launcher srun: expected a Slurm allocation" \
     -m slo.profile_train -o "$tmp/x" --launcher srun
+bad "--timeout -1" "^slo-profile-train: --timeout: expected seconds in \(0, 86400\], found -1.0$" \
+    -m slo.profile_train -o "$tmp/x" --timeout -1
 [ ! -e "$tmp/x" ] && ok "nothing written on bad input" || notok "bad input left $tmp/x"
+: >"$tmp/ro"
+bad "-o under a file (cannot be created)" "^slo-profile-train: -o $tmp/ro/x: expected a directory that can be created, found: " \
+    -m slo.profile_train -o "$tmp/ro/x"
 bad "slo.ps with worker types not matching the cluster" \
     "^slo.ps: SLO_TRAIN_WORKER_TYPES: expected 2 types matching the cluster emu.fast=2, found 'emu.fast,emu.slow'$" \
     -c 'import os, sys, slo.ps; sys.exit(slo.ps.main([], dict(RANK="0", WORLD_SIZE="3",

@@ -31,6 +31,7 @@ exit status and the last lines of its stderr are printed).
 """
 
 import argparse
+import math
 import os
 import shutil
 import signal
@@ -253,13 +254,22 @@ def main(argv=None):
         if launcher == "srun" and not os.environ.get("SLURM_JOB_NODELIST"):
             raise InputError("--launcher srun: expected a Slurm allocation (SLURM_JOB_NODELIST), "
                              "found none")
+        if not (math.isfinite(a.timeout) and 0 < a.timeout <= 86400):
+            raise InputError("--timeout: expected seconds in (0, 86400], found %r" % a.timeout)
         if os.path.exists(a.output) and not os.path.isdir(a.output):
             raise InputError("-o %s: expected a directory, found a file" % a.output)
+        try:
+            os.makedirs(a.output, exist_ok=True)
+        except OSError as e:
+            raise InputError("-o %s: expected a directory that can be created, found: %s"
+                             % (a.output, e.strerror or e)) from None
+        if not os.access(a.output, os.W_OK | os.X_OK):
+            raise InputError("-o %s: expected a writable directory, found it not writable"
+                             % a.output)
     except InputError as e:
         print("%s: %s" % (prog, e), file=sys.stderr)
         return 2
     command = a.command or [sys.executable, "-m", "slo.ps"]
-    os.makedirs(a.output, exist_ok=True)
     records, status = [], 0
     for c in runs:
         rec = run_cluster(command, c, a.output, a.steps, a.types, launcher, a.timeout)
