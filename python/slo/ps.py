@@ -27,6 +27,22 @@ honestly.  Built-in types (used without --types):
     emu.fast  k = 1.0, batch 32
     emu.slow  k = 2.5, batch 16
 
+The PS's network is emulated the same way when --ps-mbps B is given (the
+PS's NIC, B MB/s = 1e6 bytes/s) with --worker-mbps W (each worker's NIC,
+default unlimited) and --payload-bytes S (bytes moved each way per
+iteration; default the parameter bytes, 19240 - too small to load any
+link, so inflate it to see contention).  One iteration moves 2 S (push of
+the gradient, pull of the parameters).  The PS keeps a virtual clock of
+its link, a FIFO queue shared by all workers: a push arriving at t starts
+its transfer at s = max(t, link_free), occupies the link 2 S / B
+(link_free = s + 2 S / B) and completes at f = max(t + 2 S / W,
+s + 2 S / B) (the worker's own NIC bounds it too).  The PS answers at once
+with f - now, and the worker sleeps that long before its next step.  Alone
+a step costs 2 S / min(W, B) more; with n workers whose n W > B the pushes
+queue behind each other, the per-worker bandwidth 2 S / (transfer + wait)
+falls towards B / n, and iteration time grows with n: the setting of
+spotDNN's Eq. 8-9 (B_req = W, B_ps = B).  Sleeping costs no CPU.
+
 Environment (set by slo-profile-train; or by hand / srun): RANK (or
 SLURM_PROCID), WORLD_SIZE (or SLURM_NTASKS), MASTER_ADDR, MASTER_PORT,
 SLO_TRAIN_CLUSTER ("TYPE=N,..."), SLO_TRAIN_WORKER_TYPES (the type of
@@ -182,7 +198,27 @@ class _TargetWatch:
         return self.evals, self.first
 
 
-def run_ps(world, steps, lr, log_dir, cluster, target=None, eval_every=5, smoothing=0.0):
+class _Link:
+    """The PS's NIC as a FIFO virtual clock (module docstring): transfer(t)
+    for a push arriving at monotonic time t s returns the s the worker must
+    wait from t for its 2 S bytes to be moved.  ps_mbps None: no link, 0."""
+
+    def __init__(self, ps_mbps, worker_mbps, payload_bytes):
+        self.on = ps_mbps is not None
+        self.occ = 2.0 * payload_bytes / (ps_mbps * 1e6) if self.on else 0.0
+        self.own = 2.0 * payload_bytes / (worker_mbps * 1e6) if worker_mbps else 0.0
+        self.free = 0.0
+
+    def transfer(self, t):
+        if not self.on:
+            return 0.0
+        start = max(t, self.free)
+        self.free = start + self.occ
+        return max(self.own, self.free - t)
+
+
+def run_ps(world, steps, lr, log_dir, cluster, target=None, eval_every=5, smoothing=0.0,
+           link=None, net_doc=None):
     """The PS loop (rank 0): answer every worker's pull or push, in arrival
     order, until steps updates are done (or, with target, until the loss on
     the whole training set, evaluated every eval_every updates, is <= target)
@@ -198,7 +234,8 @@ def run_ps(world, steps, lr, log_dir, cluster, target=None, eval_every=5, smooth
     theta = parameters_to_vector(net.parameters()).detach().clone()
     n_par = theta.numel()
     msg = torch.zeros(n_par + 2)
-    reply = torch.zeros(n_par + 4)
+    reply = torch.zeros(n_par + 5)
+    link = link or _Link(None, None, 0)
     step = samples = 0
     active = world - 1
     per_worker = [0] * (world - 1)
@@ -206,6 +243,7 @@ def run_ps(world, steps, lr, log_dir, cluster, target=None, eval_every=5, smooth
     t0 = time.monotonic()
     while active > 0:
         src = dist.recv(msg)
+        t_arr = time.monotonic()
         b = int(msg[0].item())
         stop = step >= steps or (ev is not None and ev.reached.is_set())
         applied = b > 0 and not stop
@@ -219,7 +257,8 @@ def run_ps(world, steps, lr, log_dir, cluster, target=None, eval_every=5, smooth
                 ev.put(step, samples, time.monotonic() - t0, theta)
         reply[0], reply[1] = step, samples
         reply[2], reply[3] = 1.0 if stop else 0.0, 1.0 if applied else 0.0
-        reply[4:] = theta
+        reply[4] = link.transfer(t_arr) - (time.monotonic() - t_arr) if applied else 0.0
+        reply[5:] = theta
         dist.send(reply, dst=src)
         if stop:
             active -= 1
@@ -236,7 +275,7 @@ def run_ps(world, steps, lr, log_dir, cluster, target=None, eval_every=5, smooth
         "global_samples": samples, "updates_per_worker": per_worker,
         "elapsed_s": round(elapsed, 6), "test_accuracy": acc, "test_loss": test_loss,
         "parameters": n_par, "parameter_bytes": n_par * 4, "n_test": N_TEST,
-        "node": trainlog.node_name(),
+        "node": trainlog.node_name(), "network": net_doc,
         "target": None if target is None else {
             "loss": target, "eval_every": eval_every, "reached": reached is not None,
             "global_step": reached[0] if reached else None,
@@ -260,7 +299,7 @@ def run_worker(rank, wtype, spec, floor_s, log_dir, cluster, seed, smoothing=0.0
     g = torch.Generator().manual_seed(seed * 1000 + rank)
     b, k = spec["batch"], spec["slowdown"]
     msg = torch.zeros(n_par + 2)
-    reply = torch.zeros(n_par + 4)
+    reply = torch.zeros(n_par + 5)
     dist.send(msg, dst=0)                          # pull: batch 0
     dist.recv(reply, src=0)
     if reply[2].item():
@@ -273,7 +312,7 @@ def run_worker(rank, wtype, spec, floor_s, log_dir, cluster, seed, smoothing=0.0
     with log:
         while True:
             t = time.perf_counter()
-            vector_to_parameters(reply[4:], params)
+            vector_to_parameters(reply[5:], params)
             idx = torch.randint(0, x.shape[0], (b,), generator=g)
             net.zero_grad()
             loss = torch.nn.functional.cross_entropy(net(x[idx]), y[idx], label_smoothing=smoothing)
@@ -284,6 +323,9 @@ def run_worker(rank, wtype, spec, floor_s, log_dir, cluster, seed, smoothing=0.0
             time.sleep(max(0.0, k * max(c, floor_s) - c))
             dist.send(msg, dst=0)
             dist.recv(reply, src=0)
+            wait = reply[4].item()
+            if wait > 0:                           # the emulated transfer (--ps-mbps)
+                time.sleep(wait)
             if reply[3].item():
                 log.log(int(reply[0].item()), int(reply[1].item()), msg[1].item())
             if reply[2].item():
@@ -307,10 +349,28 @@ def main(argv=None, env=None):
     ap.add_argument("--eval-every", type=int, default=5,
                     help="updates between the PS's training-set loss evaluations with "
                          "--target-loss (default 5)")
+    ap.add_argument("--ps-mbps", type=float, default=None,
+                    help="emulate the PS's NIC at this many MB/s, shared by all workers "
+                         "(module docstring; default: no emulated network)")
+    ap.add_argument("--worker-mbps", type=float, default=None,
+                    help="with --ps-mbps: each worker's NIC, MB/s (default unlimited)")
+    ap.add_argument("--payload-bytes", type=int, default=None,
+                    help="with --ps-mbps: bytes moved each way per iteration (default the "
+                         "model's parameter bytes)")
     ap.add_argument("--timeout", type=float, default=120,
                     help="s to wait for a peer before failing (default 120)")
     a = ap.parse_args(argv)
     try:
+        for opt, v in (("--ps-mbps", a.ps_mbps), ("--worker-mbps", a.worker_mbps)):
+            if v is not None and not 0.001 <= v <= 1e7:
+                raise InputError("%s: expected MB/s in [0.001, 1e7], found %r" % (opt, v))
+        if a.payload_bytes is not None and not 1 <= a.payload_bytes <= 10 ** 10:
+            raise InputError("--payload-bytes: expected bytes in [1, 1e10], found %d"
+                             % a.payload_bytes)
+        if a.ps_mbps is None and (a.worker_mbps is not None or a.payload_bytes is not None):
+            raise InputError("--%s: expected it only with --ps-mbps (the emulated PS "
+                             "network), found --ps-mbps unset"
+                             % ("worker-mbps" if a.worker_mbps is not None else "payload-bytes"))
         rank = _int_env(("RANK", "SLURM_PROCID"), env)
         world = _int_env(("WORLD_SIZE", "SLURM_NTASKS"), env)
         if world < 2 or not 0 <= rank < world:
@@ -355,8 +415,13 @@ def main(argv=None, env=None):
                             timeout=timedelta(seconds=a.timeout))
     try:
         if rank == 0:
+            n_par = sum(p.numel() for p in model().parameters())
+            pb = a.payload_bytes if a.payload_bytes is not None else 4 * n_par
+            link = _Link(a.ps_mbps, a.worker_mbps, pb)
+            net_doc = None if a.ps_mbps is None else {
+                "ps_mbps": a.ps_mbps, "worker_mbps": a.worker_mbps, "payload_bytes": pb}
             run_ps(world, steps, a.lr, log_dir, cluster, a.target_loss, a.eval_every,
-                   a.label_smoothing)
+                   a.label_smoothing, link, net_doc)
         else:
             wt = wtypes[rank - 1]
             run_worker(rank, wt, types[wt], a.floor_ms / 1000.0, log_dir, cluster, a.seed,
