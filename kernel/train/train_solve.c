@@ -112,6 +112,19 @@ int slo__train_plan_copy(const struct slo_train_setup *s, const struct slo_train
     return 0;
 }
 
+int slo__train_adopt_exact(const struct slo_train_setup *s, struct slo_train_result *res,
+                           slo_error_t *err)
+{
+    res->method = SLO_TRAIN_SEARCH_EXACT;
+    if (slo__train_plan_copy(s, &res->exact, &res->plan))
+        return nomem(err);
+    res->status = res->exact.proven ? SLO_STATUS_OPTIMAL : SLO_STATUS_FEASIBLE_UNPROVEN;
+    if (!res->exact.proven)
+        set(res->reason, sizeof res->reason,
+            "exact search stopped at its node limit: the cheapest plan found, not proven");
+    return SLO_OK;
+}
+
 /* No cluster reaches the target loss (why: the model's reason). */
 static int unreachable(struct slo_train_result *res, const slo_error_t *why)
 {
@@ -301,14 +314,9 @@ static int solve(const struct slo_train_problem *pb, const struct slo_train_opti
                 *err = e;
             return rv;
         }
-        res->method = SLO_TRAIN_SEARCH_EXACT;
-        if (slo__train_plan_copy(s, &res->exact, &res->plan))
-            return nomem(err);
-        res->status = res->exact.proven ? SLO_STATUS_OPTIMAL : SLO_STATUS_FEASIBLE_UNPROVEN;
-        if (!res->exact.proven)
-            set(res->reason, sizeof res->reason,
-                     "exact search stopped at its node limit: the cheapest plan found, not "
-                     "proven");
+        rv = slo__train_adopt_exact(s, res, err);
+        if (rv)
+            return rv;
     } else {
         if (!res->window.feasible)
             return infeasible(res, &req, &e, !res->window.counts, err);
