@@ -20,13 +20,12 @@
 #include "plan.h"
 #include "spank_slo.h"
 
-static const char *env_get(const char *name)
+const char *sslo_env_get(const char *name)
 {
     return getenv(name);
 }
 
-/* Print a '\n'-separated text one line per message ("sbatch: spank_slo: ..."). */
-static void info_lines(const char *text)
+void sslo_info_lines(const char *text)
 {
     while (*text) {
         size_t n = strcspn(text, "\n");
@@ -193,7 +192,7 @@ int sslo_submit_post_opt(spank_t sp, struct sslo_state *st)
                     o.have_loss ? "--slo-loss" : "--slo-time");
         return -1;
     }
-    if (sslo_options_apply_env(&o, env_get, msg, sizeof msg)) {
+    if (sslo_options_apply_env(&o, sslo_env_get, msg, sizeof msg)) {
         slurm_error("%s: %s", SSLO_LOG_PREFIX, msg);
         return -1;
     }
@@ -286,7 +285,7 @@ int sslo_submit_post_opt(spank_t sp, struct sslo_state *st)
                     err.source[0] ? ": " : "", err.text);
         goto out;
     }
-    info_lines(res->table);
+    sslo_info_lines(res->table);
     if (mode == SSLO_MODE_ADVISE)
         slurm_info("%s: advise mode: the request is left unchanged", SSLO_LOG_PREFIX);
     if (record(sp, res))
