@@ -239,24 +239,6 @@ struct repl {
     size_t *map; /* [count]: sub-problem workload -> problem workload */
 };
 
-static void set_placement(struct slo_infer_placement *q, const struct slo_ig_placement *p,
-                          size_t workload, size_t gpu, size_t type, double price,
-                          const struct slo_ig_workload *w)
-{
-    memset(q, 0, sizeof *q);
-    q->workload = workload;
-    q->gpu = gpu;
-    q->type = type;
-    q->rate_rps = p->rate_rps;
-    q->batch = p->batch;
-    q->share_pct = p->share_pct;
-    q->latency_ms = p->latency_ms;
-    q->slo_half_ms = w->slo_ms / 2.0;
-    q->throughput_rps = p->throughput_rps;
-    q->usd_per_gpu_h = price;
-    q->meets_slo = slo_ig_meets_slo(p->latency_ms, p->throughput_rps, w->slo_ms, p->rate_rps);
-}
-
 /* Re-plan the tenants pl[count] of a GPU of profile p with the planner at
  * Slurm's unit (1 %), so its shares are whole gres/mps units; 1 when that
  * plan has no violation and every GPU of it rounds and verifies. */
@@ -304,7 +286,7 @@ static int replan_gpu(const struct slo_ig_profile *p, const struct slo_ig_worklo
     }
     for (size_t i = 0; i < r->plan.n_placements; i++) {
         const struct slo_ig_placement *sp = &r->plan.placements[i];
-        set_placement(&tp[i], sp, r->map[sp->workload], 0, 0, 0.0,
+        slo__infer_set_placement(&tp[i], sp, r->map[sp->workload], 0, 0, 0.0,
                       &workloads[r->map[sp->workload]]);
     }
     ok = 1;
@@ -418,7 +400,7 @@ int slo__infer_mps_repair(const struct slo_ig_profile *profiles, size_t n_types,
                     gpus[gi].count = ng->count;
                     for (size_t i = ng->first; i < ng->first + ng->count; i++) {
                         size_t w = rp[j].map[pn->placements[i].workload];
-                        set_placement(&pls[pi++], &pn->placements[i], w, gi, g->type,
+                        slo__infer_set_placement(&pls[pi++], &pn->placements[i], w, gi, g->type,
                                       g->usd_per_gpu_h, &workloads[w]);
                     }
                     gi++;
