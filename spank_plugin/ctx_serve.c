@@ -25,24 +25,9 @@
  * SLURM_SPANK_<NAME> in srun's environment, as ctx_submit.c record()). */
 static int record(spank_t sp, const struct sslo_serve_result *res)
 {
-    int local = spank_context() == S_CTX_LOCAL;
-    char name[64];
-
-    for (int i = 0; i < SSLO_SERVE_N_RECORDS; i++) {
-        spank_err_t rc =
-            spank_job_control_setenv(sp, sslo_serve_record_names[i], res->values[i], 1);
-        if (rc != ESPANK_SUCCESS) {
-            slurm_error("%s: cannot record %s=%s (spank_job_control_setenv): %s",
-                        SSLO_LOG_PREFIX, sslo_serve_record_names[i], res->values[i],
-                        spank_strerror(rc));
+    for (int i = 0; i < SSLO_SERVE_N_RECORDS; i++)
+        if (sslo_record_one(sp, sslo_serve_record_names[i], res->values[i]))
             return -1;
-        }
-        snprintf(name, sizeof name, "SLURM_SPANK_%s", sslo_serve_record_names[i]);
-        if (local && setenv(name, res->values[i], 1) != 0) {
-            slurm_error("%s: cannot set %s in srun's environment", SSLO_LOG_PREFIX, name);
-            return -1;
-        }
-    }
     return 0;
 }
 

@@ -44,6 +44,12 @@ const char *sslo_env_get(const char *name);
  * ("sbatch: spank_slo: ...") (ctx_submit.c). */
 void sslo_info_lines(const char *text);
 
+/* Record name=value for slurmctld (spank_job_control_setenv) and, in the
+ * local context (srun's own allocation), SLURM_SPANK_<name> in srun's
+ * environment, which its tasks inherit. 0, or -1 after slurm_error naming
+ * the record (ctx_submit.c). */
+int sslo_record_one(spank_t sp, const char *name, const char *value);
+
 /* The value of the job's SLURM_SPANK_<name> (spank_getenv) in v[len], or ""
  * when absent or longer (ctx_remote.c). */
 void sslo_job_record(spank_t sp, const char *name, char *v, size_t len);
