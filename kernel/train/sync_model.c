@@ -686,18 +686,7 @@ int slo__sync_solve(const struct slo_train_problem *pb, const struct slo_train_o
                                  x->type, s->types[k].quota, x->count_text);
             res->existing[k] = (int)x->count;
         }
-    res->remaining_s = pb->deadline_s - pb->elapsed_s;
-    res->overhead_s = pb->overhead_s;
-    struct slo_train_request req = {
-        .target_loss = pb->target_loss,
-        .deadline_s = res->remaining_s,
-        .budget_usd = pb->budget_usd,
-        .loss_now = pb->loss_now,
-        .overhead_s = pb->overhead_s,
-        .existing = res->existing,
-        .node_limit = opt->node_limit,
-        .max_workers = opt->max_workers,
-    };
+    struct slo_train_request req = slo__train_request(pb, opt, res);
     rv = slo_sync_plan_exact(s, &req, 0, &res->exact, &e);
     res->have_exact = rv == SLO_OK || rv == SLO_ERR_INFEASIBLE;
     if (rv == SLO_ERR_UNREACHABLE) {

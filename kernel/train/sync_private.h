@@ -28,6 +28,15 @@ int slo__sync_solve(const struct slo_train_problem *pb, const struct slo_train_o
 int slo__train_plan_copy(const struct slo_train_setup *s, const struct slo_train_plan *from,
                          struct slo_train_plan *to);
 
+/* Both modes' solvers' request for the rest of the run: res->remaining_s =
+ * deadline - elapsed (s), res->overhead_s, and the request of the problem's
+ * target loss, remaining time, budget (USD), current loss, overhead, the
+ * existing cluster res->existing[setup types] and opt's node and worker
+ * limits. Defined in train_solve.c. */
+struct slo_train_request slo__train_request(const struct slo_train_problem *pb,
+                                            const struct slo_train_options *opt,
+                                            struct slo_train_result *res);
+
 /* Both modes' solvers adopt the exact search's plan: res->method EXACT,
  * res->plan a copy of res->exact, res->status OPTIMAL when proven, else
  * FEASIBLE_UNPROVEN with res->reason saying the node limit stopped it.
