@@ -176,12 +176,7 @@ int power_ec2_capacity_error(const char *code)
         "SpotMaxPriceTooLow", "UnfulfillableCapacity", "InstanceLimitExceeded",
         "VcpuLimitExceeded", "InsufficientFreeAddressesInSubnet", "InsufficientHostCapacity",
     };
-    if (!code)
-        return 0;
-    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
-        if (strcmp(code, codes[i]) == 0)
-            return 1;
-    return 0;
+    return power_code_in(code, codes, sizeof codes / sizeof codes[0]);
 }
 
 /* The error that explains a shortfall: the first one that is not the generic

@@ -140,6 +140,14 @@ struct power_log {
     const char *provider; /* name, "-" before the config is read */
 };
 
+/* The current UTC time as "2026-11-29T18:50:00Z" in buf[len] (the logs'
+ * stamp; slo-power and slo-spot-watch). */
+void power_utc_stamp(char *buf, size_t len);
+
+/* 1 when code (an AWS error code, may be NULL: 0) is one of codes[n], else 0
+ * (power_aws_code_throttled, power_ec2_capacity_error). */
+int power_code_in(const char *code, const char *const *codes, size_t n);
+
 /* "2026-11-29T18:50:00Z slo-power[PID] ACTION provider=P node=N: level: text"
  * to the log file, and without the time to stderr (unless quiet_stderr);
  * errors and warnings go to syslog (LOG_DAEMON) when there is no log file.

@@ -49,12 +49,7 @@ int power_aws_code_throttled(const char *code)
         "TooManyRequestsException", "SlowDown", "PriorRequestNotComplete",
         "BandwidthLimitExceeded",
     };
-    if (!code)
-        return 0;
-    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
-        if (strcmp(code, codes[i]) == 0)
-            return 1;
-    return 0;
+    return power_code_in(code, codes, sizeof codes / sizeof codes[0]);
 }
 
 double power_retry_delay_s(const struct power_config *cfg, int attempt, unsigned *seed)

@@ -61,10 +61,7 @@ static void wlog(struct watch *w, const char *level, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    time_t now = time(NULL);
-    struct tm tm;
-    gmtime_r(&now, &tm);
-    strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    power_utc_stamp(stamp, sizeof stamp);
     if (w->log) {
         fprintf(w->log, "%s slo-spot-watch[%ld] node=%s: %s: %s\n", stamp, (long)getpid(),
                 w->node, level, text);

@@ -39,6 +39,24 @@ int power_fail(char *err, size_t errlen, const char *fmt, ...)
     return -1;
 }
 
+void power_utc_stamp(char *buf, size_t len)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+int power_code_in(const char *code, const char *const *codes, size_t n)
+{
+    if (!code)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(code, codes[i]) == 0)
+            return 1;
+    return 0;
+}
+
 void power_log(struct power_log *lg, const char *level, const char *node, const char *fmt, ...)
 {
     char text[2048], head[256], stamp[32];
@@ -46,10 +64,7 @@ void power_log(struct power_log *lg, const char *level, const char *node, const 
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    time_t now = time(NULL);
-    struct tm tm;
-    gmtime_r(&now, &tm);
-    strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    power_utc_stamp(stamp, sizeof stamp);
     snprintf(head, sizeof head, "slo-power[%ld] %s provider=%s node=%s", (long)getpid(),
              power_action_name(lg->action), lg->provider ? lg->provider : "-",
              node ? node : "-");

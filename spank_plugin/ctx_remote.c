@@ -43,14 +43,42 @@ static void export_one(spank_t sp, const char *from, const char *to)
         slurm_info("%s: cannot set %s: %s", SSLO_LOG_PREFIX, to, spank_strerror(rc));
 }
 
-/* The value of the job's SLURM_SPANK_<name> in v[len], or "" when absent or
- * longer. */
-static void job_record(spank_t sp, const char *name, char *v, size_t len)
+void sslo_job_record(spank_t sp, const char *name, char *v, size_t len)
 {
     char var[64];
     snprintf(var, sizeof var, "SLURM_SPANK_%s", name);
     if (spank_getenv(sp, var, v, (int)len) != ESPANK_SUCCESS)
         v[0] = '\0';
+}
+
+int sslo_enforced_job(spank_t sp, uint32_t *job_id_out, job_info_msg_t **msg_out, char *why,
+                      size_t len)
+{
+    char mode[16];
+    uint32_t job_id = 0;
+    job_info_msg_t *msg = NULL;
+
+    *msg_out = NULL;
+    sslo_job_record(sp, "SLO_MODE", mode, sizeof mode);
+    if (strcmp(mode, "enforce") != 0) {
+        snprintf(why, len, "SLO_MODE is %s, not an enforced plan", mode[0] ? mode : "missing");
+        return 0;
+    }
+    if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS) {
+        snprintf(why, len, "no job id (spank_get_item S_JOB_ID)");
+        return 0;
+    }
+    if (slurm_load_job(&msg, job_id, SHOW_DETAIL) != SLURM_SUCCESS || !msg ||
+        msg->record_count < 1) {
+        snprintf(why, len, "cannot read job %u from slurmctld: %s", job_id,
+                 slurm_strerror(slurm_get_errno()));
+        if (msg)
+            slurm_free_job_info_msg(msg);
+        return 0;
+    }
+    *job_id_out = job_id;
+    *msg_out = msg;
+    return 1;
 }
 
 /* AdminComment of a job that slo-requeue re-planned: "slo-replan:K NAME=value
@@ -91,34 +119,19 @@ static void replan_value(const char *replan, const char *name, char *v, size_t l
 static int plan_applied(spank_t sp, char *why, size_t len, char *replan, size_t replan_len,
                         char *progress, size_t progress_len)
 {
-    char mode[16], part[SSLO_VALUE_LENGTH], nodes[32], cons[SSLO_VALUE_LENGTH];
+    char part[SSLO_VALUE_LENGTH], nodes[32], cons[SSLO_VALUE_LENGTH];
     char inst[SSLO_VALUE_LENGTH], mark[SSLO_VALUE_LENGTH + 16];
     uint32_t job_id = 0;
     job_info_msg_t *msg = NULL;
     int ok = 0;
 
-    job_record(sp, "SLO_MODE", mode, sizeof mode);
-    job_record(sp, "SLO_PARTITION", part, sizeof part);
-    job_record(sp, "SLO_NODES", nodes, sizeof nodes);
-    job_record(sp, "SLO_CONSTRAINT", cons, sizeof cons);
-    job_record(sp, "SLO_INSTANCES", inst, sizeof inst);
+    sslo_job_record(sp, "SLO_PARTITION", part, sizeof part);
+    sslo_job_record(sp, "SLO_NODES", nodes, sizeof nodes);
+    sslo_job_record(sp, "SLO_CONSTRAINT", cons, sizeof cons);
+    sslo_job_record(sp, "SLO_INSTANCES", inst, sizeof inst);
     snprintf(mark, sizeof mark, "slo-plan:%s", inst);
-    if (strcmp(mode, "enforce") != 0) {
-        snprintf(why, len, "SLO_MODE is %s, not an enforced plan", mode[0] ? mode : "missing");
+    if (!sslo_enforced_job(sp, &job_id, &msg, why, len))
         return 0;
-    }
-    if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS) {
-        snprintf(why, len, "no job id (spank_get_item S_JOB_ID)");
-        return 0;
-    }
-    if (slurm_load_job(&msg, job_id, SHOW_DETAIL) != SLURM_SUCCESS || !msg ||
-        msg->record_count < 1) {
-        snprintf(why, len, "cannot read job %u from slurmctld: %s", job_id,
-                 slurm_strerror(slurm_get_errno()));
-        if (msg)
-            slurm_free_job_info_msg(msg);
-        return 0;
-    }
     const slurm_job_info_t *j = &msg->job_array[0];
     char n[32];
     snprintf(n, sizeof n, "%u", j->num_nodes);
@@ -178,13 +191,13 @@ int sslo_remote_user_init(spank_t sp, struct sslo_state *st)
     /* a serving plan (--slo-serve) has its own records and check */
     {
         char kind[16];
-        job_record(sp, "SLO_KIND", kind, sizeof kind);
+        sslo_job_record(sp, "SLO_KIND", kind, sizeof kind);
         if (strcmp(kind, "serve") == 0)
             return sslo_serve_remote_user_init(sp, st);
     }
     if (!plan_applied(sp, why, sizeof why, replan, sizeof replan, progress, sizeof progress)) {
         char mode[16];
-        job_record(sp, "SLO_MODE", mode, sizeof mode);
+        sslo_job_record(sp, "SLO_MODE", mode, sizeof mode);
         if (strcmp(mode, "advise") == 0)
             return 0; /* advice: left as sbatch recorded it, never exported as SLO_* */
         slurm_info("%s: SLURM_SPANK_SLO_* not exported as SLO_*: %s", SSLO_LOG_PREFIX, why);

@@ -21,44 +21,13 @@
 
 #define SSLO_REMOTE_VALUE_LENGTH 4096
 
-static const char *env_get(const char *name)
-{
-    return getenv(name);
-}
-
-static void info_lines(const char *text)
-{
-    while (*text) {
-        size_t n = strcspn(text, "\n");
-        slurm_info("%s: %.*s", SSLO_LOG_PREFIX, (int)n, text);
-        text += n;
-        if (*text)
-            text++;
-    }
-}
-
 /* spank_job_control_setenv every record (and, for srun's own allocation,
  * SLURM_SPANK_<NAME> in srun's environment, as ctx_submit.c record()). */
 static int record(spank_t sp, const struct sslo_serve_result *res)
 {
-    int local = spank_context() == S_CTX_LOCAL;
-    char name[64];
-
-    for (int i = 0; i < SSLO_SERVE_N_RECORDS; i++) {
-        spank_err_t rc =
-            spank_job_control_setenv(sp, sslo_serve_record_names[i], res->values[i], 1);
-        if (rc != ESPANK_SUCCESS) {
-            slurm_error("%s: cannot record %s=%s (spank_job_control_setenv): %s",
-                        SSLO_LOG_PREFIX, sslo_serve_record_names[i], res->values[i],
-                        spank_strerror(rc));
+    for (int i = 0; i < SSLO_SERVE_N_RECORDS; i++)
+        if (sslo_record_one(sp, sslo_serve_record_names[i], res->values[i]))
             return -1;
-        }
-        snprintf(name, sizeof name, "SLURM_SPANK_%s", sslo_serve_record_names[i]);
-        if (local && setenv(name, res->values[i], 1) != 0) {
-            slurm_error("%s: cannot set %s in srun's environment", SSLO_LOG_PREFIX, name);
-            return -1;
-        }
-    }
     return 0;
 }
 
@@ -88,7 +57,7 @@ int sslo_serve_submit(spank_t sp, struct sslo_state *st)
     /* only --slo-mode and --slo-pricing apply; their environment fallbacks */
     {
         struct sslo_options e = o;
-        if (sslo_options_apply_env(&e, env_get, msg, sizeof msg)) {
+        if (sslo_options_apply_env(&e, sslo_env_get, msg, sizeof msg)) {
             slurm_error("%s: %s", SSLO_LOG_PREFIX, msg);
             return -1;
         }
@@ -149,7 +118,7 @@ int sslo_serve_submit(spank_t sp, struct sslo_state *st)
                         st->cfg.infer_profile, err.source, err.source[0] ? ": " : "", err.text);
         goto out;
     }
-    info_lines(res->table);
+    sslo_info_lines(res->table);
     if (mode == SSLO_MODE_ADVISE)
         slurm_info("%s: advise mode: the request is left unchanged", SSLO_LOG_PREFIX);
     if (record(sp, res))
@@ -165,47 +134,24 @@ out:
 
 /* ------------------------------------------------------------------ remote */
 
-static void job_record(spank_t sp, const char *name, char *v, size_t len)
-{
-    char var[64];
-    snprintf(var, sizeof var, "SLURM_SPANK_%s", name);
-    if (spank_getenv(sp, var, v, (int)len) != ESPANK_SUCCESS)
-        v[0] = '\0';
-}
-
 /* 1 when slurmctld's record of this job shows the enforced serving plan
  * applied (see sslo_serve_remote_user_init); else 0 with why. */
 static int serve_applied(spank_t sp, const char *plan, char *why, size_t len)
 {
-    char mode[16], part[SSLO_VALUE_LENGTH], nodes[32], cons[SSLO_VALUE_LENGTH];
+    char part[SSLO_VALUE_LENGTH], nodes[32], cons[SSLO_VALUE_LENGTH];
     char gres[SSLO_VALUE_LENGTH], mark[SSLO_VALUE_LENGTH + 16], tres[SSLO_VALUE_LENGTH + 8];
     uint32_t job_id = 0;
     job_info_msg_t *msg = NULL;
     int ok = 0;
 
-    job_record(sp, "SLO_MODE", mode, sizeof mode);
-    job_record(sp, "SLO_PARTITION", part, sizeof part);
-    job_record(sp, "SLO_NODES", nodes, sizeof nodes);
-    job_record(sp, "SLO_CONSTRAINT", cons, sizeof cons);
-    job_record(sp, "SLO_GRES", gres, sizeof gres);
+    sslo_job_record(sp, "SLO_PARTITION", part, sizeof part);
+    sslo_job_record(sp, "SLO_NODES", nodes, sizeof nodes);
+    sslo_job_record(sp, "SLO_CONSTRAINT", cons, sizeof cons);
+    sslo_job_record(sp, "SLO_GRES", gres, sizeof gres);
     snprintf(mark, sizeof mark, "slo-serve:%s", plan);
     snprintf(tres, sizeof tres, "gres:%s", gres);
-    if (strcmp(mode, "enforce") != 0) {
-        snprintf(why, len, "SLO_MODE is %s, not an enforced plan", mode[0] ? mode : "missing");
+    if (!sslo_enforced_job(sp, &job_id, &msg, why, len))
         return 0;
-    }
-    if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS) {
-        snprintf(why, len, "no job id (spank_get_item S_JOB_ID)");
-        return 0;
-    }
-    if (slurm_load_job(&msg, job_id, SHOW_DETAIL) != SLURM_SUCCESS || !msg ||
-        msg->record_count < 1) {
-        snprintf(why, len, "cannot read job %u from slurmctld: %s", job_id,
-                 slurm_strerror(slurm_get_errno()));
-        if (msg)
-            slurm_free_job_info_msg(msg);
-        return 0;
-    }
     const slurm_job_info_t *j = &msg->job_array[0];
     if (!j->admin_comment || strcmp(j->admin_comment, mark) != 0)
         snprintf(why, len, "job %u's AdminComment is %s, not %s (job_submit.lua marks the plans "
@@ -235,8 +181,8 @@ int sslo_serve_remote_user_init(spank_t sp, struct sslo_state *st)
 
     st->serve_ok = 0;
     why[0] = '\0';
-    job_record(sp, "SLO_SERVE_PLAN", plan, sizeof plan);
-    job_record(sp, "SLO_SERVE_GPUS", gpus, sizeof gpus);
+    sslo_job_record(sp, "SLO_SERVE_PLAN", plan, sizeof plan);
+    sslo_job_record(sp, "SLO_SERVE_GPUS", gpus, sizeof gpus);
     int applied = serve_applied(sp, plan, why, sizeof why);
     if (applied && (sslo_serve_parse_plan(plan, st->serve, SSLO_SERVE_MAX_TENANTS, &n) ||
                     atoi(gpus) < 1)) {
@@ -245,7 +191,7 @@ int sslo_serve_remote_user_init(spank_t sp, struct sslo_state *st)
     }
     if (!applied) {
         char mode[16];
-        job_record(sp, "SLO_MODE", mode, sizeof mode);
+        sslo_job_record(sp, "SLO_MODE", mode, sizeof mode);
         if (strcmp(mode, "advise") == 0)
             return 0; /* advice: never exported as SLO_* */
         slurm_info("%s: SLURM_SPANK_SLO_* of the serving plan not exported as SLO_*: %s",

@@ -20,13 +20,12 @@
 #include "plan.h"
 #include "spank_slo.h"
 
-static const char *env_get(const char *name)
+const char *sslo_env_get(const char *name)
 {
     return getenv(name);
 }
 
-/* Print a '\n'-separated text one line per message ("sbatch: spank_slo: ..."). */
-static void info_lines(const char *text)
+void sslo_info_lines(const char *text)
 {
     while (*text) {
         size_t n = strcspn(text, "\n");
@@ -74,6 +73,23 @@ static int load_inventory(node_info_msg_t **msg, struct sslo_node **nodes, size_
     return 0;
 }
 
+int sslo_record_one(spank_t sp, const char *name, const char *value)
+{
+    char var[64];
+    spank_err_t rc = spank_job_control_setenv(sp, name, value, 1);
+    if (rc != ESPANK_SUCCESS) {
+        slurm_error("%s: cannot record %s=%s (spank_job_control_setenv): %s", SSLO_LOG_PREFIX,
+                    name, value, spank_strerror(rc));
+        return -1;
+    }
+    snprintf(var, sizeof var, "SLURM_SPANK_%s", name);
+    if (spank_context() == S_CTX_LOCAL && setenv(var, value, 1) != 0) {
+        slurm_error("%s: cannot set %s in srun's environment", SSLO_LOG_PREFIX, var);
+        return -1;
+    }
+    return 0;
+}
+
 /* Record the plan for slurmctld (job_desc.spank_job_env). sbatch and salloc
  * also export it to the job as SLURM_SPANK_<NAME>; srun does not, so in the
  * local context the same names go into srun's own environment, which the
@@ -81,23 +97,9 @@ static int load_inventory(node_info_msg_t **msg, struct sslo_node **nodes, size_
  * the job environment), for ctx_remote.c to find. */
 static int record(spank_t sp, const struct sslo_plan_result *res)
 {
-    int local = spank_context() == S_CTX_LOCAL;
-    char name[64];
-
-    for (int i = 0; i < SSLO_N_RECORDS; i++) {
-        spank_err_t rc = spank_job_control_setenv(sp, sslo_record_names[i], res->values[i], 1);
-        if (rc != ESPANK_SUCCESS) {
-            slurm_error("%s: cannot record %s=%s (spank_job_control_setenv): %s",
-                        SSLO_LOG_PREFIX, sslo_record_names[i], res->values[i],
-                        spank_strerror(rc));
+    for (int i = 0; i < SSLO_N_RECORDS; i++)
+        if (sslo_record_one(sp, sslo_record_names[i], res->values[i]))
             return -1;
-        }
-        snprintf(name, sizeof name, "SLURM_SPANK_%s", sslo_record_names[i]);
-        if (local && setenv(name, res->values[i], 1) != 0) {
-            slurm_error("%s: cannot set %s in srun's environment", SSLO_LOG_PREFIX, name);
-            return -1;
-        }
-    }
     /* --slo-budget, only when given: slo-requeue re-plans within it. */
     if (res->budget[0]) {
         spank_err_t rc = spank_job_control_setenv(sp, SSLO_BUDGET_RECORD, res->budget, 1);
@@ -193,7 +195,7 @@ int sslo_submit_post_opt(spank_t sp, struct sslo_state *st)
                     o.have_loss ? "--slo-loss" : "--slo-time");
         return -1;
     }
-    if (sslo_options_apply_env(&o, env_get, msg, sizeof msg)) {
+    if (sslo_options_apply_env(&o, sslo_env_get, msg, sizeof msg)) {
         slurm_error("%s: %s", SSLO_LOG_PREFIX, msg);
         return -1;
     }
@@ -286,7 +288,7 @@ int sslo_submit_post_opt(spank_t sp, struct sslo_state *st)
                     err.source[0] ? ": " : "", err.text);
         goto out;
     }
-    info_lines(res->table);
+    sslo_info_lines(res->table);
     if (mode == SSLO_MODE_ADVISE)
         slurm_info("%s: advise mode: the request is left unchanged", SSLO_LOG_PREFIX);
     if (record(sp, res))

@@ -11,6 +11,9 @@
 #ifndef SSLO_SPANK_SLO_H
 #define SSLO_SPANK_SLO_H
 
+#include <stdint.h>
+
+#include <slurm/slurm.h>
 #include <slurm/spank.h>
 
 #include "args.h"
@@ -30,6 +33,34 @@ struct sslo_state {
     int serve_gpus;         /* GPUs of the job (SLO_SERVE_GPUS) */
     struct sslo_serve_tenant serve[SSLO_SERVE_MAX_TENANTS];
 };
+
+/* Helpers shared by the context files. */
+
+/* getenv(name): the sslo_options_apply_env lookup of the submitting
+ * process (ctx_submit.c). */
+const char *sslo_env_get(const char *name);
+
+/* Log a '\n'-separated text one line per slurm_info message
+ * ("sbatch: spank_slo: ...") (ctx_submit.c). */
+void sslo_info_lines(const char *text);
+
+/* Record name=value for slurmctld (spank_job_control_setenv) and, in the
+ * local context (srun's own allocation), SLURM_SPANK_<name> in srun's
+ * environment, which its tasks inherit. 0, or -1 after slurm_error naming
+ * the record (ctx_submit.c). */
+int sslo_record_one(spank_t sp, const char *name, const char *value);
+
+/* The value of the job's SLURM_SPANK_<name> (spank_getenv) in v[len], or ""
+ * when absent or longer (ctx_remote.c). */
+void sslo_job_record(spank_t sp, const char *name, char *v, size_t len);
+
+/* slurmctld's record of the job of an enforced plan (remote context): 1 with
+ * *msg (slurm_load_job SHOW_DETAIL, at least one record; free with
+ * slurm_free_job_info_msg) and *job_id; else 0, *msg NULL, and why[len] says
+ * which: SLO_MODE not "enforce", no job id (S_JOB_ID), or slurmctld could
+ * not be read (slurm_strerror) (ctx_remote.c). */
+int sslo_enforced_job(spank_t sp, uint32_t *job_id, job_info_msg_t **msg, char *why,
+                      size_t len);
 
 /* The process-wide state (option callbacks receive no handle). */
 struct sslo_state *sslo_state(void);

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "refdata.h"
 #include "slo.h"
 
@@ -154,4 +156,24 @@ void refdata_seeded_workloads(struct slo_ig_workload *w, size_t n, uint64_t seed
         w[i].slo_ms = min_slo[m] + (double)((s >> 20) % 80);
         w[i].rate_rps = 10.0 + (double)((s >> 40) % 400);
     }
+}
+
+struct slo_ig_workload *refdata_ig_case(const json_t *gcase, size_t *n)
+{
+    const json_t *in = json_object_get(gcase, "input");
+    size_t m = json_array_size(in);
+    struct slo_ig_workload *w = calloc(m ? m : 1, sizeof *w);
+    if (!w) {
+        fprintf(stderr, "refdata_ig_case: out of memory\n");
+        exit(99);
+    }
+    for (size_t i = 0; i < m; i++) {
+        const json_t *o = json_array_get(in, i);
+        snprintf(w[i].model, sizeof w[i].model, "%s",
+                 json_string_value(json_object_get(o, "model")));
+        w[i].slo_ms = json_number_value(json_object_get(o, "slo_ms"));
+        w[i].rate_rps = json_number_value(json_object_get(o, "rate_req_per_s"));
+    }
+    *n = m;
+    return w;
 }

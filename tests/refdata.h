@@ -44,4 +44,11 @@ void load_embedded(const char *catalog, const char *workload, struct slo_catalog
 struct slo_ig_workload;
 void refdata_seeded_workloads(struct slo_ig_workload *w, size_t n, uint64_t seed);
 
+/* The workloads [*n] of one case of the authors' golden vectors
+ * (igniter/derived/golden_vectors.json "algorithm_cases"[k]: its "input"
+ * objects' model, slo_ms, rate_req_per_s); calloc'd (free it), at least one
+ * entry; exits 99 with a message out of memory. */
+struct json_t;
+struct slo_ig_workload *refdata_ig_case(const struct json_t *gcase, size_t *n);
+
 #endif

@@ -67,33 +67,7 @@ actual_request() {
 # plugin's rule, spot pricing).
 scontrol -o show nodes >"$tmp/nodes"
 jq -r '.types[] | "\(.name) \(.site // "cloud")"' "$fix/catalog.json" >"$tmp/types"
-inv=$(awk 'NR == FNR { site[$1] = $2; next }
-    {
-        feat = ""; part = ""; state = ""
-        for (i = 1; i <= NF; i++) {
-            if ($i ~ /^AvailableFeatures=/) feat = substr($i, 19)
-            else if ($i ~ /^Partitions=/) part = substr($i, 12)
-            else if ($i ~ /^State=/) state = substr($i, 7)
-        }
-        pw = state ~ /POWERED_DOWN|POWERING_UP/
-        if (state ~ /^(DOWN|FUTURE)/ || state ~ /DRAIN|FAIL|INVALID_REG/) next
-        if ((state ~ /^UNKNOWN/ || state ~ /NOT_RESPONDING|\*/) && !pw) next
-        np = split(part, P, ","); delete inpart
-        for (i = 1; i <= np; i++) inpart[P[i]] = 1
-        nf = split(feat, F, ","); delete has
-        for (i = 1; i <= nf; i++) has[F[i]] = 1
-        for (t in site) {
-            if (!(t in has)) continue
-            if (site[t] == "onprem" && !("onprem" in inpart) && !("burst" in inpart)) continue
-            if (site[t] != "onprem") {
-                if (!("cloud-spot" in inpart) && !("burst" in inpart)) continue
-                if (("ondemand" in has) && !("spot" in has)) continue
-            }
-            c[t]++
-        }
-    }
-    END { printf "{"; s = ""; for (k in c) { printf "%s\"%s\":%d", s, k, c[k]; s = "," } printf "}" }' \
-    "$tmp/types" "$tmp/nodes")
+inv=$(cluster_usable_inventory "$tmp/types" "$tmp/nodes")
 echo "# usable nodes by instance type: $inv"
 jq --argjson inv "$inv" '.types |= map(.quota = ([.quota, ($inv[.name] // 0)] | min))' \
     "$fix/catalog-0.3.json" >"$D/catalog-live.json"

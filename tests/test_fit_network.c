@@ -24,16 +24,7 @@
 #include "train_oracle.h"
 
 static uint64_t rng = 0x12f17ca7a1ULL;
-static double urand(void)
-{
-    /* xorshift64*: deterministic on every machine */
-    rng ^= rng >> 12;
-    rng ^= rng << 25;
-    rng ^= rng >> 27;
-    return (double)((rng * 2685821657736338717ULL) >> 11) / 9007199254740992.0;
-}
-static double uni(double a, double b) { return a + (b - a) * urand(); }
-static int irand(int a, int b) { return a + (int)floor(urand() * (b - a + 1)); }
+#include "xorshift.h"
 
 struct two_types {
     struct slo_instance_type types[3];

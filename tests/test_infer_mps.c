@@ -212,6 +212,33 @@ static uint64_t next(uint64_t *s)
     return *s;
 }
 
+/* GPU g of res, re-predicted independently of the kernel's rounding check:
+ * its tenants at their whole gres/mps units (mps_gres_count, summing to at
+ * most 100) each meet SLO / 2 and serve their rate. */
+static void assert_meets_at_units(const struct slo_infer_result *res,
+                                  const struct slo_infer_gpu *g, const struct slo_ig_workload *w)
+{
+    struct slo_ig_tenant t[64];
+    struct slo_ig_prediction o[64];
+    slo_error_t err = {0};
+    int sum = 0;
+    assert_true(g->count <= 64);
+    for (size_t i = 0; i < g->count; i++) {
+        const struct slo_infer_placement *pl = &res->placements[g->first + i];
+        sum += pl->mps_gres_count;
+        t[i].model = slo_ig_find_model(&v100, w[pl->workload].model);
+        t[i].batch = pl->batch;
+        t[i].share_pct = pl->mps_gres_count;
+    }
+    assert_true(sum <= 100);
+    assert_int_equal(slo_ig_predict(&v100, t, g->count, o, NULL, &err), SLO_OK);
+    for (size_t i = 0; i < g->count; i++) {
+        const struct slo_infer_placement *pl = &res->placements[g->first + i];
+        assert_true(o[i].latency_ms <= w[pl->workload].slo_ms / 2.0 * (1 + 1e-12));
+        assert_true(o[i].throughput_rps >= pl->rate_rps * (1 - 1e-12));
+    }
+}
+
 static void test_seeded_plans(void **state)
 {
     static const char *const models[4] = {"alexnet", "resnet50", "vgg19", "ssd"};
@@ -246,28 +273,14 @@ static void test_seeded_plans(void **state)
         verified++;
         for (size_t j = 0; j < res.n_gpus; j++) {
             const struct slo_infer_gpu *g = &res.gpus[j];
-            struct slo_ig_tenant t[64];
-            struct slo_ig_prediction o[64];
-            int sum = 0;
-            assert_true(g->count <= 64);
             for (size_t i = 0; i < g->count; i++) {
                 const struct slo_infer_placement *pl = &res.placements[g->first + i];
                 assert_int_equal(pl->mps_gres_count, pl->mps_active_thread_pct);
                 assert_true(fabs(pl->mps_gres_count - pl->share_pct) < 1.0);
                 if (pl->mps_gres_count < pl->share_pct)
                     lowered++;
-                sum += pl->mps_gres_count;
-                t[i].model = slo_ig_find_model(&v100, w[pl->workload].model);
-                t[i].batch = pl->batch;
-                t[i].share_pct = pl->mps_gres_count;
             }
-            assert_true(sum <= 100);
-            assert_int_equal(slo_ig_predict(&v100, t, g->count, o, NULL, &err), SLO_OK);
-            for (size_t i = 0; i < g->count; i++) {
-                const struct slo_infer_placement *pl = &res.placements[g->first + i];
-                assert_true(o[i].latency_ms <= w[pl->workload].slo_ms / 2.0 * (1 + 1e-12));
-                assert_true(o[i].throughput_rps >= pl->rate_rps * (1 - 1e-12));
-            }
+            assert_meets_at_units(&res, g, w);
         }
         slo_infer_result_free(&res);
     }
@@ -351,28 +364,14 @@ static void test_seeded_repair(void **state)
         }
         for (size_t j = 0; j < res.n_gpus; j++) {
             const struct slo_infer_gpu *g = &res.gpus[j];
-            struct slo_ig_tenant t[64];
-            struct slo_ig_prediction o[64];
-            int sum = 0;
-            assert_true(g->count <= 64);
             for (size_t i = 0; i < g->count; i++) {
                 const struct slo_infer_placement *pl = &res.placements[g->first + i];
                 assert_int_equal(pl->gpu, j);
                 assert_int_equal(pl->mps_gres_count, pl->mps_active_thread_pct);
                 assert_true(pl->mps_gres_count >= 1);
-                sum += pl->mps_gres_count;
                 served[pl->workload] += pl->rate_rps;
-                t[i].model = slo_ig_find_model(&v100, w[pl->workload].model);
-                t[i].batch = pl->batch;
-                t[i].share_pct = pl->mps_gres_count;
             }
-            assert_true(sum <= 100);
-            assert_int_equal(slo_ig_predict(&v100, t, g->count, o, NULL, &err), SLO_OK);
-            for (size_t i = 0; i < g->count; i++) {
-                const struct slo_infer_placement *pl = &res.placements[g->first + i];
-                assert_true(o[i].latency_ms <= w[pl->workload].slo_ms / 2.0 * (1 + 1e-12));
-                assert_true(o[i].throughput_rps >= pl->rate_rps * (1 - 1e-12));
-            }
+            assert_meets_at_units(&res, g, w);
         }
         for (size_t i = 0; i < n; i++)
             assert_true(fabs(served[i] - w[i].rate_rps) <= 1e-9 * w[i].rate_rps);

@@ -31,6 +31,7 @@
  *    batch: SLO_ERR_INVALID naming the source and the field.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#include <limits.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -119,7 +120,7 @@ static int check_gpu(const struct slo_ig_workload *w, const struct tinst *st, si
 
 /* Moves of the fresh plan counted by this test: best matching of fresh to
  * current GPUs by workloads kept, brute force over injections for up to 8
- * fresh GPUs (a second reference for kept_hungarian below). */
+ * fresh GPUs (a second reference for kept_augmenting below). */
 static size_t kept_of(const size_t *ov, size_t nc, size_t nf, size_t j, unsigned char *used)
 {
     size_t best = 0;
@@ -138,67 +139,80 @@ static size_t kept_of(const size_t *ov, size_t nc, size_t nf, size_t j, unsigned
     return best;
 }
 
-/* The same best matching for plans of any size: the Hungarian method
- * (Kuhn-Munkres, O(N^3) on the N x N matrix padded with zeros, N =
- * max(nc, nf)) maximizing the workloads kept, so large plans are checked
- * against the optimum too, not against a copy of the kernel's greedy. */
-static size_t kept_hungarian(const size_t *ov, size_t nc, size_t nf)
+/* The same best matching for plans of any size, by a method other than the
+ * kernel's (infer_replace.c solves it with the Hungarian method's
+ * shortest augmenting paths and potentials): successive longest-gain
+ * augmenting paths found by Bellman-Ford on the alternating graph, no
+ * potentials. Augmenting a maximum-weight matching of k edges along its
+ * best path gives one of k + 1 edges, and the gains fall with k, so it
+ * stops at the optimum once no path gains (O(N^4), N = max(nc, nf); the
+ * test's plans have at most ~40 GPUs). */
+static size_t kept_augmenting(const size_t *ov, size_t nc, size_t nf)
 {
-    size_t N = nc > nf ? nc : nf;
-    double *u = calloc(N + 1, sizeof *u), *v = calloc(N + 1, sizeof *v);
-    double *minv = calloc(N + 1, sizeof *minv);
-    size_t *p = calloc(N + 1, sizeof *p), *way = calloc(N + 1, sizeof *way), kept = 0;
-    unsigned char *used = calloc(N + 1, 1);
-    assert_true(u && v && minv && p && way && used);
-#define COST(i, j) ((i) <= nc && (j) <= nf ? -(double)ov[((i) - 1) * nf + (j) - 1] : 0.0)
-    for (size_t i = 1; i <= N; i++) {
-        size_t j0 = 0;
-        p[0] = i;
-        for (size_t j = 0; j <= N; j++) {
-            minv[j] = INFINITY;
-            used[j] = 0;
+    long *mr = malloc((nc + 1) * sizeof *mr), *mc = malloc((nf + 1) * sizeof *mc);
+    long *par = malloc((nc + 1) * sizeof *par);
+    long long *dist = malloc((nc + 1) * sizeof *dist);
+    size_t kept = 0;
+    assert_true(mr && mc && par && dist);
+    for (size_t i = 0; i < nc; i++)
+        mr[i] = -1;
+    for (size_t j = 0; j < nf; j++)
+        mc[j] = -1;
+    for (;;) {
+        long long best = 0;
+        long bi = -1, bj = -1;
+        for (size_t i = 0; i < nc; i++) {
+            dist[i] = mr[i] < 0 ? 0 : LLONG_MIN; /* paths start at an unmatched row */
+            par[i] = -1;
         }
-        do {
-            size_t i0 = p[j0], j1 = 0;
-            double delta = INFINITY;
-            used[j0] = 1;
-            for (size_t j = 1; j <= N; j++)
-                if (!used[j]) {
-                    double cur = COST(i0, j) - u[i0] - v[j];
-                    if (cur < minv[j]) {
-                        minv[j] = cur;
-                        way[j] = j0;
-                    }
-                    if (minv[j] < delta) {
-                        delta = minv[j];
-                        j1 = j;
+        for (size_t round = 0, changed = 1; changed && round <= nc; round++) {
+            changed = 0;
+            for (size_t i = 0; i < nc; i++) {
+                if (dist[i] == LLONG_MIN)
+                    continue;
+                for (size_t j = 0; j < nf; j++) {
+                    long r = mc[j];
+                    if (!ov[i * nf + j] || mr[i] == (long)j)
+                        continue;
+                    long long g = dist[i] + (long long)ov[i * nf + j];
+                    if (r < 0)
+                        continue; /* an end: scored after convergence */
+                    g -= (long long)ov[(size_t)r * nf + j];
+                    if (g > dist[r]) {
+                        dist[r] = g;
+                        par[r] = (long)i;
+                        changed = 1;
                     }
                 }
-            for (size_t j = 0; j <= N; j++)
-                if (used[j]) {
-                    u[p[j]] += delta;
-                    v[j] -= delta;
-                } else {
-                    minv[j] -= delta;
+            }
+        }
+        for (size_t i = 0; i < nc; i++)
+            for (size_t j = 0; dist[i] != LLONG_MIN && j < nf; j++)
+                if (mc[j] < 0 && ov[i * nf + j] &&
+                    dist[i] + (long long)ov[i * nf + j] > best) {
+                    best = dist[i] + (long long)ov[i * nf + j];
+                    bi = (long)i;
+                    bj = (long)j;
                 }
-            j0 = j1;
-        } while (p[j0] != 0);
-        do {
-            size_t j1 = way[j0];
-            p[j0] = p[j1];
-            j0 = j1;
-        } while (j0);
+        if (bi < 0)
+            break;
+        for (long i = bi, j = bj; i >= 0;) { /* flip the path back to its start */
+            long old = mr[i];
+            mr[i] = j;
+            mc[j] = i;
+            if (old < 0)
+                break;
+            j = old;
+            i = par[i];
+        }
     }
-    for (size_t j = 1; j <= N; j++)
-        if (p[j] >= 1 && p[j] <= nc && j <= nf)
-            kept += ov[(p[j] - 1) * nf + j - 1];
-#undef COST
-    free(u);
-    free(v);
-    free(minv);
-    free(p);
-    free(way);
-    free(used);
+    for (size_t i = 0; i < nc; i++)
+        if (mr[i] >= 0)
+            kept += ov[i * nf + (size_t)mr[i]];
+    free(mr);
+    free(mc);
+    free(par);
+    free(dist);
     return kept;
 }
 
@@ -222,7 +236,7 @@ static size_t count_fresh_moves(const struct slo_infer_current *cur,
                 cp->batch == fp->batch && fabs(cp->share_pct - fp->share_pct) < 1e-9)
                 ov[cp->gpu * nf + fp->gpu]++;
         }
-    kept = kept_hungarian(ov, nc, nf);
+    kept = kept_augmenting(ov, nc, nf);
     if (brute) /* the two references agree where brute force is affordable */
         assert_int_equal(kept_of(ov, nc, nf, 0, uc), kept);
     free(ov);

@@ -105,18 +105,9 @@ static void test_algorithm_cases(void **state)
     cases = json_object_get(gv, "algorithm_cases");
     assert_true(json_array_size(cases) >= 3);
     for (size_t c = 0; c < json_array_size(cases); c++) {
-        json_t *in = json_object_get(json_array_get(cases, c), "input");
-        size_t n = json_array_size(in);
-        struct slo_ig_workload *w = calloc(n ? n : 1, sizeof *w);
+        size_t n;
+        struct slo_ig_workload *w = refdata_ig_case(json_array_get(cases, c), &n);
         char label[64];
-        assert_non_null(w);
-        for (size_t i = 0; i < n; i++) {
-            json_t *o = json_array_get(in, i);
-            snprintf(w[i].model, sizeof w[i].model, "%s",
-                     json_string_value(json_object_get(o, "model")));
-            w[i].slo_ms = json_number_value(json_object_get(o, "slo_ms"));
-            w[i].rate_rps = json_number_value(json_object_get(o, "rate_req_per_s"));
-        }
         snprintf(label, sizeof label, "algorithm case %zu", c);
         for (int pol = 0; pol <= SLO_IG_POLICY_GPULETS; pol++)
             same_plans(&p, 1, w, n, pol, label);

@@ -26,15 +26,7 @@
 #include "slo.h"
 
 static uint64_t rng = 0x5eed17ULL;
-static double urand(void)
-{
-    rng ^= rng >> 12;
-    rng ^= rng << 25;
-    rng ^= rng >> 27;
-    return (double)((rng * 2685821657736338717ULL) >> 11) / 9007199254740992.0;
-}
-static double uni(double a, double b) { return a + (b - a) * urand(); }
-static int irand(int a, int b) { return a + (int)floor(urand() * (b - a + 1)); }
+#include "xorshift.h"
 
 static const char *const HAND =
     "{\"name\": \"hand\", \"mode\": \"sync-allreduce\", \"gradient_bytes\": 1e8,"

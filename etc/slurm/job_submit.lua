@@ -151,21 +151,40 @@ local function read_plan(env)
     return plan
 end
 
--- Validate the plan; returns a table of the values to apply, or nil and an
--- error text naming the field, what was expected and what was found.
-local function validate(plan)
-    for _, name in ipairs(REQUIRED) do
+-- The checks every plan kind opens with: each of required present (what: by
+-- which plan, for the error), SLO_PLAN_VERSION 1, SLO_MODE enforce or
+-- advise. nil, or the error text naming the field.
+local function check_header(plan, required, what)
+    for _, name in ipairs(required) do
         if plan[name] == nil then
-            return nil, name .. ": missing (expected by plan version 1)"
+            return name .. ": missing (expected by " .. what .. ")"
         end
     end
     if plan.SLO_PLAN_VERSION ~= "1" then
-        return nil, "SLO_PLAN_VERSION: expected 1, found " .. q(plan.SLO_PLAN_VERSION)
+        return "SLO_PLAN_VERSION: expected 1, found " .. q(plan.SLO_PLAN_VERSION)
+    end
+    if plan.SLO_MODE ~= "enforce" and plan.SLO_MODE ~= "advise" then
+        return "SLO_MODE: expected enforce or advise, found " .. q(plan.SLO_MODE)
+    end
+    return nil
+end
+
+-- The error text for an instance type t (of field) that is no node feature
+-- of this site.
+local function unknown_type(field, t)
+    return field .. ": instance type " .. q(t) ..
+        " is not one of this site's node features (" ..
+        table.concat(sorted_keys(SITE.instance_types), ", ") .. ")"
+end
+
+-- Validate the plan; returns a table of the values to apply, or nil and an
+-- error text naming the field, what was expected and what was found.
+local function validate(plan)
+    local err = check_header(plan, REQUIRED, "plan version 1")
+    if err then
+        return nil, err
     end
     local a = {}
-    if plan.SLO_MODE ~= "enforce" and plan.SLO_MODE ~= "advise" then
-        return nil, "SLO_MODE: expected enforce or advise, found " .. q(plan.SLO_MODE)
-    end
     a.mode = plan.SLO_MODE
 
     a.partition = plan.SLO_PARTITION
@@ -195,9 +214,7 @@ local function validate(plan)
         end
         local where = SITE.instance_types[t]
         if where == nil then
-            return nil, "SLO_INSTANCES: instance type " .. q(t) ..
-                " is not one of this site's node features (" ..
-                table.concat(sorted_keys(SITE.instance_types), ", ") .. ")"
+            return nil, unknown_type("SLO_INSTANCES", t)
         end
         if seen[t] then
             return nil, "SLO_INSTANCES: instance type " .. q(t) .. " given twice"
@@ -361,16 +378,9 @@ local SERVE_REQUIRED = { "SLO_PLAN_VERSION", "SLO_MODE", "SLO_KIND", "SLO_PARTIT
                          "SLO_SERVE_TENANTS", "SLO_SERVE_PLAN" }
 
 local function validate_serve(plan)
-    for _, name in ipairs(SERVE_REQUIRED) do
-        if plan[name] == nil then
-            return nil, name .. ": missing (expected by a serving plan, version 1)"
-        end
-    end
-    if plan.SLO_PLAN_VERSION ~= "1" then
-        return nil, "SLO_PLAN_VERSION: expected 1, found " .. q(plan.SLO_PLAN_VERSION)
-    end
-    if plan.SLO_MODE ~= "enforce" and plan.SLO_MODE ~= "advise" then
-        return nil, "SLO_MODE: expected enforce or advise, found " .. q(plan.SLO_MODE)
+    local err = check_header(plan, SERVE_REQUIRED, "a serving plan, version 1")
+    if err then
+        return nil, err
     end
     local a = { mode = plan.SLO_MODE, serve = true }
     a.partition = plan.SLO_PARTITION
@@ -388,9 +398,7 @@ local function validate_serve(plan)
     if plan.SLO_CONSTRAINT ~= "" then
         local where = SITE.instance_types[plan.SLO_CONSTRAINT]
         if where == nil then
-            return nil, "SLO_CONSTRAINT: instance type " .. q(plan.SLO_CONSTRAINT) ..
-                " is not one of this site's node features (" ..
-                table.concat(sorted_keys(SITE.instance_types), ", ") .. ")"
+            return nil, unknown_type("SLO_CONSTRAINT", plan.SLO_CONSTRAINT)
         end
         if (a.kind == "onprem") ~= (where == "onprem") then
             return nil, "SLO_CONSTRAINT: " .. where .. " type " .. q(plan.SLO_CONSTRAINT) ..

@@ -123,6 +123,27 @@ static int missing_column(struct table *t, const char *expected, const char *con
                      list);
 }
 
+/* table_open on the header line containing anchor, then cols[k] = the
+ * column of names[k] for k < n: 0, or the error (SLO_ERR_INVALID from
+ * table_open, or missing_column with expected) with *t freed. */
+static int table_columns(const char *text, const char *source, const char *anchor,
+                         const char *const *names, size_t n, const char *expected, long *cols,
+                         struct table *t, slo_error_t *err)
+{
+    int rv = table_open(text, source, anchor, t, err);
+    if (rv)
+        return rv;
+    for (size_t k = 0; k < n; k++)
+        cols[k] = column(t, names[k]);
+    for (size_t k = 0; k < n; k++)
+        if (cols[k] < 0) {
+            rv = missing_column(t, expected, names, cols, n, err);
+            table_free(t);
+            return rv;
+        }
+    return SLO_OK;
+}
+
 /* A number with an optional unit suffix (nvidia-smi "250.12 W") and
  * thousands separators (ncu "1,024.5"): 0, or -1 if text is none. */
 static int number(const char *text, const char *unit, double *out)
@@ -164,17 +185,11 @@ int slo_ig_convert_perf_analyzer(const char *text, const char *source, double *g
         source = "perf_analyzer CSV";
     if (!text || !gpu_ms)
         return slo__fail(err, SLO_ERR_INVALID, source, "expected a text and a result, found NULL");
-    if ((rv = table_open(text, source, "Concurrency", &t, err)))
+    if ((rv = table_columns(text, source, "Concurrency", names, 2,
+                            "perf_analyzer -f CSV columns \"Concurrency\" and \"Server "
+                            "Compute Infer\" (Triton 2.x)",
+                            cols, &t, err)))
         return rv;
-    cols[0] = column(&t, names[0]);
-    cols[1] = column(&t, names[1]);
-    if (cols[0] < 0 || cols[1] < 0) {
-        rv = missing_column(&t,
-                            "perf_analyzer -f CSV columns \"Concurrency\" and \"Server Compute "
-                            "Infer\" (Triton 2.x)",
-                            names, cols, 2, err);
-        goto out;
-    }
     while ((r = table_row(&t, &rv, err)) == 1) {
         const char *fc = slo__csv_get(&t.rec, (size_t)cols[0]);
         const char *fi = slo__csv_get(&t.rec, (size_t)cols[1]);
@@ -226,16 +241,11 @@ int slo_ig_convert_nvidia_smi(const char *text, const char *source, double *powe
         source = "nvidia-smi CSV";
     if (!text || !power_w || !clock_mhz)
         return slo__fail(err, SLO_ERR_INVALID, source, "expected a text and results, found NULL");
-    if ((rv = table_open(text, source, "power.draw", &t, err)))
+    if ((rv = table_columns(text, source, "power.draw", names, 2,
+                            "nvidia-smi --query-gpu CSV columns \"power.draw\" and "
+                            "\"clocks.sm\"",
+                            cols, &t, err)))
         return rv;
-    cols[0] = column(&t, names[0]);
-    cols[1] = column(&t, names[1]);
-    if (cols[0] < 0 || cols[1] < 0) {
-        rv = missing_column(&t,
-                            "nvidia-smi --query-gpu CSV columns \"power.draw\" and \"clocks.sm\"",
-                            names, cols, 2, err);
-        goto out;
-    }
     /* nvidia-smi lists every GPU of the machine unless -i picks one: the
      * means of several boards are no board's figure */
     static const char *const ids[3] = {"index", "uuid", "pci.bus_id"};
@@ -307,17 +317,11 @@ int slo_ig_convert_ncu(const char *text, const char *source, struct slo_ig_ncu_s
         source = "Nsight Compute CSV";
     if (!text || !out)
         return slo__fail(err, SLO_ERR_INVALID, source, "expected a text and a result, found NULL");
-    if ((rv = table_open(text, source, "Metric Name", &t, err)))
-        return rv;
-    for (int k = 0; k < 4; k++)
-        cols[k] = column(&t, names[k]);
-    if (cols[0] < 0 || cols[1] < 0 || cols[2] < 0 || cols[3] < 0) {
-        rv = missing_column(&t,
+    if ((rv = table_columns(text, source, "Metric Name", names, 4,
                             "Nsight Compute --csv columns \"ID\", \"Metric Name\", \"Metric "
                             "Unit\" and \"Metric Value\"",
-                            names, cols, 4, err);
-        goto out;
-    }
+                            cols, &t, err)))
+        return rv;
     /* rows are grouped by kernel ID; a kernel closes when the ID changes */
     for (;;) {
         long id = -2;

@@ -772,15 +772,18 @@ static int prepare_workload(struct ctx *c, const struct slo_ig_workload *wl, siz
     return SLO_OK;
 }
 
-/* Stable sort of item indices by r_low descending (Python's sort is stable). */
-static void sort_items(const struct item *items, size_t *idx, size_t n)
+/* idx[n] sorted stably so that before(ctx, x, y) (x strictly ahead of y)
+ * holds: a bottom-up merge sort, or the stable insertion sort (O(n^2); the
+ * oracle's, SLO__IG_SCAN) when plain or out of memory. Both orders are the
+ * same: a stable sort's result is unique. */
+static void stable_sort(size_t *idx, size_t n, int plain,
+                        int (*before)(const void *ctx, size_t x, size_t y), const void *ctx)
 {
-    /* insertion sort on runs is too slow for 1000s; merge sort instead */
-    size_t *tmp = malloc(n * sizeof *tmp);
-    if (!tmp) { /* fall back to insertion sort (stable) */
+    size_t *tmp = plain ? NULL : malloc((n ? n : 1) * sizeof *tmp);
+    if (!tmp) {
         for (size_t i = 1; i < n; i++) {
             size_t v = idx[i], j = i;
-            while (j > 0 && items[idx[j - 1]].r_low_pct < items[v].r_low_pct) {
+            while (j > 0 && before(ctx, v, idx[j - 1])) {
                 idx[j] = idx[j - 1];
                 j--;
             }
@@ -794,7 +797,7 @@ static void sort_items(const struct item *items, size_t *idx, size_t n)
             size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
             size_t a = lo, b = mid, k = lo;
             while (a < mid && b < hi)
-                tmp[k++] = items[idx[b]].r_low_pct > items[idx[a]].r_low_pct ? idx[b++] : idx[a++];
+                tmp[k++] = before(ctx, idx[b], idx[a]) ? idx[b++] : idx[a++];
             while (a < mid)
                 tmp[k++] = idx[a++];
             while (b < hi)
@@ -803,6 +806,18 @@ static void sort_items(const struct item *items, size_t *idx, size_t n)
         memcpy(idx, tmp, n * sizeof *idx);
     }
     free(tmp);
+}
+
+static int r_low_higher(const void *ctx, size_t x, size_t y)
+{
+    const struct item *items = ctx;
+    return items[x].r_low_pct > items[y].r_low_pct;
+}
+
+/* Stable sort of item indices by r_low descending (Python's sort is stable). */
+static void sort_items(const struct item *items, size_t *idx, size_t n)
+{
+    stable_sort(idx, n, 0, r_low_higher, items);
 }
 
 /* Run item x at batch b (its latency bound and transfer time follow). */
@@ -1124,40 +1139,20 @@ static int greedy(struct ctx *c, int interference_aware)
     return rv;
 }
 
+static int total_lower(const void *ctx, size_t x, size_t y)
+{
+    const struct ctx *c = ctx;
+    return c->gpus[x].total_pct < c->gpus[y].total_pct;
+}
+
 /* order[n] = 0..n-1 by the GPUs' share in use ascending, stable (a merge
- * sort; the insertion sort it replaces was O(n^2) at 10,000 workloads). */
+ * sort; the insertion sort it replaces was O(n^2) at 10,000 workloads;
+ * plain: that insertion sort, the oracle's). */
 static void sort_gpus(const struct ctx *c, size_t *order, size_t n, int plain)
 {
-    size_t *tmp = plain ? NULL : malloc((n ? n : 1) * sizeof *tmp);
     for (size_t j = 0; j < n; j++)
         order[j] = j;
-    if (!tmp) { /* insertion sort (stable; the oracle's, SLO__IG_SCAN) */
-        for (size_t j = 1; j < n; j++) {
-            size_t v = order[j], i = j;
-            while (i > 0 && c->gpus[order[i - 1]].total_pct > c->gpus[v].total_pct) {
-                order[i] = order[i - 1];
-                i--;
-            }
-            order[i] = v;
-        }
-        return;
-    }
-    for (size_t width = 1; width < n; width *= 2) {
-        for (size_t lo = 0; lo < n; lo += 2 * width) {
-            size_t mid = lo + width < n ? lo + width : n;
-            size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
-            size_t a = lo, b = mid, k = lo;
-            while (a < mid && b < hi)
-                tmp[k++] = c->gpus[order[b]].total_pct < c->gpus[order[a]].total_pct ? order[b++]
-                                                                                    : order[a++];
-            while (a < mid)
-                tmp[k++] = order[a++];
-            while (b < hi)
-                tmp[k++] = order[b++];
-        }
-        memcpy(order, tmp, n * sizeof *order);
-    }
-    free(tmp);
+    stable_sort(order, n, plain, total_lower, c);
 }
 
 /*

@@ -100,6 +100,32 @@ static int fail(struct slo_infer_result *res, slo_error_t *err, int code, const 
     return slo__fail(err, code, NULL, "%s", res->mps_reason);
 }
 
+/* round_one's scratch, of at least as many entries as a GPU has tenants. */
+struct scratch {
+    struct slo_ig_tenant *t;
+    struct slo_ig_prediction *o;
+    int *cnt;
+    size_t *order;
+};
+
+/* 0, or -1 out of memory (free with scratch_free either way). */
+static int scratch_alloc(struct scratch *s, size_t n)
+{
+    s->t = calloc(n, sizeof *s->t);
+    s->o = calloc(n, sizeof *s->o);
+    s->cnt = calloc(n, sizeof *s->cnt);
+    s->order = calloc(n, sizeof *s->order);
+    return s->t && s->o && s->cnt && s->order ? 0 : -1;
+}
+
+static void scratch_free(struct scratch *s)
+{
+    free(s->t);
+    free(s->o);
+    free(s->cnt);
+    free(s->order);
+}
+
 /* Round and re-verify GPU j (placements pl[count] of profile p): on success
  * the placements' mps_* fields are set; otherwise e holds the reason
  * ("GPU J, workload K (MODEL): ...") and the return value its code.
@@ -195,10 +221,8 @@ int slo_infer_mps_round(const struct slo_ig_profile *profiles, size_t n_types,
                         const struct slo_ig_workload *workloads, size_t n,
                         struct slo_infer_result *res, slo_error_t *err)
 {
-    struct slo_ig_tenant *t = NULL;
-    struct slo_ig_prediction *o = NULL;
-    int *cnt = NULL;
-    size_t *order = NULL, most = 0;
+    struct scratch sc = {0};
+    size_t most = 0;
     int rv = SLO_OK;
 
     if (!res)
@@ -206,11 +230,7 @@ int slo_infer_mps_round(const struct slo_ig_profile *profiles, size_t n_types,
     res->mps_reason[0] = '\0';
     if ((rv = check_plan(profiles, n_types, workloads, res, &most, err)))
         return rv;
-    t = calloc(most, sizeof *t);
-    o = calloc(most, sizeof *o);
-    cnt = calloc(most, sizeof *cnt);
-    order = calloc(most, sizeof *order);
-    if (!t || !o || !cnt || !order) {
+    if (scratch_alloc(&sc, most)) {
         rv = fail(res, err, SLO_ERR_NOMEM, "out of memory");
         goto out;
     }
@@ -218,17 +238,14 @@ int slo_infer_mps_round(const struct slo_ig_profile *profiles, size_t n_types,
         const struct slo_infer_gpu *g = &res->gpus[j];
         slo_error_t e = {0};
         if ((rv = round_one(&profiles[g->type], workloads, n, j, &res->placements[g->first],
-                            g->count, t, o, cnt, order, &e))) {
+                            g->count, sc.t, sc.o, sc.cnt, sc.order, &e))) {
             rv = fail(res, err, rv, "%s", e.text);
             goto out;
         }
     }
     res->mps_verified = 1;
 out:
-    free(t);
-    free(o);
-    free(cnt);
-    free(order);
+    scratch_free(&sc);
     return rv;
 }
 
@@ -238,24 +255,6 @@ struct repl {
     struct slo_ig_plan plan;
     size_t *map; /* [count]: sub-problem workload -> problem workload */
 };
-
-static void set_placement(struct slo_infer_placement *q, const struct slo_ig_placement *p,
-                          size_t workload, size_t gpu, size_t type, double price,
-                          const struct slo_ig_workload *w)
-{
-    memset(q, 0, sizeof *q);
-    q->workload = workload;
-    q->gpu = gpu;
-    q->type = type;
-    q->rate_rps = p->rate_rps;
-    q->batch = p->batch;
-    q->share_pct = p->share_pct;
-    q->latency_ms = p->latency_ms;
-    q->slo_half_ms = w->slo_ms / 2.0;
-    q->throughput_rps = p->throughput_rps;
-    q->usd_per_gpu_h = price;
-    q->meets_slo = slo_ig_meets_slo(p->latency_ms, p->throughput_rps, w->slo_ms, p->rate_rps);
-}
 
 /* Re-plan the tenants pl[count] of a GPU of profile p with the planner at
  * Slurm's unit (1 %), so its shares are whole gres/mps units; 1 when that
@@ -267,10 +266,7 @@ static int replan_gpu(const struct slo_ig_profile *p, const struct slo_ig_worklo
     struct slo_ig_profile q = *p;
     struct slo_ig_workload *sub = calloc(count, sizeof *sub);
     struct slo_infer_placement *tp = NULL;
-    struct slo_ig_tenant *t = NULL;
-    struct slo_ig_prediction *o = NULL;
-    int *cnt = NULL;
-    size_t *order = NULL;
+    struct scratch sc = {0};
     slo_error_t e = {0};
     int ok = 0;
 
@@ -294,30 +290,23 @@ static int replan_gpu(const struct slo_ig_profile *p, const struct slo_ig_worklo
     if (r->plan.n_violations)
         goto out;
     tp = calloc(r->plan.n_placements, sizeof *tp);
-    t = calloc(r->plan.n_placements, sizeof *t);
-    o = calloc(r->plan.n_placements, sizeof *o);
-    cnt = calloc(r->plan.n_placements, sizeof *cnt);
-    order = calloc(r->plan.n_placements, sizeof *order);
-    if (!tp || !t || !o || !cnt || !order) {
+    if (scratch_alloc(&sc, r->plan.n_placements) || !tp) {
         ok = slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
         goto out;
     }
     for (size_t i = 0; i < r->plan.n_placements; i++) {
         const struct slo_ig_placement *sp = &r->plan.placements[i];
-        set_placement(&tp[i], sp, r->map[sp->workload], 0, 0, 0.0,
-                      &workloads[r->map[sp->workload]]);
+        slo__infer_set_placement(&tp[i], sp, r->map[sp->workload], 0, 0, 0.0,
+                                 &workloads[r->map[sp->workload]]);
     }
     ok = 1;
     for (size_t g = 0; g < r->plan.n_gpus && ok; g++)
         ok = round_one(p, workloads, n, g, &tp[r->plan.gpus[g].first], r->plan.gpus[g].count,
-                       t, o, cnt, order, &e) == SLO_OK;
+                       sc.t, sc.o, sc.cnt, sc.order, &e) == SLO_OK;
 out:
     free(sub);
     free(tp);
-    free(t);
-    free(o);
-    free(cnt);
-    free(order);
+    scratch_free(&sc);
     return ok;
 }
 
@@ -325,10 +314,8 @@ int slo__infer_mps_repair(const struct slo_ig_profile *profiles, size_t n_types,
                           const struct slo_ig_workload *workloads, size_t n,
                           struct slo_infer_result *res, slo_error_t *err)
 {
-    struct slo_ig_tenant *t = NULL;
-    struct slo_ig_prediction *o = NULL;
-    int *cnt = NULL;
-    size_t *order = NULL, most = 0, n_gpus = 0, n_pl = 0, extra = 0, repaired = 0;
+    struct scratch sc = {0};
+    size_t most = 0, n_gpus = 0, n_pl = 0, extra = 0, repaired = 0;
     struct repl *rp = NULL; /* [res->n_gpus]: the re-plan of a repaired GPU */
     struct slo_infer_gpu *gpus = NULL;
     struct slo_infer_placement *pls = NULL;
@@ -338,12 +325,8 @@ int slo__infer_mps_repair(const struct slo_ig_profile *profiles, size_t n_types,
     res->mps_repaired_gpus = res->mps_extra_gpus = 0;
     if ((rv = check_plan(profiles, n_types, workloads, res, &most, err)))
         return rv;
-    t = calloc(most, sizeof *t);
-    o = calloc(most, sizeof *o);
-    cnt = calloc(most, sizeof *cnt);
-    order = calloc(most, sizeof *order);
     rp = calloc(res->n_gpus, sizeof *rp);
-    if (!t || !o || !cnt || !order || !rp) {
+    if (scratch_alloc(&sc, most) || !rp) {
         rv = slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
         goto out;
     }
@@ -353,7 +336,7 @@ int slo__infer_mps_repair(const struct slo_ig_profile *profiles, size_t n_types,
         slo_error_t e = {0};
         int ok;
         if (round_one(&profiles[g->type], workloads, n, j, &res->placements[g->first], g->count,
-                      t, o, cnt, order, &e) == SLO_OK) {
+                      sc.t, sc.o, sc.cnt, sc.order, &e) == SLO_OK) {
             n_gpus++;
             n_pl += g->count;
             continue;
@@ -418,7 +401,7 @@ int slo__infer_mps_repair(const struct slo_ig_profile *profiles, size_t n_types,
                     gpus[gi].count = ng->count;
                     for (size_t i = ng->first; i < ng->first + ng->count; i++) {
                         size_t w = rp[j].map[pn->placements[i].workload];
-                        set_placement(&pls[pi++], &pn->placements[i], w, gi, g->type,
+                        slo__infer_set_placement(&pls[pi++], &pn->placements[i], w, gi, g->type,
                                       g->usd_per_gpu_h, &workloads[w]);
                     }
                     gi++;
@@ -443,10 +426,7 @@ out:
             free(rp[j].map);
         }
     free(rp);
-    free(t);
-    free(o);
-    free(cnt);
-    free(order);
+    scratch_free(&sc);
     free(gpus);
     free(pls);
     if (rv == SLO_OK) {

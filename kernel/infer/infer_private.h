@@ -103,4 +103,13 @@ int slo__infer_mps_repair(const struct slo_ig_profile *profiles, size_t n_types,
 int slo__infer_solve(const struct slo_infer_problem *pb, const struct slo_infer_options *opt,
                      int repair, struct slo_infer_result *res, slo_error_t *err);
 
+/* *q = the result's form of the planner's placement p: workload (index into
+ * the problem's workloads), gpu (index into the result's GPUs), type (index
+ * into the profiles), price (USD/h per GPU), w the workload (its SLO, ms,
+ * sets slo_half_ms and meets_slo); the mps_* fields zero. Shared by
+ * slo_infer_solve's copy of the plan and the MPS repair (infer_mps.c). */
+void slo__infer_set_placement(struct slo_infer_placement *q, const struct slo_ig_placement *p,
+                              size_t workload, size_t gpu, size_t type, double price,
+                              const struct slo_ig_workload *w);
+
 #endif

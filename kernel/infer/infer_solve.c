@@ -246,6 +246,24 @@ static void set_reason(struct slo_infer_result *res, const slo_error_t *e)
     res->reason[used] = '\0';
 }
 
+void slo__infer_set_placement(struct slo_infer_placement *q, const struct slo_ig_placement *p,
+                              size_t workload, size_t gpu, size_t type, double price,
+                              const struct slo_ig_workload *w)
+{
+    memset(q, 0, sizeof *q);
+    q->workload = workload;
+    q->gpu = gpu;
+    q->type = type;
+    q->rate_rps = p->rate_rps;
+    q->batch = p->batch;
+    q->share_pct = p->share_pct;
+    q->latency_ms = p->latency_ms;
+    q->slo_half_ms = w->slo_ms / 2.0;
+    q->throughput_rps = p->throughput_rps;
+    q->usd_per_gpu_h = price;
+    q->meets_slo = slo_ig_meets_slo(p->latency_ms, p->throughput_rps, w->slo_ms, p->rate_rps);
+}
+
 static int copy_plan(const struct slo_ig_plan *plan, const struct slo_ig_profile *priced,
                      const struct slo_ig_workload *w, struct slo_infer_result *res,
                      slo_error_t *err)
@@ -273,20 +291,8 @@ static int copy_plan(const struct slo_ig_plan *plan, const struct slo_ig_profile
         o->count = g->count;
         for (size_t i = g->first; i < g->first + g->count; i++) {
             const struct slo_ig_placement *pl = &plan->placements[i];
-            struct slo_infer_placement *q = &res->placements[i];
-            const struct slo_ig_workload *wl = &w[pl->workload];
-            q->workload = pl->workload;
-            q->gpu = j;
-            q->type = g->type;
-            q->rate_rps = pl->rate_rps;
-            q->batch = pl->batch;
-            q->share_pct = pl->share_pct;
-            q->latency_ms = pl->latency_ms;
-            q->slo_half_ms = wl->slo_ms / 2.0;
-            q->throughput_rps = pl->throughput_rps;
-            q->usd_per_gpu_h = o->usd_per_gpu_h;
-            q->meets_slo =
-                slo_ig_meets_slo(pl->latency_ms, pl->throughput_rps, wl->slo_ms, pl->rate_rps);
+            slo__infer_set_placement(&res->placements[i], pl, pl->workload, j, g->type,
+                                     o->usd_per_gpu_h, &w[pl->workload]);
         }
     }
     return SLO_OK;

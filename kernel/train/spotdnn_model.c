@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "slo_private.h"
+#include "sync_private.h"
 
 double slo_contention_probability(double alpha1, double beta1, double margin, int n)
 {
@@ -107,15 +108,11 @@ int slo_iterations_for_loss(const struct slo_loss_model *m, double bw, double R,
     return SLO_OK;
 }
 
-int slo_train_setup_init(struct slo_train_setup *s, const struct slo_catalog *cat,
-                         const struct slo_workload *wl, enum slo_pricing pricing,
-                         slo_error_t *err)
+int slo__train_setup_begin(struct slo_train_setup *s, const struct slo_catalog *cat,
+                           const struct slo_workload *wl, enum slo_pricing pricing,
+                           slo_error_t *err)
 {
     memset(s, 0, sizeof *s);
-    if (wl->mode == SLO_TRAIN_SYNC_ALLREDUCE) /* issue 17: not this model */
-        return slo__fail(err, SLO_ERR_INVALID, wl->name,
-                         "mode: expected an async-ps workload for spotDNN's model, found "
-                         "sync-allreduce (slo_train_solve plans it; slo_sync_* model it)");
     s->wl = *wl;
     s->wl.instances = NULL;
     s->wl.n_instances = 0;
@@ -126,6 +123,21 @@ int slo_train_setup_init(struct slo_train_setup *s, const struct slo_catalog *ca
         slo_train_setup_free(s);
         return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
     }
+    return SLO_OK;
+}
+
+int slo_train_setup_init(struct slo_train_setup *s, const struct slo_catalog *cat,
+                         const struct slo_workload *wl, enum slo_pricing pricing,
+                         slo_error_t *err)
+{
+    memset(s, 0, sizeof *s);
+    if (wl->mode == SLO_TRAIN_SYNC_ALLREDUCE) /* issue 17: not this model */
+        return slo__fail(err, SLO_ERR_INVALID, wl->name,
+                         "mode: expected an async-ps workload for spotDNN's model, found "
+                         "sync-allreduce (slo_train_solve plans it; slo_sync_* model it)");
+    int rv = slo__train_setup_begin(s, cat, wl, pricing, err);
+    if (rv)
+        return rv;
     for (size_t c = 0; c < cat->n_types; c++) {
         const struct slo_instance_type *it = &cat->types[c];
         const struct slo_workload_instance *wi = NULL;
@@ -166,20 +178,20 @@ int slo_train_setup_init(struct slo_train_setup *s, const struct slo_catalog *ca
         if (!(t->t_comp_s > 0)) {
             char src[SLO_ERROR_SOURCE_LENGTH];
             snprintf(src, sizeof src, "workload %s, catalog %s", wl->name, cat->name);
-            int rv = slo__fail(err, SLO_ERR_INVALID, src,
-                              "instances (%s): expected a compute time > 0, found the profiled "
-                              "iteration time %.6g s (gpus x batch_per_gpu / "
-                              "speed_samples_per_s = %d x %d / %g) no longer than its "
-                              "communication time %.6g s (2 s_parm_mb / b_req_mbps + 2 gpus "
-                              "s_parm_mb / pcie_mbps, with s_parm_mb %g, b_req_mbps %g%s, "
-                              "pcie_mbps %g%s)",
-                              it->name, t_prof, it->gpus, wi->batch_per_gpu, wi->speed,
-                              t_net + t_pcie, S, b_req,
-                              net_cat ? " (the catalog's network_mbps)"
-                              : wl->worker_network_catalog ? " (no network_mbps in the catalog)"
-                                                          : "",
-                              pcie,
-                              it->pcie_mbps > 0 ? " from the catalog" : " from the workload");
+            rv = slo__fail(err, SLO_ERR_INVALID, src,
+                          "instances (%s): expected a compute time > 0, found the profiled "
+                          "iteration time %.6g s (gpus x batch_per_gpu / "
+                          "speed_samples_per_s = %d x %d / %g) no longer than its "
+                          "communication time %.6g s (2 s_parm_mb / b_req_mbps + 2 gpus "
+                          "s_parm_mb / pcie_mbps, with s_parm_mb %g, b_req_mbps %g%s, "
+                          "pcie_mbps %g%s)",
+                          it->name, t_prof, it->gpus, wi->batch_per_gpu, wi->speed,
+                          t_net + t_pcie, S, b_req,
+                          net_cat ? " (the catalog's network_mbps)"
+                          : wl->worker_network_catalog ? " (no network_mbps in the catalog)"
+                                                      : "",
+                          pcie,
+                          it->pcie_mbps > 0 ? " from the catalog" : " from the workload");
             slo_train_setup_free(s);
             return rv;
         }

@@ -228,14 +228,11 @@ int slo_sync_setup_init(struct slo_train_setup *s, const struct slo_catalog *cat
     if (wl->mode != SLO_TRAIN_SYNC_ALLREDUCE || !p)
         return slo__fail(err, SLO_ERR_INVALID, "mode",
                          "expected a sync-allreduce workload, found %s", wl->name);
-    s->wl = *wl;
-    s->wl.instances = NULL;
-    s->wl.n_instances = 0;
-    s->pricing = pricing;
-    s->types = calloc(cat->n_types ? cat->n_types : 1, sizeof *s->types);
-    s->skipped = calloc(cat->n_types ? cat->n_types : 1, sizeof *s->skipped);
+    int rv = slo__train_setup_begin(s, cat, wl, pricing, err);
+    if (rv)
+        return rv;
     s->sync_types = calloc(cat->n_types ? cat->n_types : 1, sizeof *s->sync_types);
-    if (!s->types || !s->skipped || !s->sync_types) {
+    if (!s->sync_types) {
         slo_train_setup_free(s);
         return slo__fail(err, SLO_ERR_NOMEM, NULL, "out of memory");
     }
@@ -689,18 +686,7 @@ int slo__sync_solve(const struct slo_train_problem *pb, const struct slo_train_o
                                  x->type, s->types[k].quota, x->count_text);
             res->existing[k] = (int)x->count;
         }
-    res->remaining_s = pb->deadline_s - pb->elapsed_s;
-    res->overhead_s = pb->overhead_s;
-    struct slo_train_request req = {
-        .target_loss = pb->target_loss,
-        .deadline_s = res->remaining_s,
-        .budget_usd = pb->budget_usd,
-        .loss_now = pb->loss_now,
-        .overhead_s = pb->overhead_s,
-        .existing = res->existing,
-        .node_limit = opt->node_limit,
-        .max_workers = opt->max_workers,
-    };
+    struct slo_train_request req = slo__train_request(pb, opt, res);
     rv = slo_sync_plan_exact(s, &req, 0, &res->exact, &e);
     res->have_exact = rv == SLO_OK || rv == SLO_ERR_INFEASIBLE;
     if (rv == SLO_ERR_UNREACHABLE) {
@@ -755,14 +741,9 @@ int slo__sync_solve(const struct slo_train_problem *pb, const struct slo_train_o
             *err = e;
         return rv;
     }
-    res->method = SLO_TRAIN_SEARCH_EXACT;
-    if (slo__train_plan_copy(s, &res->exact, &res->plan))
-        return nomem(err);
-    res->status = res->exact.proven ? SLO_STATUS_OPTIMAL : SLO_STATUS_FEASIBLE_UNPROVEN;
-    if (!res->exact.proven)
-        snprintf(res->reason, sizeof res->reason,
-                 "exact search stopped at its node limit: the cheapest plan found, not "
-                 "proven");
+    rv = slo__train_adopt_exact(s, res, err);
+    if (rv)
+        return rv;
     if (!opt->comparisons)
         return SLO_OK;
     if (pb->pricing == SLO_PRICING_SPOT) {

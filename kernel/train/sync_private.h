@@ -28,6 +28,31 @@ int slo__sync_solve(const struct slo_train_problem *pb, const struct slo_train_o
 int slo__train_plan_copy(const struct slo_train_setup *s, const struct slo_train_plan *from,
                          struct slo_train_plan *to);
 
+/* Both modes' solvers' request for the rest of the run: res->remaining_s =
+ * deadline - elapsed (s), res->overhead_s, and the request of the problem's
+ * target loss, remaining time, budget (USD), current loss, overhead, the
+ * existing cluster res->existing[setup types] and opt's node and worker
+ * limits. Defined in train_solve.c. */
+struct slo_train_request slo__train_request(const struct slo_train_problem *pb,
+                                            const struct slo_train_options *opt,
+                                            struct slo_train_result *res);
+
+/* Both modes' solvers adopt the exact search's plan: res->method EXACT,
+ * res->plan a copy of res->exact, res->status OPTIMAL when proven, else
+ * FEASIBLE_UNPROVEN with res->reason saying the node limit stopped it.
+ * 0, or SLO_ERR_NOMEM "out of memory". Defined in train_solve.c. */
+int slo__train_adopt_exact(const struct slo_train_setup *s, struct slo_train_result *res,
+                           slo_error_t *err);
+
+/* The setup's common start for both modes' slo_*_setup_init: *s zeroed,
+ * s->wl = *wl without its instance table, s->pricing, and s->types[] and
+ * s->skipped[] calloc'd for cat->n_types entries (at least one). 0, or
+ * SLO_ERR_NOMEM "out of memory" with *s freed (slo_train_setup_free).
+ * Defined in spotdnn_model.c. */
+int slo__train_setup_begin(struct slo_train_setup *s, const struct slo_catalog *cat,
+                           const struct slo_workload *wl, enum slo_pricing pricing,
+                           slo_error_t *err);
+
 /* The fits' same-model check (train_fit.c): every log's "# model:" and
  * "# parameter_bytes:" agree with the first log that has them and with
  * opt->parameter_bytes (--model-bytes, 0: none). *bytes: the parameter

@@ -112,6 +112,37 @@ int slo__train_plan_copy(const struct slo_train_setup *s, const struct slo_train
     return 0;
 }
 
+struct slo_train_request slo__train_request(const struct slo_train_problem *pb,
+                                            const struct slo_train_options *opt,
+                                            struct slo_train_result *res)
+{
+    res->remaining_s = pb->deadline_s - pb->elapsed_s;
+    res->overhead_s = pb->overhead_s;
+    return (struct slo_train_request){
+        .target_loss = pb->target_loss,
+        .deadline_s = res->remaining_s,
+        .budget_usd = pb->budget_usd,
+        .loss_now = pb->loss_now,
+        .overhead_s = pb->overhead_s,
+        .existing = res->existing,
+        .node_limit = opt->node_limit,
+        .max_workers = opt->max_workers,
+    };
+}
+
+int slo__train_adopt_exact(const struct slo_train_setup *s, struct slo_train_result *res,
+                           slo_error_t *err)
+{
+    res->method = SLO_TRAIN_SEARCH_EXACT;
+    if (slo__train_plan_copy(s, &res->exact, &res->plan))
+        return nomem(err);
+    res->status = res->exact.proven ? SLO_STATUS_OPTIMAL : SLO_STATUS_FEASIBLE_UNPROVEN;
+    if (!res->exact.proven)
+        set(res->reason, sizeof res->reason,
+            "exact search stopped at its node limit: the cheapest plan found, not proven");
+    return SLO_OK;
+}
+
 /* No cluster reaches the target loss (why: the model's reason). */
 static int unreachable(struct slo_train_result *res, const slo_error_t *why)
 {
@@ -262,18 +293,7 @@ static int solve(const struct slo_train_problem *pb, const struct slo_train_opti
         return nomem(err);
     if (pb->existing && (rv = map_existing(s, pb->existing, res->existing, err)))
         return rv;
-    res->remaining_s = pb->deadline_s - pb->elapsed_s;
-    res->overhead_s = pb->overhead_s;
-    struct slo_train_request req = {
-        .target_loss = pb->target_loss,
-        .deadline_s = res->remaining_s,
-        .budget_usd = pb->budget_usd,
-        .loss_now = pb->loss_now,
-        .overhead_s = pb->overhead_s,
-        .existing = res->existing,
-        .node_limit = opt->node_limit,
-        .max_workers = opt->max_workers,
-    };
+    struct slo_train_request req = slo__train_request(pb, opt, res);
 
     if (do_window) {
         rv = slo_plan_window(s, &req, &res->window, &e);
@@ -301,14 +321,9 @@ static int solve(const struct slo_train_problem *pb, const struct slo_train_opti
                 *err = e;
             return rv;
         }
-        res->method = SLO_TRAIN_SEARCH_EXACT;
-        if (slo__train_plan_copy(s, &res->exact, &res->plan))
-            return nomem(err);
-        res->status = res->exact.proven ? SLO_STATUS_OPTIMAL : SLO_STATUS_FEASIBLE_UNPROVEN;
-        if (!res->exact.proven)
-            set(res->reason, sizeof res->reason,
-                     "exact search stopped at its node limit: the cheapest plan found, not "
-                     "proven");
+        rv = slo__train_adopt_exact(s, res, err);
+        if (rv)
+            return rv;
     } else {
         if (!res->window.feasible)
             return infeasible(res, &req, &e, !res->window.counts, err);

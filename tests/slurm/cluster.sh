@@ -334,3 +334,36 @@ cluster_job_field() {
     [ -n "$1" ] || return 0
     scontrol show job "$1" 2>/dev/null | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1
 }
+
+# The usable nodes per instance type of the live inventory, counted by the
+# plugin's rule under spot pricing (tests/slurm_submit.sh states it): JSON
+# {"type":count,...} on stdout. TYPES: lines "name site" of the catalog's
+# types; NODES: `scontrol -o show nodes` output.
+cluster_usable_inventory() { # TYPES NODES
+    awk 'NR == FNR { site[$1] = $2; next }
+        {
+            feat = ""; part = ""; state = ""
+            for (i = 1; i <= NF; i++) {
+                if ($i ~ /^AvailableFeatures=/) feat = substr($i, 19)
+                else if ($i ~ /^Partitions=/) part = substr($i, 12)
+                else if ($i ~ /^State=/) state = substr($i, 7)
+            }
+            pw = state ~ /POWERED_DOWN|POWERING_UP/
+            if (state ~ /^(DOWN|FUTURE)/ || state ~ /DRAIN|FAIL|INVALID_REG/) next
+            if ((state ~ /^UNKNOWN/ || state ~ /NOT_RESPONDING|\*/) && !pw) next
+            np = split(part, P, ","); delete inpart
+            for (i = 1; i <= np; i++) inpart[P[i]] = 1
+            nf = split(feat, F, ","); delete has
+            for (i = 1; i <= nf; i++) has[F[i]] = 1
+            for (t in site) {
+                if (!(t in has)) continue
+                if (site[t] == "onprem" && !("onprem" in inpart) && !("burst" in inpart)) continue
+                if (site[t] != "onprem") {
+                    if (!("cloud-spot" in inpart) && !("burst" in inpart)) continue
+                    if (("ondemand" in has) && !("spot" in has)) continue
+                }
+                c[t]++
+            }
+        }
+        END { printf "{"; s = ""; for (k in c) { printf "%s\"%s\":%d", s, k, c[k]; s = "," } printf "}" }' "$1" "$2"
+}
