@@ -108,7 +108,7 @@ static int read_plugstack(const char *path, struct sslo_config *cfg, char *msg, 
     char line[8192];
     int lineno = 0;
     if (!f) {
-        snprintf(msg, len, "plugstack %s: %s", path, strerror(errno));
+        snprintf(msg, len, "plugstack %.400s: %s", path, strerror(errno));
         return -1;
     }
     while (fgets(line, sizeof line, f)) {
@@ -136,7 +136,7 @@ static int read_plugstack(const char *path, struct sslo_config *cfg, char *msg, 
         return 0;
     }
     fclose(f);
-    snprintf(msg, len, "plugstack %s: expected a spank_slo.so line, found none", path);
+    snprintf(msg, len, "plugstack %.400s: expected a spank_slo.so line, found none", path);
     return -1;
 }
 
