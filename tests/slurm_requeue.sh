@@ -59,6 +59,9 @@ fi
 [ "$(scontrol show config | sed -n 's/^EpilogSlurmctld *= *//p')" = "$D/bin/epilog-slurmctld" ] &&
     ok "slurmctld runs slo-requeue as EpilogSlurmctld" || notok "EpilogSlurmctld not set"
 
+# Every job runs in $D (--chdir): its progress file (SLO_PROGRESS_FILE) is
+# written in the job's working directory, which must not be the build tree
+# (make distcheck refuses files left there).
 SLO_ARGS="--slo-workload=testnet --slo-loss=0.8 --slo-time=23:00"
 DEADLINE=1380
 # a whole line of `scontrol show job` (Comment, AdminComment hold spaces)
@@ -86,7 +89,7 @@ echo done
 EOF
 # with a budget above the plan's 0.999 USD: recorded (SLO_BUDGET_USD), and the
 # re-plan gets what the first run left of it
-sbatch --parsable $SLO_ARGS --slo-budget=1.5 --open-mode=append -o "$D/a-%j.out" "$D/job-a.sh" >"$tmp/out" 2>"$tmp/err"
+sbatch --parsable --chdir="$D" $SLO_ARGS --slo-budget=1.5 --open-mode=append -o "$D/a-%j.out" "$D/job-a.sh" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 ja=$(sed -n '1{s/;.*//;p;}' "$tmp/out")
 cn=""
@@ -176,7 +179,7 @@ echo "g4dn.12xlarge spot InsufficientInstanceCapacity" >"$D/run/power/capacity-e
 # the cloud nodes must be powered down to be resumed (and fail) again
 cluster_wait '[ "$(sinfo -h -N -p cloud-spot -o %N:%T | sort -u | tr "\n" " ")" = "c1:idle~ c2:idle~ " ]' 1800 ||
     echo "# cloud nodes not idle~: $(sinfo -h -N -p cloud-spot -o %N:%T | tr '\n' ' ')"
-sbatch --parsable $SLO_ARGS -o "$D/b-%j.out" --wrap 'echo ran; echo "restart=${SLURM_RESTART_COUNT:-0}"' >"$tmp/out" 2>"$tmp/err"
+sbatch --parsable --chdir="$D" $SLO_ARGS -o "$D/b-%j.out" --wrap 'echo ran; echo "restart=${SLURM_RESTART_COUNT:-0}"' >"$tmp/out" 2>"$tmp/err"
 rc=$?
 jb=$(sed -n '1{s/;.*//;p;}' "$tmp/out")
 if [ "$rc" = 0 ] && [ -n "$jb" ]; then
