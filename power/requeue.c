@@ -319,25 +319,6 @@ static void plan_once(const struct sslo_config *cfg, const struct slo_workload *
     slo_catalog_free(&cat);
 }
 
-/* Value of " NAME=" in a re-plan mark ("" when absent). */
-static void mark_value(const char *mark, const char *name, char *v, size_t len)
-{
-    size_t n = strlen(name);
-    const char *p = mark;
-    v[0] = '\0';
-    while ((p = strstr(p, name)) != NULL) {
-        if (p > mark && p[-1] == ' ' && p[n] == '=') {
-            size_t k = strcspn(p + n + 1, " ");
-            if (k < len) {
-                memcpy(v, p + n + 1, k);
-                v[k] = '\0';
-            }
-            return;
-        }
-        p += n;
-    }
-}
-
 static int update_comment(uint32_t job_id, const char *comment, int hold)
 {
     job_desc_msg_t d;
@@ -462,14 +443,14 @@ int main(int argc, char **argv)
     if (strncmp(ac, REPLAN_MARK, strlen(REPLAN_MARK)) == 0) {
         char v[64];
         k_done = atoi(ac + strlen(REPLAN_MARK));
-        mark_value(ac, "first_start", v, sizeof v);
+        sslo_mark_value(ac, "first_start", v, sizeof v);
         if (v[0])
             first_start = atof(v);
-        mark_value(ac, "spent_usd", v, sizeof v);
+        sslo_mark_value(ac, "spent_usd", v, sizeof v);
         spent_before = v[0] ? atof(v) : -1; /* -1: unknown (mark of an older slo-requeue) */
-        mark_value(ac, "planned_at", v, sizeof v);
+        sslo_mark_value(ac, "planned_at", v, sizeof v);
         last_plan_at = v[0] ? atof(v) : 0;
-        mark_value(ac, "SLO_COST_USD_PER_H", v, sizeof v);
+        sslo_mark_value(ac, "SLO_COST_USD_PER_H", v, sizeof v);
         rate = v[0] ? atof(v) : -1;
     } else if (strncmp(ac, PLAN_MARK, strlen(PLAN_MARK)) != 0) {
         say("job %u: AdminComment %s is no plan mark of job_submit.lua: not re-planned", job_id,

@@ -89,26 +89,6 @@ int sslo_enforced_job(spank_t sp, uint32_t *job_id_out, job_info_msg_t **msg_out
  * the slurmctld host (a shared filesystem, doc/slurm.md). %u: job id. */
 #define SSLO_PROGRESS_NAME "slo-progress-%u.json"
 
-/* The value of " NAME=" in a re-plan mark into v[len] ("" when absent or
- * longer). */
-static void replan_value(const char *replan, const char *name, char *v, size_t len)
-{
-    size_t n = strlen(name);
-    const char *p = replan;
-    v[0] = '\0';
-    while ((p = strstr(p, name)) != NULL) {
-        if (p > replan && p[-1] == ' ' && p[n] == '=') {
-            size_t k = strcspn(p + n + 1, " ");
-            if (k < len) {
-                memcpy(v, p + n + 1, k);
-                v[k] = '\0';
-            }
-            return;
-        }
-        p += n;
-    }
-}
-
 /* 1 when slurmctld's record of this job shows the enforced plan of the job's
  * SLURM_SPANK_SLO_* applied: AdminComment "slo-plan:<SLO_INSTANCES>" (which
  * job_submit.lua writes when it applies a plan, and which only admins can
@@ -145,9 +125,9 @@ static int plan_applied(spank_t sp, char *why, size_t len, char *replan, size_t 
         strlen(j->admin_comment) < replan_len) {
         strcpy(replan, j->admin_comment);
         snprintf(mark, sizeof mark, "%s", j->admin_comment);
-        replan_value(replan, "SLO_PARTITION", part, sizeof part);
-        replan_value(replan, "SLO_NODES", nodes, sizeof nodes);
-        replan_value(replan, "SLO_CONSTRAINT", cons, sizeof cons);
+        sslo_mark_value(replan, "SLO_PARTITION", part, sizeof part);
+        sslo_mark_value(replan, "SLO_NODES", nodes, sizeof nodes);
+        sslo_mark_value(replan, "SLO_CONSTRAINT", cons, sizeof cons);
     }
     if (j->work_dir && j->work_dir[0] == '/')
         snprintf(progress, progress_len, "%s/" SSLO_PROGRESS_NAME, j->work_dir, job_id);
@@ -215,14 +195,14 @@ int sslo_remote_user_init(spank_t sp, struct sslo_state *st)
         static const char *const extra[] = {"SLO_REPLAN", "SLO_ELAPSED_S", "SLO_LOSS_NOW", NULL};
         char v[SSLO_VALUE_LENGTH];
         for (int i = 0; i < SSLO_N_RECORDS; i++) {
-            replan_value(replan, sslo_record_names[i], v, sizeof v);
+            sslo_mark_value(replan, sslo_record_names[i], v, sizeof v);
             if (v[0] && spank_setenv(sp, sslo_record_names[i], v, 1) != ESPANK_SUCCESS)
                 slurm_info("%s: cannot set %s", SSLO_LOG_PREFIX, sslo_record_names[i]);
             if (v[0] && strcmp(sslo_record_names[i], "SLO_INSTANCES") == 0)
                 spank_setenv(sp, "SLO_PLAN", v, 1);
         }
         for (int i = 0; extra[i]; i++) {
-            replan_value(replan, extra[i], v, sizeof v);
+            sslo_mark_value(replan, extra[i], v, sizeof v);
             if (v[0])
                 spank_setenv(sp, extra[i], v, 1);
         }

@@ -582,3 +582,21 @@ const char *sslo_plan_value(const struct sslo_plan_result *r, const char *name)
             return r->values[i];
     return NULL;
 }
+
+void sslo_mark_value(const char *mark, const char *name, char *v, size_t len)
+{
+    size_t n = strlen(name);
+    const char *p = mark;
+    v[0] = '\0';
+    while ((p = strstr(p, name)) != NULL) {
+        if (p > mark && p[-1] == ' ' && p[n] == '=') {
+            size_t k = strcspn(p + n + 1, " ");
+            if (k < len) {
+                memcpy(v, p + n + 1, k);
+                v[k] = '\0';
+            }
+            return;
+        }
+        p += n;
+    }
+}

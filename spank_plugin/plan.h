@@ -195,4 +195,19 @@ int sslo_replan_budget(double budget_usd, double spent_before_usd, double rate_u
 /* values[] entry of record name, or NULL. */
 const char *sslo_plan_value(const struct sslo_plan_result *r, const char *name);
 
+/*
+ * The value of field name in a re-plan mark (the AdminComment slo-requeue
+ * writes, doc/slurm.md "Re-planning on requeue": "slo-replan:K NAME=value
+ * NAME=value ...", values without spaces): mark, the whole mark (a
+ * NUL-terminated string); name, the field name without "=" (e.g.
+ * "SLO_PARTITION", "first_start"). Writes the value (the characters after
+ * " NAME=" up to the next space or the end) into v[len], NUL-terminated;
+ * v[0] = '\0' when the mark has no such field or the value needs len or more
+ * characters. Only a field preceded by a space counts (the mark's head
+ * "slo-replan:K" is no field). Used by slo-requeue (power/requeue.c, the
+ * budget bookkeeping of the previous re-plan) and the SPANK plugin
+ * (ctx_remote.c, the re-planned job's records).
+ */
+void sslo_mark_value(const char *mark, const char *name, char *v, size_t len);
+
 #endif /* SSLO_PLAN_H */

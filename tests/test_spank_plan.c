@@ -714,11 +714,44 @@ static void test_table_long_name(void **state)
     free(r);
 }
 
+/* sslo_mark_value on hand-written re-plan marks (the format power/requeue.c
+ * writes): a field's value; "" for an absent field, for a name that only
+ * stands inside another field's name or in the mark's head, and for a value
+ * of len or more characters. */
+static void test_mark_value(void **state)
+{
+    (void)state;
+    const char *mark = "slo-replan:2 first_start=1700000000 XSLO_NODES=9 "
+                       "SLO_NODES_MAX=7 SLO_NODES=3 SLO_PARTITION=spot SLO_REPLAN=2";
+    char v[8];
+
+    sslo_mark_value(mark, "first_start", v, sizeof v);
+    assert_string_equal(v, ""); /* 10 characters do not fit v[8] */
+    char w[16];
+    sslo_mark_value(mark, "first_start", w, sizeof w);
+    assert_string_equal(w, "1700000000");
+    sslo_mark_value(mark, "SLO_NODES", v, sizeof v);
+    assert_string_equal(v, "3"); /* not XSLO_NODES's 9 nor SLO_NODES_MAX's 7 */
+    sslo_mark_value(mark, "SLO_PARTITION", v, sizeof v);
+    assert_string_equal(v, "spot");
+    sslo_mark_value(mark, "SLO_REPLAN", v, sizeof v);
+    assert_string_equal(v, "2"); /* the last field, up to the end */
+    sslo_mark_value(mark, "spent_usd", v, sizeof v);
+    assert_string_equal(v, "");
+    sslo_mark_value("slo-replan=1 x=1", "slo-replan", v, sizeof v);
+    assert_string_equal(v, ""); /* the head is no field */
+    sslo_mark_value(mark, "SLO_PARTITION", v, 4);
+    assert_string_equal(v, ""); /* "spot" needs 5 bytes */
+    sslo_mark_value(mark, "SLO_PARTITION", v, 5);
+    assert_string_equal(v, "spot");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_features),
         cmocka_unit_test(test_node_states),
+        cmocka_unit_test(test_mark_value),
         cmocka_unit_test_setup_teardown(test_inventory, setup, teardown),
         cmocka_unit_test_setup_teardown(test_plan_onprem, setup, teardown),
         cmocka_unit_test_setup_teardown(test_plan_burst, setup, teardown),
