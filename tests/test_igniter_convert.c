@@ -121,6 +121,43 @@ static void test_bad_input(void **state)
                &err, "smi.csv:3",
                "column index: expected the samples of one GPU (nvidia-smi -i N), found \"1\" "
                "after \"0\"");
+    /* the bounds of each column: Concurrency >= 1 (0.5 refused, 1 read),
+     * clocks.sm > 0 (0 refused), the L2 percentage in [0, 100] (100.5
+     * refused, 0 and 100 read) */
+    expect_err(slo_ig_convert_perf_analyzer("Concurrency,Server Compute Infer\n0.5,7689\n",
+                                            "pa.csv", &ms, &err),
+               &err, "pa.csv:2",
+               "column Concurrency: expected a concurrency >= 1, found \"0.5\"");
+    {
+        double one = -1;
+        assert_int_equal(slo_ig_convert_perf_analyzer("Concurrency,Server Compute Infer\n"
+                                                      "1,7689\n",
+                                                      "pa.csv", &one, &err),
+                         SLO_OK);
+        assert_true(fabs(one - 7.689) < 1e-12);
+    }
+    expect_err(slo_ig_convert_nvidia_smi("power.draw [W], clocks.sm [MHz]\n80 W, 0 MHz\n",
+                                         "smi.csv", &p, &f, &err),
+               &err, "smi.csv:2", "column clocks.sm: expected a clock > 0 MHz, found \"0 MHz\"");
+    snprintf(text, sizeof text, "%s%s", ncu_head,
+             "\"0\",\"k0\",\"lts__t_sectors.avg.pct_of_peak_sustained_elapsed\",\"%\","
+             "\"100.5\"\n");
+    expect_err(slo_ig_convert_ncu(text, "ncu.csv", &s, &err), &err, "ncu.csv:4",
+               "column Metric Value: L2 metric: expected a percentage in [0, 100], found "
+               "\"100.5\"");
+    {
+        struct slo_ig_ncu_summary e = {-1, 0, -1};
+        snprintf(text, sizeof text, "%s%s", ncu_head,
+                 "\"0\",\"k0\",\"gpu__time_duration.sum\",\"nsecond\",\"1000\"\n"
+                 "\"0\",\"k0\",\"lts__t_sectors.avg.pct_of_peak_sustained_elapsed\",\"%\","
+                 "\"100\"\n"
+                 "\"1\",\"k1\",\"gpu__time_duration.sum\",\"nsecond\",\"3000\"\n"
+                 "\"1\",\"k1\",\"lts__t_sectors.avg.pct_of_peak_sustained_elapsed\",\"%\","
+                 "\"0\"\n");
+        assert_int_equal(slo_ig_convert_ncu(text, "ncu.csv", &e, &err), SLO_OK);
+        /* duration-weighted: (100 x 1 + 0 x 3) / 4 = 25 */
+        assert_true(fabs(e.l2_pct - 25) < 1e-12);
+    }
     /* another field count */
     expect_err(slo_ig_convert_nvidia_smi("power.draw,clocks.sm\n80,1380\n81\n", "smi.csv", &p, &f,
                                          &err),

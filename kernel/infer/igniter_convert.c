@@ -75,10 +75,12 @@ static int table_open(const char *text, const char *source, const char *want, st
     return SLO_OK;
 }
 
-/* The next data row into t->rec (fields trimmed): 1, or 0 at the end, or
+/* The next data row into t->rec (fields trimmed) with f[k] = its field in
+ * column cols[k] for k < n (cols from table_columns): 1, or 0 at the end, or
  * -1 with *rc and err set (another field count than the header, an open
  * quote: SLO_ERR_INVALID naming "source:line"; SLO_ERR_NOMEM). */
-static int table_row(struct table *t, int *rc, slo_error_t *err)
+static int table_row(struct table *t, const long *cols, size_t n, const char **f, int *rc,
+                     slo_error_t *err)
 {
     while (*t->p) {
         size_t row_line;
@@ -88,6 +90,8 @@ static int table_row(struct table *t, int *rc, slo_error_t *err)
             return -1;
         if (is_row) {
             slo__csv_trim_fields(&t->rec);
+            for (size_t k = 0; k < n; k++)
+                f[k] = slo__csv_get(&t->rec, (size_t)cols[k]);
             return 1;
         }
     }
@@ -165,6 +169,34 @@ static int number(const char *text, const char *unit, double *out)
     return 0;
 }
 
+/* Field text of the row just read (t->where) as a number (number(): unit,
+ * its optional suffix) into *v, when it is > lo (lo_open) or >= lo, and
+ * <= hi: SLO_OK, or SLO_ERR_INVALID at t->where "column LABEL: expected
+ * WHAT, found \"text\"". */
+static int field_number(const struct table *t, const char *text, const char *unit, double lo,
+                        int lo_open, double hi, const char *label, const char *what, double *v,
+                        slo_error_t *err)
+{
+    if (number(text, unit, v) || (lo_open ? !(*v > lo) : !(*v >= lo)) || !(*v <= hi))
+        return slo__fail(err, SLO_ERR_INVALID, t->where,
+                         "column %s: expected %s, found \"%.40s\"", label, what, text);
+    return SLO_OK;
+}
+
+/* After a table's row loop ended with r (table_row's last return, rc its
+ * *rc) and rows data rows read: SLO_OK when it reached the end after at
+ * least one row; else rc (the row's error), or SLO_ERR_INVALID at the
+ * table's source "expected data rows after the header, found none". */
+static int table_end(const struct table *t, int r, int rc, size_t rows, slo_error_t *err)
+{
+    if (r < 0)
+        return rc;
+    if (!rows)
+        return slo__fail(err, SLO_ERR_INVALID, t->source,
+                         "expected data rows after the header, found none");
+    return SLO_OK;
+}
+
 static int load(const char *path, char **text, slo_error_t *err)
 {
     if (!path)
@@ -178,6 +210,7 @@ int slo_ig_convert_perf_analyzer(const char *text, const char *source, double *g
     static const char *const names[2] = {"Concurrency", "Server Compute Infer"};
     struct table t;
     long cols[2];
+    const char *f[2];
     double best_c = 0, best_ms = 0;
     int rv, r, any = 0;
 
@@ -190,36 +223,21 @@ int slo_ig_convert_perf_analyzer(const char *text, const char *source, double *g
                             "Compute Infer\" (Triton 2.x)",
                             cols, &t, err)))
         return rv;
-    while ((r = table_row(&t, &rv, err)) == 1) {
-        const char *fc = slo__csv_get(&t.rec, (size_t)cols[0]);
-        const char *fi = slo__csv_get(&t.rec, (size_t)cols[1]);
+    while ((r = table_row(&t, cols, 2, f, &rv, err)) == 1) {
         double conc, us;
-        if (number(fc, NULL, &conc) || conc < 1) {
-            rv = slo__fail(err, SLO_ERR_INVALID, t.where,
-                           "column Concurrency: expected a concurrency >= 1, found \"%.40s\"",
-                           fc);
+        if ((rv = field_number(&t, f[0], NULL, 1, 0, INFINITY, "Concurrency",
+                               "a concurrency >= 1", &conc, err)) ||
+            (rv = field_number(&t, f[1], NULL, 0, 1, INFINITY, "Server Compute Infer",
+                               "a time > 0 us", &us, err)))
             goto out;
-        }
-        if (number(fi, NULL, &us) || !(us > 0)) {
-            rv = slo__fail(err, SLO_ERR_INVALID, t.where,
-                           "column Server Compute Infer: expected a time > 0 us, found "
-                           "\"%.40s\"",
-                           fi);
-            goto out;
-        }
         if (!any || conc < best_c) {
             best_c = conc;
             best_ms = us / 1000.0;
             any = 1;
         }
     }
-    if (r < 0)
+    if ((rv = table_end(&t, r, rv, (size_t)any, err)))
         goto out;
-    if (!any) {
-        rv = slo__fail(err, SLO_ERR_INVALID, source,
-                       "expected data rows after the header, found none");
-        goto out;
-    }
     *gpu_ms = best_ms;
     rv = SLO_OK;
 out:
@@ -233,6 +251,7 @@ int slo_ig_convert_nvidia_smi(const char *text, const char *source, double *powe
     static const char *const names[2] = {"power.draw", "clocks.sm"};
     struct table t;
     long cols[2];
+    const char *fs[2];
     double sp = 0, sf = 0;
     size_t n = 0;
     int rv, r;
@@ -255,9 +274,7 @@ int slo_ig_convert_nvidia_smi(const char *text, const char *source, double *powe
     for (int k = 0; k < 3 && idc < 0; k++)
         if ((idc = column(&t, ids[k])) >= 0)
             id_name = ids[k];
-    while ((r = table_row(&t, &rv, err)) == 1) {
-        const char *fp = slo__csv_get(&t.rec, (size_t)cols[0]);
-        const char *ff = slo__csv_get(&t.rec, (size_t)cols[1]);
+    while ((r = table_row(&t, cols, 2, fs, &rv, err)) == 1) {
         double p, f;
         if (idc >= 0) {
             const char *id = slo__csv_get(&t.rec, (size_t)idc);
@@ -271,27 +288,17 @@ int slo_ig_convert_nvidia_smi(const char *text, const char *source, double *powe
                 goto out;
             }
         }
-        if (number(fp, "W", &p) || !(p > 0)) {
-            rv = slo__fail(err, SLO_ERR_INVALID, t.where,
-                           "column power.draw: expected a power > 0 W, found \"%.40s\"", fp);
+        if ((rv = field_number(&t, fs[0], "W", 0, 1, INFINITY, "power.draw", "a power > 0 W", &p,
+                               err)) ||
+            (rv = field_number(&t, fs[1], "MHz", 0, 1, INFINITY, "clocks.sm", "a clock > 0 MHz", &f,
+                               err)))
             goto out;
-        }
-        if (number(ff, "MHz", &f) || !(f > 0)) {
-            rv = slo__fail(err, SLO_ERR_INVALID, t.where,
-                           "column clocks.sm: expected a clock > 0 MHz, found \"%.40s\"", ff);
-            goto out;
-        }
         sp += p;
         sf += f;
         n++;
     }
-    if (r < 0)
+    if ((rv = table_end(&t, r, rv, n, err)))
         goto out;
-    if (!n) {
-        rv = slo__fail(err, SLO_ERR_INVALID, source,
-                       "expected data rows after the header, found none");
-        goto out;
-    }
     *power_w = sp / (double)n;
     *clock_mhz = sf / (double)n;
     rv = SLO_OK;
@@ -309,6 +316,7 @@ int slo_ig_convert_ncu(const char *text, const char *source, struct slo_ig_ncu_s
     static const char *const names[4] = {"ID", "Metric Name", "Metric Unit", "Metric Value"};
     struct table t;
     long cols[4], last_id = -1;
+    const char *f[4];
     double wsum = 0, dsum = 0, dur = -1, l2 = -1;
     size_t n = 0;
     int rv, r;
@@ -325,11 +333,11 @@ int slo_ig_convert_ncu(const char *text, const char *source, struct slo_ig_ncu_s
     /* rows are grouped by kernel ID; a kernel closes when the ID changes */
     for (;;) {
         long id = -2;
-        r = table_row(&t, &rv, err);
+        r = table_row(&t, cols, 4, f, &rv, err);
         if (r < 0)
             goto out;
         if (r) {
-            const char *fid = slo__csv_get(&t.rec, (size_t)cols[0]);
+            const char *fid = f[0];
             char *end;
             id = strtol(fid, &end, 10);
             if (end == fid || *end || id < 0) {
@@ -355,9 +363,7 @@ int slo_ig_convert_ncu(const char *text, const char *source, struct slo_ig_ncu_s
             break;
         last_id = id;
         {
-            const char *name = slo__csv_get(&t.rec, (size_t)cols[1]);
-            const char *unit = slo__csv_get(&t.rec, (size_t)cols[2]);
-            const char *val = slo__csv_get(&t.rec, (size_t)cols[3]);
+            const char *name = f[1], *unit = f[2], *val = f[3];
             double v;
             if (!strcmp(name, NCU_TIME)) {
                 double scale = !strcmp(unit, "nsecond")   ? 1e-6
@@ -374,13 +380,9 @@ int slo_ig_convert_ncu(const char *text, const char *source, struct slo_ig_ncu_s
                 }
                 dur = v * scale;
             } else if (!strcmp(name, NCU_L2)) {
-                if (number(val, NULL, &v) || v < 0 || v > 100) {
-                    rv = slo__fail(err, SLO_ERR_INVALID, t.where,
-                                   "column Metric Value: L2 metric: expected a percentage in "
-                                   "[0, 100], found \"%.40s\"",
-                                   val);
+                if ((rv = field_number(&t, val, NULL, 0, 0, 100, "Metric Value: L2 metric",
+                                       "a percentage in [0, 100]", &v, err)))
                     goto out;
-                }
                 l2 = v;
             }
         }
