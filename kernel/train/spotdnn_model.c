@@ -126,6 +126,25 @@ int slo__train_setup_begin(struct slo_train_setup *s, const struct slo_catalog *
     return SLO_OK;
 }
 
+struct slo_train_type *slo__train_setup_type(struct slo_train_setup *s,
+                                             const struct slo_catalog *cat, size_t c, int found)
+{
+    const struct slo_instance_type *it = &cat->types[c];
+    struct slo_train_type *t;
+    if (!found) {
+        s->skipped[s->n_skipped++] = (int)c;
+        return NULL;
+    }
+    t = &s->types[s->n_types];
+    t->catalog_index = (int)c;
+    t->name = it->name;
+    t->site = it->site;
+    t->gpus = it->gpus;
+    t->usd_per_h = slo_instance_price(it, s->pricing);
+    t->quota = it->quota;
+    return t;
+}
+
 int slo_train_setup_init(struct slo_train_setup *s, const struct slo_catalog *cat,
                          const struct slo_workload *wl, enum slo_pricing pricing,
                          slo_error_t *err)
@@ -144,11 +163,9 @@ int slo_train_setup_init(struct slo_train_setup *s, const struct slo_catalog *ca
         for (size_t i = 0; i < wl->n_instances; i++)
             if (strcmp(wl->instances[i].type, slo_instance_profile(it)) == 0)
                 wi = &wl->instances[i];
-        if (!wi) {
-            s->skipped[s->n_skipped++] = (int)c;
+        struct slo_train_type *t = slo__train_setup_type(s, cat, c, wi != NULL);
+        if (!t)
             continue;
-        }
-        struct slo_train_type *t = &s->types[s->n_types];
         double S = wl->s_parm_mb;
         double pcie = it->pcie_mbps > 0 ? it->pcie_mbps : wl->b_pcie_mbps;
         double batch = (double)it->gpus * wi->batch_per_gpu;
@@ -158,13 +175,7 @@ int slo_train_setup_init(struct slo_train_setup *s, const struct slo_catalog *ca
         double t_net = 2 * S / b_req;                 /* Eq. 7, first term, B_wk = B_req */
         double t_pcie = 2 * it->gpus * S / pcie;      /* Eq. 7, second term */
 
-        t->catalog_index = (int)c;
-        t->name = it->name;
-        t->site = it->site;
-        t->gpus = it->gpus;
         t->batch = batch;
-        t->usd_per_h = slo_instance_price(it, pricing);
-        t->quota = it->quota;
         t->b_req_mbps = b_req;
         if (wl->compat == SLO_COMPAT_SPOTDNN_CODE) {
             /* The code folds PCIe into T_comp with the sign flipped (research 1.2). */

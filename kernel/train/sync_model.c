@@ -243,19 +243,11 @@ int slo_sync_setup_init(struct slo_train_setup *s, const struct slo_catalog *cat
         for (size_t i = 0; i < p->n_instances; i++)
             if (strcmp(p->instances[i].type, slo_instance_profile(it)) == 0)
                 si = &p->instances[i];
-        if (!si) {
-            s->skipped[s->n_skipped++] = (int)c;
+        struct slo_train_type *t = slo__train_setup_type(s, cat, c, si != NULL);
+        if (!t)
             continue;
-        }
-        struct slo_train_type *t = &s->types[s->n_types];
         struct slo_sync_type *y = &s->sync_types[s->n_types];
-        t->catalog_index = (int)c;
-        t->name = it->name;
-        t->site = it->site;
-        t->gpus = it->gpus;
         t->batch = p->batch_per_gpu ? (double)it->gpus * p->batch_per_gpu : 0;
-        t->usd_per_h = slo_instance_price(it, pricing);
-        t->quota = it->quota;
         y->speed = si->speed;
         y->t0_s = si->step_overhead_s;
         t->t_comp_s = t->batch > 0 ? t->batch / si->speed : 0;

@@ -53,6 +53,19 @@ int slo__train_setup_begin(struct slo_train_setup *s, const struct slo_catalog *
                            const struct slo_workload *wl, enum slo_pricing pricing,
                            slo_error_t *err);
 
+/* Both modes' slo_*_setup_init step for catalog type c (index into
+ * cat->types) with found = whether the workload's profile has an entry for
+ * its profile name (slo_instance_profile): found 0, c is appended to
+ * s->skipped[] and NULL returned; else s->types[s->n_types] gets the
+ * catalog's side of the type - catalog_index c, name and site (borrowed),
+ * gpus, usd_per_h (USD/h under s->pricing, slo_instance_price), quota - and
+ * is returned, its model fields (batch, t_comp_s, t_pcie_s, b_req_mbps)
+ * left to the caller, who counts it (s->n_types++) once they are valid.
+ * s from slo__train_setup_begin with the same cat. Defined in
+ * spotdnn_model.c. */
+struct slo_train_type *slo__train_setup_type(struct slo_train_setup *s,
+                                             const struct slo_catalog *cat, size_t c, int found);
+
 /* The fits' same-model check (train_fit.c): every log's "# model:" and
  * "# parameter_bytes:" agree with the first log that has them and with
  * opt->parameter_bytes (--model-bytes, 0: none). *bytes: the parameter
