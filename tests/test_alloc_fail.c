@@ -461,7 +461,7 @@ static int writer_rc(char *text, slo_error_t *err)
 /* ------------------------------------------------------------------ */
 
 static struct slo_catalog cat_spotdnn, cat_aws;
-static struct slo_workload wl_resnet110;
+static struct slo_workload wl_resnet110, wl_sync;
 static struct slo_ig_profile v100;
 static struct slo_comm_model small_model;
 static struct slo_comm_link link_10g = {1.25e9, 20e-6, 4, SLO_COMM_RING, 1};
@@ -546,6 +546,12 @@ static int setup(void **state)
     profile_json = read_src("tests/mpiprof/reader-good.json");
     profile_np4_json = read_src("tests/mpiprof/real-quick-np4.json");
     upstream_config = read_src("tests/fuzz/corpus/ig_profile/upstream-config.jsonl");
+    {
+        char *sync_json = read_src("doc/examples/sync-workload.json");
+        assert_int_equal(slo_workload_parse(sync_json, "sync-workload.json", &wl_sync, &err),
+                         SLO_OK);
+        free(sync_json);
+    }
     write_log(0, "g3.8xlarge=2", 1000, 2);
     write_log(1, "g4dn.4xlarge=4", 2000, 4);
     for (int k = 0; k < 2; k++)
@@ -559,6 +565,7 @@ static int teardown(void **state)
     slo_catalog_free(&cat_spotdnn);
     slo_catalog_free(&cat_aws);
     slo_workload_free(&wl_resnet110);
+    slo_workload_free(&wl_sync);
     slo_ig_profile_free(&v100);
     slo_comm_model_free(&small_model);
     slo_comm_plan_free(&small_plan);
@@ -607,6 +614,12 @@ static int c_workload_parse(slo_error_t *err)
 static int c_workload_to_json(slo_error_t *err)
 {
     return writer_rc(slo_workload_to_json(&wl_resnet110), err);
+}
+
+/* the sync-allreduce profile's writer (sync_model.c's fields) */
+static int c_sync_workload_to_json(slo_error_t *err)
+{
+    return writer_rc(slo_workload_to_json(&wl_sync), err);
 }
 
 static int c_train_log_load(slo_error_t *err)
@@ -874,6 +887,7 @@ SWEEP(catalog_parse)
 SWEEP(catalog_open)
 SWEEP(workload_parse)
 SWEEP(workload_to_json)
+SWEEP(sync_workload_to_json)
 SWEEP(train_log_load)
 SWEEP(train_setup)
 SWEEP(fit_loss)
@@ -912,6 +926,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_catalog_parse),     cmocka_unit_test(test_catalog_open),
         cmocka_unit_test(test_workload_parse),    cmocka_unit_test(test_workload_to_json),
+        cmocka_unit_test(test_sync_workload_to_json),
         cmocka_unit_test(test_train_log_load),    cmocka_unit_test(test_train_setup),
         cmocka_unit_test(test_fit_loss),          cmocka_unit_test(test_train_solve),
         cmocka_unit_test(test_ig_profile_parse),  cmocka_unit_test(test_ig_coefficients_json),

@@ -156,16 +156,16 @@ int slo__sync_parse(const json_t *root, const char *source, struct slo_workload 
     return SLO_OK;
 }
 
-char *slo__sync_to_json(const struct slo_workload *wl)
+int slo__sync_to_json(const struct slo_workload *wl, json_t *root, json_t *insts)
 {
     const struct slo_sync_profile *p = wl->sync;
-    json_t *root = json_object(), *ar = json_object(), *eff = json_object(),
-           *loss = json_object(), *insts = json_array();
-    char *text = NULL;
+    json_t *ar = json_object(), *eff = json_object(), *loss = json_object();
     int bad = 0;
 
-    if (!root || !ar || !eff || !loss || !insts)
+    if (!ar || !eff || !loss) {
+        bad = 1;
         goto out;
+    }
     bad |= json_object_set_new(root, "name", json_string(wl->name));
     bad |= json_object_set_new(root, "mode", json_string("sync-allreduce"));
     bad |= json_object_set_new(root, "gradient_bytes", json_real(p->gradient_bytes));
@@ -189,8 +189,10 @@ char *slo__sync_to_json(const struct slo_workload *wl)
     bad |= json_object_set(root, "loss_model", loss);
     for (size_t i = 0; i < p->n_instances; i++) {
         json_t *o = json_object();
-        if (!o)
+        if (!o) {
+            bad = 1;
             goto out;
+        }
         bad |= json_object_set_new(o, "type", json_string(p->instances[i].type));
         bad |= json_object_set_new(o, "speed_samples_per_s", json_real(p->instances[i].speed));
         if (p->instances[i].gpu_link_mbps > 0)
@@ -204,17 +206,11 @@ char *slo__sync_to_json(const struct slo_workload *wl)
                                        json_real(p->instances[i].step_overhead_s));
         bad |= json_array_append_new(insts, o);
     }
-    bad |= json_object_set(root, "instances", insts);
-    if (!bad)
-        text = slo__json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
-                                         JSON_REAL_PRECISION(10));
 out:
-    json_decref(root);
     json_decref(ar);
     json_decref(eff);
     json_decref(loss);
-    json_decref(insts);
-    return text;
+    return bad;
 }
 
 int slo_sync_setup_init(struct slo_train_setup *s, const struct slo_catalog *cat,

@@ -15,8 +15,10 @@
 int slo__sync_parse(const json_t *root, const char *source, struct slo_workload *wl,
                     int loss_optional, int *has_loss, slo_error_t *err);
 
-/* Serialize a sync-allreduce profile (caller frees); NULL on no memory. */
-char *slo__sync_to_json(const struct slo_workload *wl);
+/* A sync-allreduce profile's fields (doc/formats.md) into root, all but
+ * "instances", and its instance objects appended to insts (slo_workload_to_json
+ * adds the array last and dumps): 0, or nonzero on no memory. */
+int slo__sync_to_json(const struct slo_workload *wl, json_t *root, json_t *insts);
 
 /* slo_train_solve for a sync-allreduce workload (same result shape). */
 int slo__sync_solve(const struct slo_train_problem *pb, const struct slo_train_options *opt,

@@ -280,17 +280,15 @@ void slo_workload_free(struct slo_workload *wl)
     memset(wl, 0, sizeof *wl);
 }
 
-char *slo_workload_to_json(const struct slo_workload *wl)
+/* The async-ps (spotDNN) profile's fields into root, all but "instances",
+ * and its instance objects appended to insts: 0, or nonzero on no memory. */
+static int async_to_json(const struct slo_workload *wl, json_t *root, json_t *insts)
 {
-    json_t *root = json_object(), *loss = json_object(), *cont = json_object(),
-           *insts = json_array();
-    char *text = NULL;
+    json_t *loss = json_object(), *cont = json_object();
     int bad = 0; /* a failed set or append: memory */
 
-    if (!root || !loss || !cont || !insts)
-        goto out;
-    if (wl->mode == SLO_TRAIN_SYNC_ALLREDUCE && wl->sync) {
-        text = slo__sync_to_json(wl);
+    if (!loss || !cont) {
+        bad = 1;
         goto out;
     }
     bad |= json_object_set_new(root, "name", json_string(wl->name));
@@ -319,21 +317,40 @@ char *slo_workload_to_json(const struct slo_workload *wl)
     bad |= json_object_set(root, "loss_model", loss);
     for (size_t i = 0; i < wl->n_instances; i++) {
         json_t *o = json_object();
-        if (!o)
+        if (!o) {
+            bad = 1;
             goto out;
+        }
         bad |= json_object_set_new(o, "type", json_string(wl->instances[i].type));
         bad |= json_object_set_new(o, "batch_per_gpu", json_integer(wl->instances[i].batch_per_gpu));
         bad |= json_object_set_new(o, "speed_samples_per_s", json_real(wl->instances[i].speed));
         bad |= json_array_append_new(insts, o);
     }
+out:
+    json_decref(loss);
+    json_decref(cont);
+    return bad;
+}
+
+char *slo_workload_to_json(const struct slo_workload *wl)
+{
+    json_t *root = json_object(), *insts = json_array();
+    char *text = NULL;
+    int bad;
+
+    if (!root || !insts)
+        goto out;
+    /* each mode's fields, then the instance table last (key order kept) */
+    if (wl->mode == SLO_TRAIN_SYNC_ALLREDUCE && wl->sync)
+        bad = slo__sync_to_json(wl, root, insts);
+    else
+        bad = async_to_json(wl, root, insts);
     bad |= json_object_set(root, "instances", insts);
     if (!bad)
         text = slo__json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
                                          JSON_REAL_PRECISION(10));
 out:
     json_decref(root);
-    json_decref(loss);
-    json_decref(cont);
     json_decref(insts);
     return text;
 }
