@@ -81,6 +81,20 @@ int sslo_enforced_job(spank_t sp, uint32_t *job_id_out, job_info_msg_t **msg_out
     return 1;
 }
 
+int sslo_job_marked(const slurm_job_info_t *j, uint32_t job_id, const char *mark,
+                    const char *part, char *why, size_t len)
+{
+    if (!j->admin_comment || strcmp(j->admin_comment, mark) != 0)
+        snprintf(why, len, "job %u's AdminComment is %s, not %s (job_submit.lua marks the plans "
+                 "it applied)", job_id, j->admin_comment ? j->admin_comment : "(none)", mark);
+    else if (!j->partition || strcmp(j->partition, part) != 0)
+        snprintf(why, len, "job %u is in partition %s, the plan says %s", job_id,
+                 j->partition ? j->partition : "(none)", part);
+    else
+        return 1;
+    return 0;
+}
+
 /* AdminComment of a job that slo-requeue re-planned: "slo-replan:K NAME=value
  * NAME=value ..." (power/requeue.c writes it). */
 #define SSLO_REPLAN_MARK "slo-replan:"
@@ -131,19 +145,15 @@ static int plan_applied(spank_t sp, char *why, size_t len, char *replan, size_t 
     }
     if (j->work_dir && j->work_dir[0] == '/')
         snprintf(progress, progress_len, "%s/" SSLO_PROGRESS_NAME, j->work_dir, job_id);
-    if (!j->admin_comment || strcmp(j->admin_comment, mark) != 0)
-        snprintf(why, len, "job %u's AdminComment is %s, not %s (job_submit.lua marks the plans "
-                 "it applied)", job_id, j->admin_comment ? j->admin_comment : "(none)", mark);
-    else if (!j->partition || strcmp(j->partition, part) != 0)
-        snprintf(why, len, "job %u is in partition %s, the plan says %s", job_id,
-                 j->partition ? j->partition : "(none)", part);
-    else if (strcmp(n, nodes) != 0)
-        snprintf(why, len, "job %u has %s nodes, the plan says %s", job_id, n, nodes);
-    else if (!j->features || strcmp(j->features, cons) != 0)
-        snprintf(why, len, "job %u has features %s, the plan says %s", job_id,
-                 j->features ? j->features : "(none)", cons);
-    else
-        ok = 1;
+    if (sslo_job_marked(j, job_id, mark, part, why, len)) {
+        if (strcmp(n, nodes) != 0)
+            snprintf(why, len, "job %u has %s nodes, the plan says %s", job_id, n, nodes);
+        else if (!j->features || strcmp(j->features, cons) != 0)
+            snprintf(why, len, "job %u has features %s, the plan says %s", job_id,
+                     j->features ? j->features : "(none)", cons);
+        else
+            ok = 1;
+    }
     slurm_free_job_info_msg(msg);
     return ok;
 }

@@ -97,15 +97,7 @@ int sslo_serve_submit(spank_t sp, struct sslo_state *st)
     prc = sslo_serve_plan(&st->cfg, &cat, &prof, o.serve, (size_t)o.n_serve, pricing, mode, res,
                           &err);
     if (prc == SLO_ERR_INFEASIBLE) {
-        if (mode == SSLO_MODE_ENFORCE) {
-            slurm_error("%s: %s", SSLO_LOG_PREFIX, res->reason);
-            slurm_error("%s: relax --slo-serve's rate= or slo=, or submit with "
-                        "--slo-mode=advise", SSLO_LOG_PREFIX);
-            goto out;
-        }
-        slurm_info("%s: warning: %s; advise mode: the request is left unchanged",
-                   SSLO_LOG_PREFIX, res->reason);
-        rv = 0;
+        rv = sslo_no_plan(mode, res->reason, "--slo-serve's rate= or slo=");
         goto out;
     }
     if (prc != SLO_OK) {
@@ -118,9 +110,7 @@ int sslo_serve_submit(spank_t sp, struct sslo_state *st)
                         st->cfg.infer_profile, err.source, err.source[0] ? ": " : "", err.text);
         goto out;
     }
-    sslo_info_lines(res->table);
-    if (mode == SSLO_MODE_ADVISE)
-        slurm_info("%s: advise mode: the request is left unchanged", SSLO_LOG_PREFIX);
+    sslo_show_plan(mode, res->table);
     if (record(sp, res))
         goto out;
     rv = 0;
@@ -153,22 +143,18 @@ static int serve_applied(spank_t sp, const char *plan, char *why, size_t len)
     if (!sslo_enforced_job(sp, &job_id, &msg, why, len))
         return 0;
     const slurm_job_info_t *j = &msg->job_array[0];
-    if (!j->admin_comment || strcmp(j->admin_comment, mark) != 0)
-        snprintf(why, len, "job %u's AdminComment is %s, not %s (job_submit.lua marks the plans "
-                 "it applied)", job_id, j->admin_comment ? j->admin_comment : "(none)", mark);
-    else if (!j->partition || strcmp(j->partition, part) != 0)
-        snprintf(why, len, "job %u is in partition %s, the plan says %s", job_id,
-                 j->partition ? j->partition : "(none)", part);
-    else if (strcmp(nodes, "1") != 0 || j->num_nodes != 1)
-        snprintf(why, len, "job %u has %u nodes, a serving plan has 1", job_id, j->num_nodes);
-    else if (!j->tres_per_node || strcmp(j->tres_per_node, tres) != 0)
-        snprintf(why, len, "job %u has TresPerNode %s, the plan says %s", job_id,
-                 j->tres_per_node ? j->tres_per_node : "(none)", tres);
-    else if (cons[0] && (!j->features || strcmp(j->features, cons) != 0))
-        snprintf(why, len, "job %u has features %s, the plan says %s", job_id,
-                 j->features ? j->features : "(none)", cons);
-    else
-        ok = 1;
+    if (sslo_job_marked(j, job_id, mark, part, why, len)) {
+        if (strcmp(nodes, "1") != 0 || j->num_nodes != 1)
+            snprintf(why, len, "job %u has %u nodes, a serving plan has 1", job_id, j->num_nodes);
+        else if (!j->tres_per_node || strcmp(j->tres_per_node, tres) != 0)
+            snprintf(why, len, "job %u has TresPerNode %s, the plan says %s", job_id,
+                     j->tres_per_node ? j->tres_per_node : "(none)", tres);
+        else if (cons[0] && (!j->features || strcmp(j->features, cons) != 0))
+            snprintf(why, len, "job %u has features %s, the plan says %s", job_id,
+                     j->features ? j->features : "(none)", cons);
+        else
+            ok = 1;
+    }
     slurm_free_job_info_msg(msg);
     return ok;
 }

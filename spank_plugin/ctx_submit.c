@@ -36,6 +36,25 @@ void sslo_info_lines(const char *text)
     }
 }
 
+int sslo_no_plan(enum sslo_mode mode, const char *reason, const char *relax)
+{
+    if (mode == SSLO_MODE_ENFORCE) {
+        slurm_error("%s: %s", SSLO_LOG_PREFIX, reason);
+        slurm_error("%s: relax %s, or submit with --slo-mode=advise", SSLO_LOG_PREFIX, relax);
+        return -1;
+    }
+    slurm_info("%s: warning: %s; advise mode: the request is left unchanged", SSLO_LOG_PREFIX,
+               reason);
+    return 0;
+}
+
+void sslo_show_plan(enum sslo_mode mode, const char *table)
+{
+    sslo_info_lines(table);
+    if (mode == SSLO_MODE_ADVISE)
+        slurm_info("%s: advise mode: the request is left unchanged", SSLO_LOG_PREFIX);
+}
+
 /* The live inventory as sslo_node records (borrowing msg's strings), with
  * each node's partitions (slurm_populate_node_partitions, as scontrol and
  * sinfo do: slurmctld does not send them with the nodes). */
@@ -271,15 +290,7 @@ int sslo_submit_post_opt(spank_t sp, struct sslo_state *st)
         prc = sslo_plan(&st->cfg, &cat, usable, &wl, &req, res, &err);
     }
     if (prc == SLO_ERR_INFEASIBLE || prc == SLO_ERR_UNREACHABLE) {
-        if (mode == SSLO_MODE_ENFORCE) {
-            slurm_error("%s: %s", SSLO_LOG_PREFIX, res->reason);
-            slurm_error("%s: relax --slo-loss/--slo-time, or submit with --slo-mode=advise",
-                        SSLO_LOG_PREFIX);
-            goto out;
-        }
-        slurm_info("%s: warning: %s; advise mode: the request is left unchanged",
-                   SSLO_LOG_PREFIX, res->reason);
-        rv = 0;
+        rv = sslo_no_plan(mode, res->reason, "--slo-loss/--slo-time");
         goto out;
     }
     if (prc != SLO_OK) {
@@ -288,9 +299,7 @@ int sslo_submit_post_opt(spank_t sp, struct sslo_state *st)
                     err.source[0] ? ": " : "", err.text);
         goto out;
     }
-    sslo_info_lines(res->table);
-    if (mode == SSLO_MODE_ADVISE)
-        slurm_info("%s: advise mode: the request is left unchanged", SSLO_LOG_PREFIX);
+    sslo_show_plan(mode, res->table);
     if (record(sp, res))
         goto out;
     rv = 0;

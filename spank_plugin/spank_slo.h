@@ -50,6 +50,19 @@ void sslo_info_lines(const char *text);
  * the record (ctx_submit.c). */
 int sslo_record_one(spank_t sp, const char *name, const char *value);
 
+/* The submission found no plan (sslo_plan / sslo_serve_plan
+ * SLO_ERR_INFEASIBLE or SLO_ERR_UNREACHABLE, reason its text): under
+ * --slo-mode=enforce two slurm_error lines, the reason and "relax RELAX, or
+ * submit with --slo-mode=advise", and -1 (the submission fails); under
+ * advise a slurm_info warning that the request is left unchanged and 0
+ * (ctx_submit.c). */
+int sslo_no_plan(enum sslo_mode mode, const char *reason, const char *relax);
+
+/* The submission's plan was found: its table (res->table, '\n'-separated)
+ * logged with sslo_info_lines and, under advise, that the request is left
+ * unchanged (ctx_submit.c). */
+void sslo_show_plan(enum sslo_mode mode, const char *table);
+
 /* The value of the job's SLURM_SPANK_<name> (spank_getenv) in v[len], or ""
  * when absent or longer (ctx_remote.c). */
 void sslo_job_record(spank_t sp, const char *name, char *v, size_t len);
@@ -61,6 +74,14 @@ void sslo_job_record(spank_t sp, const char *name, char *v, size_t len);
  * not be read (slurm_strerror) (ctx_remote.c). */
 int sslo_enforced_job(spank_t sp, uint32_t *job_id, job_info_msg_t **msg, char *why,
                       size_t len);
+
+/* The first two checks of an enforced plan's job record j (job job_id):
+ * 1 when its AdminComment is mark (job_submit.lua's mark of the plan it
+ * applied, admins only) and its partition is part; else 0 with the reason
+ * in why[len] naming what the record has and what the plan says
+ * (ctx_remote.c). */
+int sslo_job_marked(const slurm_job_info_t *j, uint32_t job_id, const char *mark,
+                    const char *part, char *why, size_t len);
 
 /* The process-wide state (option callbacks receive no handle). */
 struct sslo_state *sslo_state(void);
