@@ -25,6 +25,7 @@
 
 static uint64_t rng = 0x12f17ca7a1ULL;
 #include "xorshift.h"
+#include "train_cases.h"
 
 struct two_types {
     struct slo_instance_type types[3];
@@ -231,18 +232,13 @@ static void test_random_exact_equals_brute_force(void **state)
             for (size_t b = a + 1; b < s.n_types; b++)
                 split += s.types[a].b_req_mbps != s.types[b].b_req_mbps;
         struct slo_train_request req = {.target_loss = wl.loss.gamma5 + uni(0.05, 2)};
-        int probe[5] = {0}, n = 0;
-        for (size_t k = 0; k < s.n_types; k++)
-            n += probe[k] = irand(0, s.types[k].quota);
-        if (!n)
-            probe[0] = 1;
+        int probe[5] = {0};
+        random_cluster(&s, NULL, probe);
         struct slo_train_eval pe;
-        req.deadline_s = 1e12;
-        if (slo_train_evaluate(&s, probe, &req, &pe, NULL) != SLO_OK) {
+        if (deadline_around(&s, probe, &req, 0.5, 1.5, &pe)) {
             slo_train_setup_free(&s);
             continue;
         }
-        req.deadline_s = pe.time_s * uni(0.5, 1.5);
         cases++;
         struct slo_train_plan brute, exact;
         int rb = slo__plan_brute_force(&s, &req, &brute, NULL);

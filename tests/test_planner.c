@@ -103,16 +103,9 @@ static void test_reference_brute(void **state)
 
 /* ---------------------------------------------------------------- random cases */
 
-static uint64_t rng_state;
-static double urand(void) /* xorshift64*, uniform in [0, 1) */
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return (double)((rng_state * 2685821657736338717ULL) >> 11) / 9007199254740992.0;
-}
-static double uni(double a, double b) { return a + (b - a) * urand(); }
-static int irand(int a, int b) { return a + (int)(urand() * (b - a + 1)); }
+static uint64_t rng; /* seeded by each test */
+#include "xorshift.h"
+#include "train_cases.h"
 
 struct random_case {
     struct slo_instance_type types[6];
@@ -218,7 +211,7 @@ static void test_random_exact_equals_brute_force(void **state)
     int cases = 0, feasible = 0, window_equal = 0, window_worse = 0, window_none = 0;
     double gaps[2000], gap_sum = 0, gap_max = 0;
     (void)state;
-    rng_state = 0x5107c0de2026ULL;
+    rng = 0x5107c0de2026ULL;
     for (int iter = 0; iter < 600; iter++) {
         struct random_case rc;
         struct slo_train_setup s;
@@ -230,11 +223,8 @@ static void test_random_exact_equals_brute_force(void **state)
         /* A target loss above the asymptote and a deadline around the time of
          * a random cluster, so that some cases are infeasible. */
         struct slo_train_request req = {.target_loss = rc.wl.loss.gamma5 + uni(0.05, 2)};
-        int probe[6] = {0}, n = 0;
-        for (size_t k = 0; k < s.n_types; k++)
-            n += probe[k] = irand(0, s.types[k].quota);
-        if (!n)
-            probe[0] = 1;
+        int probe[6] = {0};
+        random_cluster(&s, NULL, probe);
         if (urand() < 0.3) { /* re-planning with survivors */
             for (size_t k = 0; k < s.n_types; k++)
                 existing[k] = urand() < 0.3 ? irand(0, s.types[k].quota < 2 ? s.types[k].quota : 2) : 0;
@@ -243,12 +233,10 @@ static void test_random_exact_equals_brute_force(void **state)
             req.overhead_s = uni(0, 60);
         }
         struct slo_train_eval pe;
-        req.deadline_s = 1e12;
-        if (slo_train_evaluate(&s, probe, &req, &pe, NULL) != SLO_OK) {
+        if (deadline_around(&s, probe, &req, 0.5, 1.5, &pe)) {
             slo_train_setup_free(&s);
             continue;
         }
-        req.deadline_s = pe.time_s * uni(0.5, 1.5);
         if (urand() < 0.2)
             req.budget_usd = pe.cost_usd * uni(0.5, 1.5);
         cases++;
@@ -343,7 +331,7 @@ static void test_random_max_workers(void **state)
 {
     int cases = 0, feasible = 0, bound_binds = 0;
     (void)state;
-    rng_state = 0xb0b5107c0de1ULL;
+    rng = 0xb0b5107c0de1ULL;
     for (int iter = 0; iter < 500; iter++) {
         struct random_case rc;
         struct slo_train_setup s;
@@ -366,18 +354,13 @@ static void test_random_max_workers(void **state)
             req.loss_now = req.target_loss + uni(0.05, 1);
         }
         /* the deadline around the time of a random cluster of the full quota */
-        int probe[6] = {0}, n = 0;
-        for (size_t k = 0; k < s.n_types; k++)
-            n += probe[k] = irand(existing[k], s.types[k].quota);
-        if (!n)
-            probe[0] = 1;
+        int probe[6] = {0};
+        random_cluster(&s, existing, probe);
         struct slo_train_eval pe;
-        req.deadline_s = 1e12;
-        if (slo_train_evaluate(&s, probe, &req, &pe, NULL) != SLO_OK) {
+        if (deadline_around(&s, probe, &req, 0.7, 1.6, &pe)) {
             slo_train_setup_free(&s);
             continue;
         }
-        req.deadline_s = pe.time_s * uni(0.7, 1.6);
         cases++;
 
         struct slo_train_plan brute, exact, window, fast, unbounded;
@@ -446,7 +429,7 @@ static void test_random_pools_equal_brute_force(void **state)
 {
     int cases = 0, feasible = 0, multi = 0;
     (void)state;
-    rng_state = 0x9001500151ULL;
+    rng = 0x9001500151ULL;
     for (int iter = 0; iter < 400; iter++) {
         struct random_case rc;
         struct slo_instance_type types[16];
@@ -482,18 +465,14 @@ static void test_random_pools_equal_brute_force(void **state)
             req.loss_now = req.target_loss + uni(0.05, 1);
             req.overhead_s = uni(0, 60);
         }
-        int probe[16] = {0}, n = 0;
-        for (size_t k = 0; k < M; k++)
-            n += probe[k] = irand(existing[k], s.types[k].quota);
-        if (!n)
-            probe[0] = 1;
+        int probe[16] = {0};
+        assert_int_equal(s.n_types, M); /* every pool entry has its profile */
+        random_cluster(&s, existing, probe);
         struct slo_train_eval pe;
-        req.deadline_s = 1e12;
-        if (slo_train_evaluate(&s, probe, &req, &pe, NULL) != SLO_OK) {
+        if (deadline_around(&s, probe, &req, 0.5, 1.5, &pe)) {
             slo_train_setup_free(&s);
             continue;
         }
-        req.deadline_s = pe.time_s * uni(0.5, 1.5);
         if (urand() < 0.2)
             req.budget_usd = pe.cost_usd * uni(0.5, 1.5);
         cases++;
@@ -578,7 +557,7 @@ static void test_grid_proven(void **state)
         struct slo_workload_instance *inst = calloc(n, sizeof *inst);
         assert_non_null(types);
         assert_non_null(inst);
-        rng_state = 0x6e1d2026ULL + pools;
+        rng = 0x6e1d2026ULL + pools;
         for (int k = 0; k < n_types; k++) {
             struct slo_instance_type t = f->cat.types[k % 5];
             struct slo_workload_instance wi = f->wl.instances[k % 5];
@@ -734,7 +713,7 @@ static void test_frontier_random(void **state)
 {
     int cases = 0, points = 0, checked = 0;
     (void)state;
-    rng_state = 0xf207713257ULL;
+    rng = 0xf207713257ULL;
     for (int iter = 0; iter < 150; iter++) {
         struct random_case rc;
         struct slo_train_setup s;
@@ -750,18 +729,13 @@ static void test_frontier_random(void **state)
             req.loss_now = req.target_loss + uni(0.05, 1);
             req.overhead_s = uni(0, 60);
         }
-        int probe[6] = {0}, n = 0;
-        for (size_t k = 0; k < s.n_types; k++)
-            n += probe[k] = irand(existing[k], s.types[k].quota);
-        if (!n)
-            probe[0] = 1;
+        int probe[6] = {0};
+        random_cluster(&s, existing, probe);
         struct slo_train_eval pe;
-        req.deadline_s = 1e12;
-        if (slo_train_evaluate(&s, probe, &req, &pe, NULL) != SLO_OK) {
+        if (deadline_around(&s, probe, &req, 1, 3, &pe)) {
             slo_train_setup_free(&s);
             continue;
         }
-        req.deadline_s = pe.time_s * uni(1, 3);
         if (urand() < 0.2)
             req.budget_usd = pe.cost_usd * uni(0.5, 1.5);
         double from = pe.time_s * uni(0, 0.8);
