@@ -177,3 +177,43 @@ struct slo_ig_workload *refdata_ig_case(const json_t *gcase, size_t *n)
     *n = m;
     return w;
 }
+
+int refdata_ig_golden_cases(refdata_ig_check check, int first_policy, int last_policy)
+{
+    const char *dir = getenv("SLO_REFERENCE_DATA");
+    char path[4200];
+    json_error_t jerr;
+    struct slo_ig_profile p;
+    slo_error_t err;
+    if (!dir || !*dir || !strcmp(dir, "no"))
+        return -1;
+    snprintf(path, sizeof path, "%s/igniter/derived/golden_vectors.json", dir);
+    json_t *gv = json_load_file(path, 0, &jerr);
+    if (!gv) {
+        fprintf(stderr, "refdata: %s: %s\n", path, jerr.text);
+        exit(99);
+    }
+    if (slo_ig_profile_open("v100", NULL, &p, &err) != SLO_OK) {
+        fprintf(stderr, "refdata: profile v100: %s\n", err.text);
+        exit(99);
+    }
+    p.usd_per_gpu_h = 3.06;
+    const json_t *cases = json_object_get(gv, "algorithm_cases");
+    if (json_array_size(cases) < 3) {
+        fprintf(stderr, "refdata: %s: expected at least 3 algorithm_cases, found %zu\n", path,
+                json_array_size(cases));
+        exit(99);
+    }
+    for (size_t c = 0; c < json_array_size(cases); c++) {
+        size_t n;
+        struct slo_ig_workload *w = refdata_ig_case(json_array_get(cases, c), &n);
+        char label[64];
+        snprintf(label, sizeof label, "algorithm case %zu", c);
+        for (int pol = first_policy; pol <= last_policy; pol++)
+            check(&p, 1, w, n, pol, label);
+        free(w);
+    }
+    slo_ig_profile_free(&p);
+    json_decref(gv);
+    return 0;
+}

@@ -51,4 +51,21 @@ void refdata_seeded_workloads(struct slo_ig_workload *w, size_t n, uint64_t seed
 struct json_t;
 struct slo_ig_workload *refdata_ig_case(const struct json_t *gcase, size_t *n);
 
+/* A comparison of the iGniter tests: plan w[n] on the types p[n_types]
+ * with policy (enum slo_ig_policy), failing the test on a difference;
+ * label names the case in its message. */
+struct slo_ig_profile;
+typedef void (*refdata_ig_check)(const struct slo_ig_profile *p, size_t n_types,
+                                 const struct slo_ig_workload *w, size_t n, int policy,
+                                 const char *label);
+
+/* check(v100, 1, w, n, policy, "algorithm case K") for every algorithm case
+ * K of the authors' golden vectors ($SLO_REFERENCE_DATA/igniter/derived/
+ * golden_vectors.json, at least 3 cases; workloads as refdata_ig_case) and
+ * every policy first_policy..last_policy, on the embedded V100 profile at
+ * 3.06 USD/h per GPU. 0, or -1 when SLO_REFERENCE_DATA is unset, empty or
+ * "no" (the caller skips); exits 99 with a message when the file or the
+ * profile cannot be read or holds fewer than 3 cases. */
+int refdata_ig_golden_cases(refdata_ig_check check, int first_policy, int last_policy);
+
 #endif

@@ -110,32 +110,9 @@ static void open_profile(const char *name, double usd, double unit, struct slo_i
 
 static void test_algorithm_cases(void **state)
 {
-    const char *dir = getenv("SLO_REFERENCE_DATA");
-    char path[4200];
-    json_error_t jerr;
-    json_t *gv, *cases;
-    struct slo_ig_profile p;
     (void)state;
-    if (!dir || !*dir || !strcmp(dir, "no"))
+    if (refdata_ig_golden_cases(identical, SLO_IG_POLICY_IGNITER, SLO_IG_POLICY_GPULETS) < 0)
         skip();
-    snprintf(path, sizeof path, "%s/igniter/derived/golden_vectors.json", dir);
-    gv = json_load_file(path, 0, &jerr);
-    if (!gv)
-        fail_msg("%s: %s", path, jerr.text);
-    open_profile("v100", 3.06, 0.0, &p);
-    cases = json_object_get(gv, "algorithm_cases");
-    assert_true(json_array_size(cases) >= 3);
-    for (size_t c = 0; c < json_array_size(cases); c++) {
-        size_t n;
-        struct slo_ig_workload *w = refdata_ig_case(json_array_get(cases, c), &n);
-        char label[64];
-        snprintf(label, sizeof label, "algorithm case %zu", c);
-        for (int pol = SLO_IG_POLICY_IGNITER; pol <= SLO_IG_POLICY_GPULETS; pol++)
-            identical(&p, 1, w, n, pol, label);
-        free(w);
-    }
-    slo_ig_profile_free(&p);
-    json_decref(gv);
 }
 
 /* The wider generator: model uniform, SLO = the model's least x U[1, 6),

@@ -87,34 +87,9 @@ static void same_plans(const struct slo_ig_profile *p, size_t n_types,
 
 static void test_algorithm_cases(void **state)
 {
-    const char *dir = getenv("SLO_REFERENCE_DATA");
-    char path[4200];
-    json_error_t jerr;
-    json_t *gv, *cases;
-    struct slo_ig_profile p;
-    slo_error_t err;
     (void)state;
-    if (!dir || !*dir || !strcmp(dir, "no"))
+    if (refdata_ig_golden_cases(same_plans, SLO_IG_POLICY_IGNITER, SLO_IG_POLICY_GPULETS) < 0)
         skip();
-    snprintf(path, sizeof path, "%s/igniter/derived/golden_vectors.json", dir);
-    gv = json_load_file(path, 0, &jerr);
-    if (!gv)
-        fail_msg("%s: %s", path, jerr.text);
-    assert_int_equal(slo_ig_profile_open("v100", NULL, &p, &err), SLO_OK);
-    p.usd_per_gpu_h = 3.06;
-    cases = json_object_get(gv, "algorithm_cases");
-    assert_true(json_array_size(cases) >= 3);
-    for (size_t c = 0; c < json_array_size(cases); c++) {
-        size_t n;
-        struct slo_ig_workload *w = refdata_ig_case(json_array_get(cases, c), &n);
-        char label[64];
-        snprintf(label, sizeof label, "algorithm case %zu", c);
-        for (int pol = 0; pol <= SLO_IG_POLICY_GPULETS; pol++)
-            same_plans(&p, 1, w, n, pol, label);
-        free(w);
-    }
-    slo_ig_profile_free(&p);
-    json_decref(gv);
 }
 
 static void seeded(const char *profile, size_t n_types)
