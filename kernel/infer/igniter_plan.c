@@ -259,6 +259,21 @@ static void kcache_off(struct ctx *c)
     c->kcache = 0;
 }
 
+/* kt's leaves made as many as the GPU index's (c->tree_leaves; contents
+ * left to kt_fill): 0, or -1 out of memory with the cache turned off
+ * (kcache_off). */
+static int kt_resize(struct ctx *c, struct ktree *kt)
+{
+    double *t = realloc(kt->t, 2 * c->tree_leaves * sizeof *t);
+    if (!t) {
+        kcache_off(c);
+        return -1;
+    }
+    kt->t = t;
+    kt->leaves = c->tree_leaves;
+    return 0;
+}
+
 /* The answer tree of (model, batch, r), up to date with c->chg, or NULL
  * (no cache: visit as the share index says). Never returns a tree used by
  * the current item to another key. */
@@ -299,15 +314,8 @@ static struct ktree *kt_get(struct ctx *c, int model, int batch, double r)
         if (kt->key >= 0)
             c->kt_of[kt->key] = -1;
         kt->key = -1;
-        if (kt->leaves != c->tree_leaves) {
-            double *t = realloc(kt->t, 2 * c->tree_leaves * sizeof *t);
-            if (!t) {
-                kcache_off(c);
-                return NULL;
-            }
-            kt->t = t;
-            kt->leaves = c->tree_leaves;
-        }
+        if (kt->leaves != c->tree_leaves && kt_resize(c, kt))
+            return NULL;
         kt->key = key;
         kt->r = r;
         c->kt_of[key] = idx;
@@ -315,13 +323,8 @@ static struct ktree *kt_get(struct ctx *c, int model, int batch, double r)
     } else {
         kt = &c->kt[idx];
         if (kt->leaves != c->tree_leaves) { /* the GPU index grew */
-            double *t = realloc(kt->t, 2 * c->tree_leaves * sizeof *t);
-            if (!t) {
-                kcache_off(c);
+            if (kt_resize(c, kt))
                 return NULL;
-            }
-            kt->t = t;
-            kt->leaves = c->tree_leaves;
             kt_fill(c, kt);
         } else if (c->n_chg - kt->cursor > kt->leaves / KT_REFILL) {
             kt_fill(c, kt);
