@@ -88,8 +88,11 @@ int slo_workload_parse(const char *text, const char *source, struct slo_workload
     return workload_parse(text, source, wl, 0, &has_loss, err);
 }
 
-int slo_workload_open_for_fit(const char *name_or_path, const char *opt,
-                              struct slo_workload *wl, int *has_loss, slo_error_t *err)
+/* Both slo_workload_open forms: name_or_path an embedded workload's name or
+ * a file (slo__open_named, opt naming the argument), parsed by
+ * workload_parse with loss_optional and has_loss. */
+static int workload_open(const char *name_or_path, const char *opt, struct slo_workload *wl,
+                         int loss_optional, int *has_loss, slo_error_t *err)
 {
     char src[SLO_ERROR_SOURCE_LENGTH];
     const char *text;
@@ -109,9 +112,15 @@ int slo_workload_open_for_fit(const char *name_or_path, const char *opt,
         if (!src[0])
             snprintf(src, sizeof src, "%s", name_or_path);
     }
-    rc = workload_parse(text, src, wl, 1, has_loss, err);
+    rc = workload_parse(text, src, wl, loss_optional, has_loss, err);
     free(owned);
     return rc;
+}
+
+int slo_workload_open_for_fit(const char *name_or_path, const char *opt,
+                              struct slo_workload *wl, int *has_loss, slo_error_t *err)
+{
+    return workload_open(name_or_path, opt, wl, 1, has_loss, err);
 }
 
 static int workload_parse(const char *text, const char *source, struct slo_workload *wl,
@@ -358,15 +367,6 @@ out:
 int slo_workload_open(const char *name_or_path, const char *opt, struct slo_workload *wl,
                       slo_error_t *err)
 {
-    char src[SLO_ERROR_SOURCE_LENGTH];
-    const char *text;
-    int rc;
-
-    memset(wl, 0, sizeof *wl);
-    if ((rc = slo__open_named(name_or_path, opt ? opt : "workload", "workload", NULL,
-                              slo_embedded_workload, slo_embedded_workload_names(), "JSON",
-                              &text, src, sizeof src, err)))
-        return rc;
-    return text ? slo_workload_parse(text, src, wl, err)
-                : slo_workload_load(src[0] ? src : name_or_path, wl, err);
+    int has_loss;
+    return workload_open(name_or_path, opt, wl, 0, &has_loss, err);
 }
