@@ -43,25 +43,6 @@ submit() {
 }
 njobs() { squeue -h -o %i 2>/dev/null | wc -l; }
 field() { cluster_job_field "$job" "$1"; }
-# as tests/slurm_submit.sh: "partition nodes features gpus" of a plan / of the job
-expected_request() { # CATALOG PLAN_JSON
-    jq -r --argjson plan "$2" '
-      [.types[] | select($plan[.name] != null) | {name, site: (.site // "cloud"), gpus, n: $plan[.name]}] as $t
-      | (if all($t[]; .site == "onprem") then "onprem"
-         elif all($t[]; .site == "cloud") then "cloud-spot" else "burst" end) as $part
-      | ([$t[].n] | add) as $nodes
-      | ([$t[] | "\(.name)*\(.n)"] | sort | join("&")) as $feat
-      | ([$t[].gpus] | min) as $gpus
-      | "\($part) \($nodes) \($feat) \($gpus)"' "$1"
-}
-actual_request() {
-    f=$(field Features); n=$(field NumNodes); n=${n%%-*}
-    case $f in
-    \[*) toks=$(echo "$f" | tr -d '[]' | tr '&' '\n' | sort | paste -sd'&' -) ;;
-    *) toks="$f*$n" ;;
-    esac
-    echo "$(field Partition) $n $toks $(field TresPerNode | sed 's/^gres:gpu://')"
-}
 
 # The live inventory -> quotas (tests/slurm_submit.sh's reading of the
 # plugin's rule, spot pricing).
@@ -80,11 +61,11 @@ for c in 0.5 0.95; do
         >"$tmp/cli.json" 2>"$tmp/cli.err"
     cli_plan=$(jq -c .plan "$tmp/cli.json" 2>/dev/null)
     cli_p=$(jq -r '.risk.p_deadline_met' "$tmp/cli.json" 2>/dev/null)
-    want=$(expected_request "$D/catalog-live.json" "${cli_plan:-null}" 2>/dev/null)
+    want=$(cluster_expected_request "$D/catalog-live.json" "${cli_plan:-null}" 2>/dev/null)
     echo "# slo train --slo-confidence $c: $cli_plan, P $cli_p -> expect $want"
     submit --slo-workload=testnet --slo-loss=0.8 --slo-time=23:00 --slo-confidence="$c" --hold \
         -o /dev/null --wrap true
-    got=$(actual_request)
+    got=$(cluster_job_request "$job")
     p_line=$(grep -o 'slo-confidence [0-9.]*: P(deadline met) [0-9.]*' "$tmp/err")
     if [ "$rc" = 0 ] && [ -n "$job" ] && [ -n "$want" ] && [ "$got" = "$want" ] &&
        awk -v a="${p_line##* }" -v b="$cli_p" 'BEGIN { d = a - b; exit !(d < 1e-4 && d > -1e-4) }'; then

@@ -59,31 +59,7 @@ forged() {
 }
 njobs() { squeue -h -o %i 2>/dev/null | wc -l; }
 field() { cluster_job_field "$job" "$1"; }
-
-# Expected request of plan PLAN (type=count,... as `slo train --json` plans):
-# partition from the types' sites, nodes, feature tokens, GPUs per node.
-# Writes "partition nodes features gpus" to stdout; the catalog gives site/GPUs.
-expected_request() { # CATALOG PLAN_JSON
-    jq -r --argjson plan "$2" '
-      [.types[] | select($plan[.name] != null) | {name, site: (.site // "cloud"), gpus, n: $plan[.name]}] as $t
-      | (if all($t[]; .site == "onprem") then "onprem"
-         elif all($t[]; .site == "cloud") then "cloud-spot" else "burst" end) as $part
-      | ([$t[].n] | add) as $nodes
-      | ([$t[] | "\(.name)*\(.n)"] | sort | join("&")) as $feat
-      | ([$t[].gpus] | min) as $gpus
-      | "\($part) \($nodes) \($feat) \($gpus)"' "$1"
-}
-
-# The job's request in the same form (features as sorted type*count tokens;
-# a single type's constraint is "type" with all nodes of it).
-actual_request() {
-    f=$(field Features); n=$(field NumNodes); n=${n%%-*}
-    case $f in
-    \[*) toks=$(echo "$f" | tr -d '[]' | tr '&' '\n' | sort | paste -sd'&' -) ;;
-    *) toks="$f*$n" ;;
-    esac
-    echo "$(field Partition) $n $toks $(field TresPerNode | sed 's/^gres:gpu://')"
-}
+# the plans' requests: cluster_expected_request, cluster_job_request (cluster.sh)
 
 if [ "$have_spank" = yes ]; then
     command -v jq >/dev/null 2>&1 || cluster_skip "jq not found (Debian: jq): needed to compare with slo train --json"
@@ -115,14 +91,14 @@ if [ "$have_spank" = yes ]; then
             --slo-loss 0.8 --slo-time "$t" --max-nodes "$max_nodes" --json >"$tmp/cli.json" 2>"$tmp/cli.err"
         cli_plan=$(jq -c .plan "$tmp/cli.json" 2>/dev/null)
         cli_time=$(jq -r .time_s "$tmp/cli.json" 2>/dev/null)
-        want=$(expected_request "$D/catalog-live.json" "${cli_plan:-null}" 2>/dev/null)
+        want=$(cluster_expected_request "$D/catalog-live.json" "${cli_plan:-null}" 2>/dev/null)
         echo "# slo train 0.8 in $t: plan $cli_plan, $cli_time s -> expect $want"
         hold=""
         [ "$kind" = burst ] && hold=--hold     # cloud power-up: tests/slurm_cloud.sh
         submit --slo-workload=testnet --slo-loss=0.8 --slo-time="$t" $hold -o "$D/job-%j.out" \
             --wrap 'env | grep "^SLO_" | sort; echo "nodes=$SLURM_JOB_NUM_NODES gpus=$SLURM_GPUS_ON_NODE"'
         if [ "$rc" = 0 ] && [ -n "$job" ]; then
-            got=$(actual_request)
+            got=$(cluster_job_request "$job")
             if [ -n "$want" ] && [ "$got" = "$want" ] && [ "$(echo "$want" | cut -d' ' -f1)" = "$kind" ]; then
                 ok "$kind SLO (0.8 in $t): job $job = slo train's plan: $got"
             else
@@ -165,12 +141,12 @@ if [ "$have_spank" = yes ]; then
     printf '%s max_nodes=2\noptional %s\n' "$line" "$forge" >"$D/etc/plugstack.conf"
     "$SLO" train --catalog "$D/catalog-live.json" --workload "$fix/workloads/testnet.json" \
         --slo-loss 0.8 --slo-time 25:00 --max-nodes 2 --json >"$tmp/cli.json" 2>"$tmp/cli.err"
-    want=$(expected_request "$D/catalog-live.json" "$(jq -c .plan "$tmp/cli.json" 2>/dev/null || echo null)" 2>/dev/null)
+    want=$(cluster_expected_request "$D/catalog-live.json" "$(jq -c .plan "$tmp/cli.json" 2>/dev/null || echo null)" 2>/dev/null)
     submit --slo-workload=testnet --slo-loss=0.8 --slo-time=25:00 --hold -o /dev/null --wrap true
-    if [ "$rc" = 0 ] && [ -n "$job" ] && [ -n "$want" ] && [ "$(actual_request)" = "$want" ]; then
+    if [ "$rc" = 0 ] && [ -n "$job" ] && [ -n "$want" ] && [ "$(cluster_job_request "$job")" = "$want" ]; then
         ok "max_nodes=2, 0.8 in 25:00: job $job = slo train --max-nodes 2: $want"
     else
-        echo "scontrol: $(actual_request); slo train --max-nodes 2: $want" >>"$tmp/err"
+        echo "scontrol: $(cluster_job_request "$job"); slo train --max-nodes 2: $want" >>"$tmp/err"
         notok "max_nodes=2, 0.8 in 25:00 (exit $rc)"
     fi
     [ -n "$job" ] && scancel "$job"

@@ -367,3 +367,32 @@ cluster_usable_inventory() { # TYPES NODES
         }
         END { printf "{"; s = ""; for (k in c) { printf "%s\"%s\":%d", s, k, c[k]; s = "," } printf "}" }' "$1" "$2"
 }
+
+# The request a training plan makes (slurm_submit.sh, slurm_confidence.sh):
+# "partition nodes features gpus" on stdout - the partition from the plan's
+# types' sites (onprem, cloud-spot, burst), the nodes, the feature tokens
+# "type*count" sorted and joined by "&", the least GPUs per node.
+# CATALOG: the catalog file (sites, GPUs); PLAN_JSON: {"type":count,...} as
+# `slo train --json` plans.
+cluster_expected_request() { # CATALOG PLAN_JSON
+    jq -r --argjson plan "$2" '
+      [.types[] | select($plan[.name] != null) | {name, site: (.site // "cloud"), gpus, n: $plan[.name]}] as $t
+      | (if all($t[]; .site == "onprem") then "onprem"
+         elif all($t[]; .site == "cloud") then "cloud-spot" else "burst" end) as $part
+      | ([$t[].n] | add) as $nodes
+      | ([$t[] | "\(.name)*\(.n)"] | sort | join("&")) as $feat
+      | ([$t[].gpus] | min) as $gpus
+      | "\($part) \($nodes) \($feat) \($gpus)"' "$1"
+}
+
+# Job JOBID's request in cluster_expected_request's form, from scontrol
+# (features as sorted type*count tokens; a single type's constraint is
+# "type" with all nodes of it; NumNodes min-max read as its min).
+cluster_job_request() { # JOBID
+    f=$(cluster_job_field "$1" Features); n=$(cluster_job_field "$1" NumNodes); n=${n%%-*}
+    case $f in
+    \[*) toks=$(echo "$f" | tr -d '[]' | tr '&' '\n' | sort | paste -sd'&' -) ;;
+    *) toks="$f*$n" ;;
+    esac
+    echo "$(cluster_job_field "$1" Partition) $n $toks $(cluster_job_field "$1" TresPerNode | sed 's/^gres:gpu://')"
+}
