@@ -36,11 +36,7 @@ CLUSTER_POWER=${CLUSTER_POWER:-slo-power}
 cluster_start
 D=$CLUSTER_DIR
 
-submit() {
-    sbatch --parsable "$@" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-    job=$(sed -n '1{s/;.*//;p;}' "$tmp/out")
-}
+submit() { cluster_submit sbatch --parsable "$@"; }
 njobs() { squeue -h -o %i 2>/dev/null | wc -l; }
 field() { cluster_job_field "$job" "$1"; }
 

@@ -39,11 +39,7 @@ SLO_ARGS="--slo-workload=testnet --slo-loss=0.8 --slo-time=40:00"
 
 as_user() { cluster_as_user "$U" "$@"; }
 # submit [as_user] ARGS...: sbatch --parsable; rc, job, $tmp/out, $tmp/err
-submit() {
-    "$@" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-    job=$(sed -n '1{s/;.*//;p;}' "$tmp/out")
-}
+submit() { cluster_submit "$@"; }
 field() { cluster_job_field "$job" "$1"; }
 
 # ---- 1. time limit from the plan

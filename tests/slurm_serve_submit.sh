@@ -51,11 +51,7 @@ D=$CLUSTER_DIR
 U=$D/user
 mkdir -p "$U" "$tmp/rec" && chown 65534:65534 "$U" && chmod 777 "$tmp/rec"
 as_user() { cluster_as_user "$U" "$@"; }
-submit() {
-    "$@" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-    job=$(sed -n '1{s/;.*//;p;}' "$tmp/out")
-}
+submit() { cluster_submit "$@"; }
 field() { cluster_job_field "$job" "$1"; }
 njobs() { squeue -h -o %i 2>/dev/null | wc -l; }
 

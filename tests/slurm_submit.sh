@@ -45,17 +45,11 @@ D=$CLUSTER_DIR
 echo "# cluster up in $(( $(date +%s) - CLUSTER_T_LOCKED )) s after $(( CLUSTER_T_LOCKED - t_start )) s waiting for the lock: $D"
 
 # sbatch ARGS... with stdout/stderr in $tmp/out, $tmp/err; sets rc and job
-submit() {
-    sbatch --parsable "$@" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-    job=$(sed -n '1{s/;.*//;p;}' "$tmp/out")
-}
+submit() { cluster_submit sbatch --parsable "$@"; }
 # forged WORDS ARGS...: submit with SLO_TEST_FORGE=WORDS (the test plugin's plan)
 forged() {
     words=$1; shift
-    env "SLO_TEST_FORGE=$words" sbatch --parsable "$@" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-    job=$(sed -n '1{s/;.*//;p;}' "$tmp/out")
+    cluster_submit env "SLO_TEST_FORGE=$words" sbatch --parsable "$@"
 }
 njobs() { squeue -h -o %i 2>/dev/null | wc -l; }
 field() { cluster_job_field "$job" "$1"; }

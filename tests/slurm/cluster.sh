@@ -329,6 +329,16 @@ cluster_wait_job() {
     done
 }
 
+# cluster_submit CMD...: run a submission (sbatch --parsable ..., or
+# cluster_as_user sbatch ...) with its stdout in $tmp/out and stderr in
+# $tmp/err; sets rc (its exit status) and job (the job id it printed, ""
+# when none).
+cluster_submit() {
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    job=$(sed -n '1{s/;.*//;p;}' "$tmp/out")
+}
+
 # The value of FIELD in `scontrol show job JOBID` (one token).
 cluster_job_field() {
     [ -n "$1" ] || return 0
