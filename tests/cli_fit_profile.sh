@@ -95,7 +95,8 @@ rc=$?
 cp "$tmp/modern.json" "$tmp/out"
 if [ "$rc" = 0 ] && grep -q '"worker_network": "catalog"' "$tmp/modern.json" &&
    grep -q '"b_req_mbps": 50000.0' "$tmp/modern.json" && grep -q '"b_ps_mbps": 50000.0' "$tmp/modern.json" &&
-   grep -q 'g5.xlarge: .* B_req 1250 MB/s' "$tmp/err" && grep -q 'onprem-a100: .* B_req 25000 MB/s' "$tmp/err"; then
+   grep -q 'g5.xlarge: .* B_req 1250 MB/s' "$tmp/err" && grep -q 'onprem-a100: .* B_req 25000 MB/s' "$tmp/err" &&
+   grep -q 'B_req 50000 MB/s (network_mbps of --ps-type p4d.24xlarge); B_ps 50000 MB/s (network_mbps of --ps-type p4d.24xlarge)' "$tmp/err"; then
     ok "p4d/p5/g5/g6/on-prem A100 profile from logs, per-type B_req from network_mbps"
 else notok "modern profile (exit $rc)"; fi
 succeeds "the modern profile plans on the modern catalog" '"status": "optimal"' -- \
@@ -116,7 +117,7 @@ print("%.6g" % (statistics.median(p["bandwidth"][-1]["bandwidth_bytes_per_s"] / 
       for p in d["point_to_point"]["pairs"] if p["rank_a"] == 0)))' "$prof")
 "$SLO" fit train --mpiprof "$prof" --b-ps-mbps 2500 "$tmp"/s/*.csv >"$tmp/out" 2>"$tmp/err"
 rc=$?
-if [ "$rc" = 0 ] && grep -q "B_req $breq MB/s (slo-mpiprof" "$tmp/err"; then
+if [ "$rc" = 0 ] && grep -q "B_req $breq MB/s (slo-mpiprof, median rank 0 pair at the largest size); B_ps 2500 MB/s (--b-ps-mbps)" "$tmp/err"; then
     ok "B_req $breq MB/s from slo-mpiprof (median of rank 0's pairs)"
 else notok "B_req from slo-mpiprof (exit $rc, expected $breq)"; fi
 MAX_ERR_LINES=1 expect "one-node profile gives no B_ps" \

@@ -307,6 +307,26 @@ static int mpiprof_bandwidths(const char *path, double *b_req, double *b_ps, cha
     return SLO_OK;
 }
 
+/* One bandwidth and its source: *v = the first > 0 of option (MB/s, the
+ * option opt_name), mpiprof (slo-mpiprof's figure, mpi_src saying which)
+ * and net (--ps-type's catalog network_mbps), with src[len] naming it;
+ * *v <= 0 with src opt_name when none is. */
+static void pick_bandwidth(double option, const char *opt_name, double mpiprof,
+                           const char *mpi_src, double net, const char *ps_type, double *v,
+                           char *src, size_t len)
+{
+    *v = option;
+    snprintf(src, len, "%s", opt_name);
+    if (!(*v > 0) && mpiprof > 0) {
+        *v = mpiprof;
+        snprintf(src, len, "%s", mpi_src);
+    }
+    if (!(*v > 0) && net > 0) {
+        *v = net;
+        snprintf(src, len, "network_mbps of --ps-type %s", ps_type);
+    }
+}
+
 /* B_req, B_ps and their sources. */
 static int bandwidths(const struct slo_train_fit_options *opt, double *b_req, double *b_ps,
                       struct slo_train_fit_result *res, slo_error_t *err)
@@ -332,30 +352,11 @@ static int bandwidths(const struct slo_train_fit_options *opt, double *b_req, do
     if (opt->mpiprof_path &&
         (rv = mpiprof_bandwidths(opt->mpiprof_path, &mreq, &mps, why, sizeof why, err)))
         return rv;
-    *b_req = opt->b_req_mbps;
-    snprintf(res->b_req_source, sizeof res->b_req_source, "--b-req-mbps");
-    if (!(*b_req > 0) && mreq > 0) {
-        *b_req = mreq;
-        snprintf(res->b_req_source, sizeof res->b_req_source,
-                 "slo-mpiprof, median rank 0 pair at the largest size");
-    }
-    if (!(*b_req > 0) && net > 0) {
-        *b_req = net;
-        snprintf(res->b_req_source, sizeof res->b_req_source, "network_mbps of --ps-type %s",
-                 opt->ps_type);
-    }
-    *b_ps = opt->b_ps_mbps;
-    snprintf(res->b_ps_source, sizeof res->b_ps_source, "--b-ps-mbps");
-    if (!(*b_ps > 0) && mps > 0) {
-        *b_ps = mps;
-        snprintf(res->b_ps_source, sizeof res->b_ps_source,
-                 "slo-mpiprof, NIC of rank 0's node");
-    }
-    if (!(*b_ps > 0) && net > 0) {
-        *b_ps = net;
-        snprintf(res->b_ps_source, sizeof res->b_ps_source, "network_mbps of --ps-type %s",
-                 opt->ps_type);
-    }
+    pick_bandwidth(opt->b_req_mbps, "--b-req-mbps", mreq,
+                   "slo-mpiprof, median rank 0 pair at the largest size", net, opt->ps_type,
+                   b_req, res->b_req_source, sizeof res->b_req_source);
+    pick_bandwidth(opt->b_ps_mbps, "--b-ps-mbps", mps, "slo-mpiprof, NIC of rank 0's node", net,
+                   opt->ps_type, b_ps, res->b_ps_source, sizeof res->b_ps_source);
     if (!(*b_req > 0) || !(*b_ps > 0)) {
         int req = !(*b_req > 0);
         char found[SLO_ERROR_TEXT_LENGTH];
