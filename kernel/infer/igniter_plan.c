@@ -190,32 +190,41 @@ static int tree_build(struct ctx *c)
     return SLO_OK;
 }
 
-/* First GPU index >= j that may take share r (total + r <= 100, tenant
- * count below the cap, not empty), or c->n_gpus when none: a superset of
- * the GPUs try_gpu accepts (its own test still decides). Full scan: j. */
-static size_t next_gpu(const struct ctx *c, size_t j, double r)
+/* First leaf i >= j, i < n, of the min-tree t whose value is <= thr, or n
+ * when none. t: P leaves (a power of two >= n), leaf i at t[P + i], node v
+ * the least of t[2v] and t[2v + 1], the root t[1]. Both indexes search
+ * with it: the GPUs' share tree and the answer trees. */
+static inline size_t tree_first(const double *t, size_t P, size_t n, size_t j, double thr)
 {
-    double thr = 100.0 + SHARE_EPS - r + 1e-7; /* looser than try_gpu's test */
-    size_t v, P = c->tree_leaves;
-    if (c->scan || !c->tree)
-        return j;
-    if (j >= c->n_gpus)
-        return c->n_gpus;
+    size_t v;
+    if (j >= n)
+        return n;
     v = P + j;
-    if (c->tree[v] <= thr)
+    if (t[v] <= thr)
         return j;
-    for (;;) { /* up to the first right sibling holding a GPU with room */
+    for (;;) { /* up to the first right sibling holding a leaf <= thr */
         if (v == 1)
-            return c->n_gpus;
-        if (!(v & 1) && c->tree[v + 1] <= thr) {
+            return n;
+        if (!(v & 1) && t[v + 1] <= thr) {
             v++;
             break;
         }
         v >>= 1;
     }
     while (v < P) /* down to its leftmost such leaf */
-        v = c->tree[2 * v] <= thr ? 2 * v : 2 * v + 1;
-    return v - P < c->n_gpus ? v - P : c->n_gpus;
+        v = t[2 * v] <= thr ? 2 * v : 2 * v + 1;
+    return v - P < n ? v - P : n;
+}
+
+/* First GPU index >= j that may take share r (total + r <= 100, tenant
+ * count below the cap, not empty), or c->n_gpus when none: a superset of
+ * the GPUs try_gpu accepts (its own test still decides). Full scan: j. */
+static size_t next_gpu(const struct ctx *c, size_t j, double r)
+{
+    double thr = 100.0 + SHARE_EPS - r + 1e-7; /* looser than try_gpu's test */
+    if (c->scan || !c->tree)
+        return j;
+    return tree_first(c->tree, c->tree_leaves, c->n_gpus, j, thr);
 }
 
 static void kt_put(struct ktree *kt, size_t j, double v)
@@ -348,24 +357,7 @@ static struct ktree *kt_get(struct ctx *c, int model, int batch, double r)
  * succeed for an item with latency bound thr), or c->n_gpus. */
 static size_t kt_next(const struct ctx *c, const struct ktree *kt, size_t j, double thr)
 {
-    size_t v, P = kt->leaves;
-    if (j >= c->n_gpus)
-        return c->n_gpus;
-    v = P + j;
-    if (kt->t[v] <= thr)
-        return j;
-    for (;;) {
-        if (v == 1)
-            return c->n_gpus;
-        if (!(v & 1) && kt->t[v + 1] <= thr) {
-            v++;
-            break;
-        }
-        v >>= 1;
-    }
-    while (v < P)
-        v = kt->t[2 * v] <= thr ? 2 * v : 2 * v + 1;
-    return v - P < c->n_gpus ? v - P : c->n_gpus;
+    return tree_first(kt->t, kt->leaves, c->n_gpus, j, thr);
 }
 
 static void solo_terms(const struct slo_ig_profile *p, const struct slo_ig_model *m, int batch,
