@@ -191,6 +191,22 @@ const char *sslo_option_name(int id)
 
 /* ---- --slo-serve (serving jobs): MODEL:rate=R:slo=MS[,MODEL:...] */
 
+/* The number of a --slo-serve KEY=VALUE field tok (key "rate" or "slo")
+ * of model's item into *out: 0, or -1 with msg[len] saying which - KEY=
+ * given twice (*have counts it), or VALUE not a finite number > 0 (what:
+ * the quantity and its unit). */
+static int serve_field(const char *tok, const char *key, int *have, const char *what,
+                       const char *model, double *out, char *msg, size_t len)
+{
+    const char *value = tok + strlen(key) + 1;
+    if ((*have)++)
+        return fail(msg, len, "--slo-serve %s: expected %s= once, found it again", model, key);
+    if (parse_positive(value, out))
+        return fail(msg, len, "--slo-serve %s: %s: expected %s, a finite number > 0, found "
+                              "\"%s\"", model, key, what, value);
+    return 0;
+}
+
 /* One MODEL:rate=R:slo=MS item of length n at item into *spec. */
 static int parse_serve_item(const char *item, size_t n, struct sslo_serve_spec *spec, char *msg,
                             size_t len)
@@ -211,7 +227,6 @@ static int parse_serve_item(const char *item, size_t n, struct sslo_serve_spec *
                               "empty field)", buf);
     memset(spec, 0, sizeof *spec);
     for (tok = strtok_r(buf, ":", &save); tok; tok = strtok_r(NULL, ":", &save), field++) {
-        double v;
         if (field == 0) {
             if (!is_name(tok, sizeof spec->model))
                 return fail(msg, len, "--slo-serve: expected a model name of 1 to %zu characters "
@@ -219,21 +234,13 @@ static int parse_serve_item(const char *item, size_t n, struct sslo_serve_spec *
                             sizeof spec->model - 1, tok);
             strcpy(spec->model, tok);
         } else if (strncmp(tok, "rate=", 5) == 0) {
-            if (have_rate++)
-                return fail(msg, len, "--slo-serve %s: expected rate= once, found it again",
-                            spec->model);
-            if (parse_positive(tok + 5, &v))
-                return fail(msg, len, "--slo-serve %s: rate: expected an arrival rate in req/s, "
-                                      "a finite number > 0, found \"%s\"", spec->model, tok + 5);
-            spec->rate_rps = v;
+            if (serve_field(tok, "rate", &have_rate, "an arrival rate in req/s", spec->model,
+                            &spec->rate_rps, msg, len))
+                return -1;
         } else if (strncmp(tok, "slo=", 4) == 0) {
-            if (have_slo++)
-                return fail(msg, len, "--slo-serve %s: expected slo= once, found it again",
-                            spec->model);
-            if (parse_positive(tok + 4, &v))
-                return fail(msg, len, "--slo-serve %s: slo: expected a latency SLO in ms, a "
-                                      "finite number > 0, found \"%s\"", spec->model, tok + 4);
-            spec->slo_ms = v;
+            if (serve_field(tok, "slo", &have_slo, "a latency SLO in ms", spec->model,
+                            &spec->slo_ms, msg, len))
+                return -1;
         } else {
             return fail(msg, len, "--slo-serve %s: expected rate=R or slo=MS, found \"%s\"",
                         spec->model, tok);

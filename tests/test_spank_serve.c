@@ -59,6 +59,7 @@ static void test_option(void **state)
                                  "\"-1\""},
         {"vgg19:rate=inf:slo=1", "found \"inf\""},
         {"vgg19:rate=1:rate=2:slo=1", "expected rate= once"},
+        {"vgg19:rate=1:slo=2:slo=3", "--slo-serve vgg19: expected slo= once, found it again"},
         {"vgg19:rate=1:slo=2:share=5", "expected rate=R or slo=MS, found \"share=5\""},
         {"vg/g:rate=1:slo=2", "expected a model name"},
         {"vgg19::rate=1:slo=2", "(an empty field)"},
