@@ -323,7 +323,7 @@ static void print_plan_human(const struct slo_ig_profile *prof, const struct slo
                res->mps_repaired_gpus, res->mps_repaired_gpus == 1 ? "" : "s",
                res->n_gpus - res->mps_extra_gpus, res->mps_repaired_gpus == 1 ? "was" : "were",
                res->mps_extra_gpus, res->mps_extra_gpus == 1 ? "" : "s");
-    else
+    if (!res->mps_verified)
         printf("WARNING: no Slurm shares: %s\n", res->mps_reason);
 }
 

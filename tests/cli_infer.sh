@@ -17,6 +17,12 @@ succeeds "README example, human" \
     "^  2 +resnet50 +400.0 +40.0 +30.0 +8 +18.91 +20.00 .* yes +--gres=mps:30 CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=30" \
     "^  1 +alexnet +500.0 +15.0 +10.0 +4 +6.92 +7.50 .* yes +--gres=mps:10 CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=10" \
     -- infer $README
+# A verified plan says so and warns of nothing (the repaired-GPU line's else
+# once printed "WARNING: no Slurm shares: " with an empty reason for it).
+succeeds "README example: shares verified" \
+    "^The shares rounded to whole gres/mps units were re-predicted and meet every SLO\\.$" \
+    -- infer $README
+if grep -q WARNING "$tmp/out"; then notok "README example: no WARNING"; else ok "README example: no WARNING"; fi
 succeeds "README example, --json" \
     '"cost_usd_per_h": 3.06' '"n_gpus": 1' '"violations": 0' '"gpu_type": "V100"' \
     '"instance_type": "p3.2xlarge"' '"model": "vgg19"' '"share_pct": 37.5' '"batch": 6' \
