@@ -82,7 +82,7 @@ static void usage(FILE *f)
             "                        to the cheapest plan of any duration); T1 < T2\n"
             "  --plot FILE           also draw it with gnuplot, FILE.svg or FILE.png\n"
             "Synchronous data parallel (a workload with \"mode\": \"sync-allreduce\"):\n"
-            "  --compare \"C;C...\"   predict each cluster C (TYPE=N,...) and name the\n"
+            "  --compare \"C;C...\"    predict each cluster C (TYPE=N,...) and name the\n"
             "                        cheapest that meets the SLO, instead of planning\n"
             "Output:\n"
             "  --json                one JSON object (schema: doc/cli.md)\n"
