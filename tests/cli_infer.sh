@@ -249,7 +249,7 @@ printf '{"workloads": [{"model": "alexnet", "rate_rps": 650, "slo_ms": 15}, {"mo
 succeeds "--current: moves in order, each with a shadow instance" \
     "^re-placement of 4 workloads from .*deployed.json: 1 deployed miss their SLO at the new rates, 1 new" \
     "^  1\\. workload 1 \\(alexnet\\): GPU 1 b4 10\\.0 % -> GPU [0-9]+ b[0-9]+ [0-9.]+ %: start the new instance" \
-    "^  2\\. workload 4 \\(ssd\\): new -> GPU " \
+    "^  2\\. workload 4 \\(ssd\\): new -> GPU [0-9]+ b[0-9]+ [0-9.]+ %: start it \\([0-9.]+ ms; SLO/2 30\\.00 ms\\)$" \
     "^The moves take 2 workloads; 1 move takes a workload back to a GPU it left, through another" \
     "^  3\\. workload 1 \\(alexnet\\): GPU 2 b5 10\\.0 % -> GPU 1 " \
     "^Every intermediate state \\(6: " \
