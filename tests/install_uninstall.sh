@@ -8,10 +8,11 @@
 #     installed slurm.conf.example, plugstack.conf.example and
 #     slo-spot-watch.service exists in the install (the programs and the
 #     plugin only when the build has them);
-#   - `make uninstall` leaves no file and no directory of the package (a
-#     path below DESTDIR with "slo" in it) but an edited site.json and the
-#     admin's power.conf beside it, with their directories; shared
-#     directories such as bin/ stay, as automake leaves them.
+#   - `make uninstall` leaves no file and no directory of the package
+#     (pkglibdir, DOCDIR, SYSCONFDIR/slo, the Python package) but an edited
+#     site.json and the admin's power.conf beside it, with their
+#     directories; shared directories such as bin/ stay, as automake
+#     leaves them.
 . "${SLO_SRCDIR:?make check sets SLO_SRCDIR}/tests/testlib.sh"
 . "$SLO_SRCDIR/tests/testinstall.sh"
 
@@ -46,15 +47,28 @@ if [ "$SLO_LIBDIR" = /usr/local/lib ]; then
     done
 fi
 
+# The package's own directories, as install made them (DESTDIR is fresh):
+# pkglibdir, DOCDIR, SYSCONFDIR/slo and the Python package, each with its
+# subdirectories. Paths are compared, not names: make distcheck's prefix
+# itself has "slo" in it.
+etcslo=
+site=$(find "$d" -path '*/slo/catalogs/site.json' | head -n 1)
+[ -n "$site" ] && etcslo=${site%/catalogs/site.json}
+pydir=$(find "$d" -type d -path '*-packages/slo' | head -n 1)
+for p in "$d$SLO_LIBDIR/slo-kernel" "$docdir" "$etcslo" "$pydir"; do
+    [ -n "$p" ] && [ -d "$p" ] && find "$p" -type d
+done | sort >"$tmp/pkgdirs"
+if [ "$(grep -c . "$tmp/pkgdirs")" -ge 8 ]; then ok "the package's $(grep -c . "$tmp/pkgdirs") directories installed"
+else cp "$tmp/pkgdirs" "$tmp/err"; notok "the package's directories: fewer than 8"; fi
+
 # The admin's own files: an edited site.json and a power.conf put beside it
 # (doc/slurm.md, Install) must survive, with their directories.
-site=$(find "$d" -path '*/slo/catalogs/site.json' | head -n 1)
 if [ -f "$site" ]; then
     ok "site.json installed"
     echo ' ' >>"$site"
-    echo 'provider=local' >"${site%/catalogs/site.json}/power.conf"
-    keep=$(printf '%s\n' "${site#"$d"}" "${site%/catalogs/site.json}/power.conf" | sed "s#^$d##" | sort)
-    keepdirs=$(printf '%s\n' "${site%/site.json}" "${site%/catalogs/site.json}" | sed "s#^$d#.#" | sort)
+    echo 'provider=local' >"$etcslo/power.conf"
+    keep=$(printf '%s\n' "$site" "$etcslo/power.conf" | sort)
+    keepdirs=$(printf '%s\n' "${site%/site.json}" "$etcslo" | sort)
 else
     notok "no SYSCONFDIR/slo/catalogs/site.json under $d"; keep=; keepdirs=
 fi
@@ -64,7 +78,7 @@ command -v flock >/dev/null 2>&1 && _lock="flock $SLO_BUILDDIR/.install-test.loc
 if ! $_lock ${SLO_MAKE:-make} -C "$SLO_BUILDDIR" -s uninstall DESTDIR="$d" >"$tmp/out" 2>"$tmp/err"; then
     notok "make uninstall DESTDIR=$d failed"
 else
-    left=$(find "$d" ! -type d | sed "s#^$d##" | sort)
+    left=$(find "$d" ! -type d | sort)
     if [ "$left" = "$keep" ]; then
         ok "make uninstall removed every file but the admin's edited site.json and power.conf"
     else
@@ -72,7 +86,7 @@ else
         notok "make uninstall left other files"
     fi
 fi
-left=$(cd "$d" && find . -type d -path '*slo*' | sort)
+left=$(while IFS= read -r p; do [ -d "$p" ] && echo "$p"; done <"$tmp/pkgdirs" | sort)
 if [ "$left" = "$keepdirs" ]; then
     ok "make uninstall removed the package's directories but those of the admin's files"
 else
