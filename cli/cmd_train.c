@@ -264,8 +264,8 @@ static int parse_opts(int argc, char **argv, struct train_opts *o)
             }
             break;
         case O_BUDGET:
-            if (cli_parse_double(CMD, "--budget", optarg, 1e-12, 1e300, "a cost in USD > 0",
-                                 &o->budget))
+            if (cli_parse_double(CMD, "--budget", optarg, 1e-12, 1e300,
+                                 "a cost in USD in (0, 1e300]", &o->budget))
                 return -1;
             break;
         case O_EXACT: o->exact = 1; break;
