@@ -323,7 +323,7 @@ static void print_plan_human(const struct slo_ig_profile *prof, const struct slo
                res->mps_repaired_gpus, res->mps_repaired_gpus == 1 ? "" : "s",
                res->n_gpus - res->mps_extra_gpus, res->mps_repaired_gpus == 1 ? "was" : "were",
                res->mps_extra_gpus, res->mps_extra_gpus == 1 ? "" : "s");
-    else
+    if (!res->mps_verified)
         printf("WARNING: no Slurm shares: %s\n", res->mps_reason);
 }
 
@@ -583,11 +583,17 @@ static int run_replace(const struct slo_ig_profile *prof, const char *path,
         if (m->from_gpu != SIZE_MAX)
             snprintf(from, sizeof from, "GPU %zu b%d %.1f %%", m->from_gpu + 1, m->from_batch,
                      m->from_share_pct);
-        printf("%3zu. workload %zu (%s): %s -> GPU %zu b%d %.1f %%: start the new instance "
-               "(%.2f ms beside the old one), shift traffic, stop the old one (%.2f ms; "
-               "SLO/2 %.2f ms)\n",
-               k + 1, m->workload + 1, wl->model, from, m->to_gpu + 1, m->to_batch,
-               m->to_share_pct, m->shadow_latency_ms, m->latency_ms, wl->slo_ms / 2);
+        if (m->from_gpu == SIZE_MAX) /* a new workload: no old instance to run beside */
+            printf("%3zu. workload %zu (%s): new -> GPU %zu b%d %.1f %%: start it (%.2f ms; "
+                   "SLO/2 %.2f ms)\n",
+                   k + 1, m->workload + 1, wl->model, m->to_gpu + 1, m->to_batch,
+                   m->to_share_pct, m->latency_ms, wl->slo_ms / 2);
+        else
+            printf("%3zu. workload %zu (%s): %s -> GPU %zu b%d %.1f %%: start the new instance "
+                   "(%.2f ms beside the old one), shift traffic, stop the old one (%.2f ms; "
+                   "SLO/2 %.2f ms)\n",
+                   k + 1, m->workload + 1, wl->model, from, m->to_gpu + 1, m->to_batch,
+                   m->to_share_pct, m->shadow_latency_ms, m->latency_ms, wl->slo_ms / 2);
     }
     printf("Every intermediate state (%zu: each move with both instances, then without the "
            "old one) was re-predicted on every GPU: the shares fit and every SLO holds.\n",

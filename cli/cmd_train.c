@@ -82,7 +82,7 @@ static void usage(FILE *f)
             "                        to the cheapest plan of any duration); T1 < T2\n"
             "  --plot FILE           also draw it with gnuplot, FILE.svg or FILE.png\n"
             "Synchronous data parallel (a workload with \"mode\": \"sync-allreduce\"):\n"
-            "  --compare \"C;C...\"   predict each cluster C (TYPE=N,...) and name the\n"
+            "  --compare \"C;C...\"    predict each cluster C (TYPE=N,...) and name the\n"
             "                        cheapest that meets the SLO, instead of planning\n"
             "Output:\n"
             "  --json                one JSON object (schema: doc/cli.md)\n"
@@ -264,8 +264,8 @@ static int parse_opts(int argc, char **argv, struct train_opts *o)
             }
             break;
         case O_BUDGET:
-            if (cli_parse_double(CMD, "--budget", optarg, 1e-12, 1e300, "a cost in USD > 0",
-                                 &o->budget))
+            if (cli_parse_double(CMD, "--budget", optarg, 1e-12, 1e300,
+                                 "a cost in USD in (0, 1e300]", &o->budget))
                 return -1;
             break;
         case O_EXACT: o->exact = 1; break;

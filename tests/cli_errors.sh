@@ -26,7 +26,8 @@ expect "loss below the asymptote" 'target loss 0.3 is at or below' $T --slo-loss
 expect "impossible deadline" 'no plan meets the SLO: loss 0.8 within 60 s; the fastest plan' \
     $T --slo-loss 0.8 --slo-time 1m
 expect "bad pricing" '--pricing: expected spot or on-demand, found "cheap"' $T --slo-loss 0.8 --slo-time 40m --pricing cheap
-expect "negative budget" '--budget: expected a cost in USD > 0, found "-1"' $T --slo-loss 0.8 --slo-time 40m --budget -1
+expect "negative budget" '--budget: expected a cost in USD in \(0, 1e300\], found "-1"' $T --slo-loss 0.8 --slo-time 40m --budget -1
+expect "budget beyond the range" '--budget: expected a cost in USD in \(0, 1e300\], found "1e308"' $T --slo-loss 0.8 --slo-time 40m --budget 1e308
 expect "existing unknown type" '--existing: expected an instance type .* found "p9.xlarge"' \
     $T --slo-loss 0.8 --slo-time 40m --existing p9.xlarge=2
 expect "existing bad count" '--existing: p3.2xlarge: expected a count from 0 to the catalog.s quota 2, found "x"' \

@@ -17,6 +17,12 @@ succeeds "README example, human" \
     "^  2 +resnet50 +400.0 +40.0 +30.0 +8 +18.91 +20.00 .* yes +--gres=mps:30 CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=30" \
     "^  1 +alexnet +500.0 +15.0 +10.0 +4 +6.92 +7.50 .* yes +--gres=mps:10 CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=10" \
     -- infer $README
+# A verified plan says so and warns of nothing (the repaired-GPU line's else
+# once printed "WARNING: no Slurm shares: " with an empty reason for it).
+succeeds "README example: shares verified" \
+    "^The shares rounded to whole gres/mps units were re-predicted and meet every SLO\\.$" \
+    -- infer $README
+if grep -q WARNING "$tmp/out"; then notok "README example: no WARNING"; else ok "README example: no WARNING"; fi
 succeeds "README example, --json" \
     '"cost_usd_per_h": 3.06' '"n_gpus": 1' '"violations": 0' '"gpu_type": "V100"' \
     '"instance_type": "p3.2xlarge"' '"model": "vgg19"' '"share_pct": 37.5' '"batch": 6' \
@@ -243,7 +249,7 @@ printf '{"workloads": [{"model": "alexnet", "rate_rps": 650, "slo_ms": 15}, {"mo
 succeeds "--current: moves in order, each with a shadow instance" \
     "^re-placement of 4 workloads from .*deployed.json: 1 deployed miss their SLO at the new rates, 1 new" \
     "^  1\\. workload 1 \\(alexnet\\): GPU 1 b4 10\\.0 % -> GPU [0-9]+ b[0-9]+ [0-9.]+ %: start the new instance" \
-    "^  2\\. workload 4 \\(ssd\\): new -> GPU " \
+    "^  2\\. workload 4 \\(ssd\\): new -> GPU [0-9]+ b[0-9]+ [0-9.]+ %: start it \\([0-9.]+ ms; SLO/2 30\\.00 ms\\)$" \
     "^The moves take 2 workloads; 1 move takes a workload back to a GPU it left, through another" \
     "^  3\\. workload 1 \\(alexnet\\): GPU 2 b5 10\\.0 % -> GPU 1 " \
     "^Every intermediate state \\(6: " \

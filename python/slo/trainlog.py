@@ -33,9 +33,12 @@ refuses logs of different models mixed and takes the communication volume
 per iteration (S_parm) from the bytes.
 
 Bad values are refused with ValueError naming the field, what was expected
-and what was found, before anything is written: a global_step below the
-previous row's (the reader refuses it too), a negative, NaN or infinite
-number, a type name holding "=" or "," or longer than 63 characters.
+and what was found, before anything is written: a global_step or
+global_samples below the previous row's, global_samples below global_step
+(the reader refuses these too), a negative, NaN or infinite number, a bool,
+a count above 1e15 or a loss above 1e6 (the reader's limits), a type name
+holding "=" or "," or longer than 63 characters.  A logger whose progress
+file cannot be written leaves no CSV behind.
 
 Standard library only (no torch), so a training script on any framework
 can use it.
@@ -101,15 +104,50 @@ def format_cluster(cluster):
     return ",".join("%s=%d" % (t, c[t]) for t in sorted(c, key=lambda s: s.encode()))
 
 
-def _number(field, value, integer=False):
+# The largest value `slo fit train` reads in each column (kernel/train/trainlog.c
+# col_max): a row beyond them would make the whole log unreadable there.
+COUNT_MAX = 10 ** 15     # global_step, global_samples (exact in a double)
+LOSS_MAX = 1e6
+BATCH_MAX = 2 ** 30
+WORKER_MAX = 10 ** 6
+
+
+def _shown(value, width=40):
+    """repr(value) cut to width characters, for a message."""
     try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise ValueError("%s: expected a number >= 0, found %r" % (field, value)) from None
-    if not math.isfinite(x) or x < 0 or (integer and x != int(x)):
-        raise ValueError("%s: expected %s >= 0, found %r"
-                         % (field, "an integer" if integer else "a finite number", value))
-    return int(x) if integer else x
+        r = repr(value)
+    except ValueError:              # an int beyond Python's str() digit limit
+        r = "an integer of %d bits" % value.bit_length()
+    return r if len(r) <= width else r[:width - 3] + "..."
+
+
+def _number(field, value, integer=False, limit=None):
+    """value as a float (an int with integer=True) in [0, limit]; a bool, a
+    fractional count or anything beyond the limit is a ValueError naming field.
+    An int is taken exactly (float() would round counts above 2^53)."""
+    if isinstance(value, bool):
+        raise ValueError("%s: expected a number >= 0, found %s" % (field, _shown(value)))
+    if integer and isinstance(value, int):
+        x = value
+    else:
+        try:
+            x = float(value)
+        except (TypeError, ValueError, OverflowError):
+            raise ValueError("%s: expected a number >= 0, found %s"
+                             % (field, _shown(value))) from None
+        if not math.isfinite(x) or x < 0 or (integer and x != int(x)):
+            raise ValueError("%s: expected %s >= 0, found %s"
+                             % (field, "an integer" if integer else "a finite number",
+                                _shown(value)))
+        if integer:
+            x = int(x)
+    if x < 0:
+        raise ValueError("%s: expected an integer >= 0, found %s" % (field, _shown(value)))
+    if limit is not None and x > limit:
+        raise ValueError("%s: expected %s in [0, %g] (what slo fit train reads), found %s"
+                         % (field, "an integer" if integer else "a number", limit,
+                            _shown(value)))
+    return x
 
 
 def node_name():
@@ -160,8 +198,8 @@ class StepLogger:
         if self.type not in parse_cluster(self.cluster):
             raise ValueError("type: expected one of the cluster's types (%s), found %r"
                              % (self.cluster, type))
-        self.worker = _number("worker", worker, integer=True)
-        self.batch = _number("batch", batch, integer=True)
+        self.worker = _number("worker", worker, integer=True, limit=WORKER_MAX)
+        self.batch = _number("batch", batch, integer=True, limit=BATCH_MAX)
         if self.batch < 1:
             raise ValueError("batch: expected an integer >= 1, found %r" % batch)
         if model is not None:
@@ -186,6 +224,18 @@ class StepLogger:
         self._t_prev = self._t0
         self._t_progress = None
         self._f = open(path, "w", encoding="utf-8", newline="")
+        try:
+            self._start(comment, model, parameter_bytes)
+        except BaseException:
+            # nothing half-written: no CSV without its progress file
+            self._f.close()
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+            raise
+
+    def _start(self, comment, model, parameter_bytes):
         if comment:
             self._f.write("# %s\n" % " ".join(str(comment).split()))
         if model is not None:
@@ -195,7 +245,7 @@ class StepLogger:
         self._f.write("# cluster: %s\n" % self.cluster)
         self._f.write(",".join(COLUMNS) + "\n")
         self._f.flush()
-        if progress:
+        if self.progress:
             self._write_progress(False)
 
     @classmethod
@@ -232,13 +282,22 @@ class StepLogger:
         bad values (nothing written)."""
         if self.closed:
             raise ValueError("log: expected an open logger, found it closed")
-        step = _number("global_step", global_step, integer=True)
-        samples = _number("global_samples", global_samples, integer=True)
-        loss = _number("loss", float(loss))
+        step = _number("global_step", global_step, integer=True, limit=COUNT_MAX)
+        samples = _number("global_samples", global_samples, integer=True, limit=COUNT_MAX)
+        loss = _number("loss", loss, limit=LOSS_MAX)
         if step < self.last_step:
             raise ValueError("global_step: expected a value >= %d (the previous row's; "
                              "global_step must not decrease), found %d"
                              % (self.last_step, step))
+        # the reader's two rules on the PS's sample count (kernel/train/trainlog.c)
+        if samples < self.global_samples:
+            raise ValueError("global_samples: expected a value >= %d (the previous row's; "
+                             "the PS's sample count must not decrease), found %d"
+                             % (self.global_samples, samples))
+        if samples < step:
+            raise ValueError("global_samples: expected at least global_step (%d; every "
+                             "parameter update uses a batch of >= 1 sample), found %d"
+                             % (step, samples))
         now = time.monotonic()
         step_s = now - self._t_prev
         self._t_prev = now

@@ -65,6 +65,19 @@ def logger(d):
           "negative global_samples refused")
     check(refused(lambda: log.log(6.5, 10, 1.0), "global_step: expected an integer >= 0"),
           "a fractional global_step refused")
+    # what the reader (kernel/train/trainlog.c) refuses, the logger refuses first
+    check(refused(lambda: log.log(6, 100, 1.0), "global_samples: expected a value >= 160 (the "
+                  "previous row's; the PS's sample count must not decrease), found 100"),
+          "a decreasing global_samples refused (the reader's rule)")
+    check(refused(lambda: log.log(10 ** 15 + 1, 10 ** 15 + 1, 1.0),
+                  "global_step: expected an integer in [0, 1e+15]"),
+          "a global_step above the reader's 1e15 refused")
+    check(refused(lambda: log.log(6, 10 ** 30, 1.0), "global_samples: expected an integer in "
+                  "[0, 1e+15]"), "global_samples 1e30 refused (was written rounded, unreadable)")
+    check(refused(lambda: log.log(6, 200, 2e6), "loss: expected a number in [0, 1e+06]"),
+          "a loss above the reader's 1e6 refused")
+    check(refused(lambda: log.log(True, 200, 1.0), "global_step: expected a number >= 0, "
+                  "found True"), "a bool global_step refused")
     log.close()
     with open(p) as f:
         text = f.read()
@@ -92,8 +105,21 @@ def logger(d):
                      (lambda: trainlog.StepLogger(p, "a,b=1", 0, "b", 8), "expected TYPE=N"),
                      (lambda: trainlog.StepLogger(p, "a=1,a=2", 0, "a", 8), "a twice"),
                      (lambda: trainlog.StepLogger(p, "a=1", 0, "a", 0), "batch: expected an "
-                      "integer >= 1")):
+                      "integer >= 1"),
+                     (lambda: trainlog.StepLogger(p, "a=1", 0, "a", True), "batch: expected a "
+                      "number >= 0, found True")):
         check(refused(bad, pat), "refused: %s" % pat)
+    with trainlog.StepLogger(p, "a=1", 0, "a", 8) as l1:
+        check(refused(lambda: l1.log(9, 8, 1.0), "global_samples: expected at least global_step "
+                      "(9;"), "global_samples below global_step refused (the reader's rule)")
+    nodir = os.path.join(d, "no-such-dir", "p.json")
+    orphan = os.path.join(d, "orphan.csv")
+    try:
+        trainlog.StepLogger(orphan, "a=1", 0, "a", 8, progress=nodir)
+        ok = False
+    except OSError:
+        ok = not os.path.exists(orphan)
+    check(ok, "a progress file that cannot be written: OSError, no CSV left behind")
     env = {"SLO_TRAIN_CLUSTER": "a=1", "SLO_TRAIN_WORKER": "0", "SLO_TRAIN_TYPE": "a"}
     try:
         trainlog.StepLogger.from_env(8, env)
