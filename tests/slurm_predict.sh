@@ -23,15 +23,20 @@
 #     nodes, booted by slo-power), to the PS's training-set loss L;
 #  5. compare the plan's SLO_TIME_S and SLO_ITERATIONS with the measured time
 #     (PS clock, from its first update to the crossing) and updates.
-# What is asserted, and why (doc/train-kit.md, "Tolerance"):
+# What is asserted, and why (doc/train-kit.md, "What is asserted"):
 #   loose (one worker): time and iterations within TOL (40 %);
 #   tight (multi-worker): the time per update (the performance model with
 #     the fitted contention) within TOL_PERF (20 %), and the measured time
 #     within the SLO's deadline. Its iterations are reported, not asserted:
 #     Eq. 3's sqrt(n) over-predicts this job's multi-worker iterations by
-#     30-90 % (measured in every run so far), a limit of the model that the
+#     30-95 % (measured in every run so far), a limit of the model that the
 #     bench and the doc report rather than a tolerance could hide.
-# Nothing is retried. SLO_PREDICT_TOL / SLO_PREDICT_TOL_PERF override.
+# Two runs (4 Dec 2026, 21:38 and 21:49 UTC, load average 1.2-4): loose
+# t4-node:1 time +22.7 / +9.7 %, iterations +30.9 / +14.4 %; tight
+# a100-node:1,g4dn.12xlarge:2 time per update -6.6 / -1.3 %, measured 2.14 /
+# 1.91 s against deadlines of 4 / 3 s, iterations +94.4 / +81.0 %. About 6
+# minutes (profile about 3). Nothing is retried. SLO_PREDICT_TOL /
+# SLO_PREDICT_TOL_PERF override.
 # Skipped (77) without Slurm, root, torch/sklearn or the plugin.
 . "$SLO_SRCDIR/tests/testlib.sh"
 . "$SLO_SRCDIR/tests/slurm/cluster.sh"
