@@ -102,7 +102,7 @@ echo "  paper (spotDNN, IWQoS 2023): time 1.8-6.9 % (heterogeneous clusters); it
 echo "  target loss 3.1-7.1 % (ResNet-110), 4.8-11.7 % (EsperBERTo); on dedicated GPUs."
 echo "  here: 2 shared cores, emulated types (doc/train-kit.md, \"Checking the prediction\")."
 echo "  known limits of the model on this job, measured in every run so far: the time per update"
-echo "  (performance model, fitted contention) holds within about 10 %; the loss law (Eq. 3) does"
-echo "  not: its sqrt(n) factor over-predicts multi-worker iterations by 30-90 %, and its 1/j shape"
-echo "  over-predicts the middle target's by 20-30 % even alone."
+echo "  (performance model, fitted contention) holds within about 12 %; the loss law (Eq. 3) does"
+echo "  not: its sqrt(n) factor over-predicts multi-worker iterations by 25-95 %, and its 1/j shape"
+echo "  over-predicts the middle target's by 14-31 % even alone."
 exit 0

@@ -29,7 +29,7 @@
 #     the fitted contention) within TOL_PERF (20 %), and the measured time
 #     within the SLO's deadline. Its iterations are reported, not asserted:
 #     Eq. 3's sqrt(n) over-predicts this job's multi-worker iterations by
-#     30-95 % (measured in every run so far), a limit of the model that the
+#     25-95 % (measured in every run so far), a limit of the model that the
 #     bench and the doc report rather than a tolerance could hide.
 # Two runs (4 Dec 2026, 21:38 and 21:49 UTC, load average 1.2-4): loose
 # t4-node:1 time +22.7 / +9.7 %, iterations +30.9 / +14.4 %; tight
