@@ -143,14 +143,6 @@ for k, p in enumerate(pts[:2]):
 '
 }
 
-# predict_time LOSS: the predicted time (s) of the cheapest plan with no
-# deadline to speak of (slo train on the fitted profile and the catalog).
-predict_time() {
-    "$SLO" train --catalog "$PREDICT_CATALOG" --workload "$PW/digits.json" --slo-loss "$1" \
-        --slo-time 1h --json 2>/dev/null |
-        "$PY" -c 'import json, sys; d = json.load(sys.stdin); print(d["time_s"])'
-}
-
 # predict_run NAME LOSS DEADLINE: 0 when the planned job completed
 predict_run() {
     _o=$PR/$1
