@@ -8,12 +8,15 @@ test cluster (tests/slurm_predict.sh, bench/bench_predict.sh; doc/train-kit.md,
       Slurm feature), the PS beside worker 0, until the PS's training-set
       loss is <= TARGET; writes OUTDIR/plan.json (the plan's SLO_* variables)
       and the run's logs (ps.json, worker-W.csv, progress-W.json).
-  predict_loop.py compare OUTDIR TOLERANCE_PCT
+  predict_loop.py compare OUTDIR TOLERANCE_PCT [CHECKS]
       predicted (SLO_TIME_S, SLO_ITERATIONS) against measured (ps.json's
       target crossing) time and iterations to the target loss; prints one
       TSV line "plan predicted_s measured_s time_err_pct predicted_it
       measured_it it_err_pct" on stdout, and "ok"/"not ok" lines on stderr;
-      exit 1 when an error exceeds TOLERANCE_PCT or the run is not usable.
+      exit 1 when a check fails or the run is not usable. CHECKS (default
+      time,iterations): time, iterations, s_per_it (the time per update, the
+      performance model alone) within TOLERANCE_PCT; deadline (the measured
+      time within the plan's SLO_DEADLINE_S).
   predict_loop.py scratch-workload PROFDIR TYPES LOSSFIT.json NAME OUT.json
       development only (never used by the test): a workload profile from a
       slo-profile-train directory with the per-type speeds measured here and
@@ -123,7 +126,10 @@ def _err(pred, meas):
     return 100.0 * (pred - meas) / meas
 
 
-def compare(outdir, tol):
+CHECKS = ("time", "iterations", "s_per_it", "deadline")
+
+
+def compare(outdir, tol, checks=("time", "iterations")):
     try:
         with open(os.path.join(outdir, "plan.json"), encoding="utf-8") as f:
             plan = json.load(f)
@@ -140,15 +146,27 @@ def compare(outdir, tol):
     pt, pi = float(plan["SLO_TIME_S"]), int(float(plan["SLO_ITERATIONS"]))
     mt, mi = float(tg["elapsed_s"]), int(tg["global_step"])
     et, ei = _err(pt, mt), _err(pi, mi)
+    es = _err(pt / pi, mt / mi)
     print("%s\t%.2f\t%.2f\t%+.1f\t%d\t%d\t%+.1f" % (plan["SLO_PLAN"], pt, mt, et, pi, mi, ei))
     fails = 0
-    for what, e in (("time", et), ("iterations", ei)):
+    for what in checks:
+        if what == "deadline":
+            dl = float(plan["SLO_DEADLINE_S"])
+            ok = mt <= dl
+            print("%s - measured time to loss %s %.2f s within the SLO's deadline %g s (planned "
+                  "%.2f s)" % ("ok" if ok else "not ok", tg["loss"], mt, dl, pt), file=sys.stderr)
+            fails += not ok
+            continue
+        e, p, m = {"time": (et, "%.2f s" % pt, "%.2f s" % mt),
+                   "iterations": (ei, pi, mi),
+                   "s_per_it": (es, "%.2f ms" % (1000 * pt / pi),
+                                "%.2f ms" % (1000 * mt / mi))}[what]
         ok = abs(e) <= tol
         fails += not ok
         print("%s - %s to loss %s: predicted %s, measured %s, error %+.1f %% (tolerance %g %%)"
-              % ("ok" if ok else "not ok", what, tg["loss"],
-                 "%.2f s" % pt if what == "time" else pi,
-                 "%.2f s" % mt if what == "time" else mi, e, tol), file=sys.stderr)
+              % ("ok" if ok else "not ok",
+                 "time per update" if what == "s_per_it" else what, tg["loss"], p, m, e, tol),
+              file=sys.stderr)
     return 1 if fails else 0
 
 
@@ -193,8 +211,12 @@ def scratch_workload(profdir, types_path, lossfit, name, out):
 def main(argv):
     if len(argv) >= 4 and argv[0] == "run-plan":
         return run_plan(argv[1], argv[2], float(argv[3]), argv[4:])
-    if len(argv) == 3 and argv[0] == "compare":
-        return compare(argv[1], float(argv[2]))
+    if len(argv) in (3, 4) and argv[0] == "compare":
+        checks = argv[3].split(",") if len(argv) == 4 else ["time", "iterations"]
+        if not all(c in CHECKS for c in checks):
+            die("compare CHECKS: expected a comma-separated list of %s, found %r"
+                % (", ".join(CHECKS), argv[3]))
+        return compare(argv[1], float(argv[2]), checks)
     if len(argv) == 6 and argv[0] == "scratch-workload":
         return scratch_workload(*argv[1:])
     die("usage: see the module docstring (run-plan | compare | scratch-workload)")

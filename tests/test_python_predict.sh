@@ -104,4 +104,32 @@ if [ "$rc" = 1 ] && [ ! -s "$tmp/out" ] && grep -q 'without reaching loss 0.75' 
 else
     notok "compare unreached (exit $rc)"
 fi
+# the multi-worker checks: time per update (pred 1.5 s / 60 = 25 ms, measured
+# 2.0 s / 100 = 20 ms: +25.0 %) and the deadline (SLO_DEADLINE_S)
+mk "$tmp/c4" 1.5 60 true 2.0 100
+sed -i 's/^{/{"SLO_DEADLINE_S": "3", /' "$tmp/c4/plan.json"
+"$PY" "$H" compare "$tmp/c4" 30 s_per_it,deadline >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" = 0 ] && grep -q '^ok - time per update .* predicted 25.00 ms, measured 20.00 ms, error +25.0 %' "$tmp/err" &&
+   grep -q '^ok - measured time to loss 0.75 2.00 s within the SLO.s deadline 3 s' "$tmp/err" &&
+   [ "$(grep -c '^ok' "$tmp/err")" = 2 ]; then
+    ok "compare s_per_it,deadline: +25.0 % per update within 30 %, 2.0 s within 3 s"
+else
+    notok "compare s_per_it,deadline (exit $rc)"
+fi
+sed -i 's/"SLO_DEADLINE_S": "3"/"SLO_DEADLINE_S": "1.9"/' "$tmp/c4/plan.json"
+"$PY" "$H" compare "$tmp/c4" 20 s_per_it,deadline >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" = 1 ] && [ "$(grep -c '^not ok' "$tmp/err")" = 2 ]; then
+    ok "compare s_per_it,deadline: +25.0 % fails 20 %, 2.0 s misses a 1.9 s deadline"
+else
+    notok "compare s_per_it,deadline failing (exit $rc)"
+fi
+"$PY" "$H" compare "$tmp/c4" 20 time,speed >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" = 2 ] && grep -q "^predict_loop: compare CHECKS: expected .*, found 'time,speed'$" "$tmp/err"; then
+    ok "compare: an unknown check is refused (exit 2)"
+else
+    notok "compare unknown check (exit $rc)"
+fi
 finish

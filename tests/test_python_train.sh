@@ -179,6 +179,10 @@ printf '{"types": {"a": {"slowdown": 0.5, "batch": 8}}}\n' >"$tmp/t.json"
 bad "a types file with a speed-up" \
     "^slo-profile-train: .*t.json: types.a.slowdown: expected a number in \[1, 1000\] .*found 0.5$" \
     -m slo.profile_train -o "$tmp/x" --types "$tmp/t.json"
+printf '{"types": {"a": {"slowdown": 1, "batch": 8, "network_mbps": 0}}}\n' >"$tmp/t.json"
+bad "a types file with a NIC of 0 MB/s" \
+    "^slo-profile-train: .*t.json: types.a.network_mbps: expected MB/s in \[0.001, 1e7\] .*found 0$" \
+    -m slo.profile_train -o "$tmp/x" --types "$tmp/t.json"
 printf '{"types": {"a": {"slowdown": 1' >"$tmp/t.json"
 bad "a types file that is not JSON" "^slo-profile-train: .*t.json: not a JSON document" \
     -m slo.profile_train -o "$tmp/x" --types "$tmp/t.json"

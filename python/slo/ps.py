@@ -36,7 +36,8 @@ the gradient, pull of the parameters).  The PS keeps a virtual clock of
 its link, a FIFO queue shared by all workers: a push arriving at t starts
 its transfer at s = max(t, link_free), occupies the link 2 S / B
 (link_free = s + 2 S / B) and completes at f = max(t + 2 S / W,
-s + 2 S / B) (the worker's own NIC bounds it too).  The PS answers at once
+s + 2 S / B) (the worker's own NIC bounds it too; a type's "network_mbps" in the
+types file is W for that type's workers).  The PS answers at once
 with f - now, and the worker sleeps that long before its next step.  Alone
 a step costs 2 S / min(W, B) more; with n workers whose n W > B the pushes
 queue behind each other, the per-worker bandwidth 2 S / (transfer + wait)
@@ -106,6 +107,12 @@ def load_types(path):
             raise InputError("%s: types.%s.batch: expected an integer in [1, 1024] (samples "
                              "per step), found %r" % (path, name, b))
         out[name] = {"slowdown": float(k), "batch": b}
+        if "network_mbps" in t:
+            w = t["network_mbps"]
+            if isinstance(w, bool) or not isinstance(w, (int, float)) or not 0.001 <= w <= 1e7:
+                raise InputError("%s: types.%s.network_mbps: expected MB/s in [0.001, 1e7] "
+                                 "(the worker's NIC under --ps-mbps), found %r" % (path, name, w))
+            out[name]["network_mbps"] = float(w)
     return out
 
 
@@ -203,18 +210,23 @@ class _Link:
     for a push arriving at monotonic time t s returns the s the worker must
     wait from t for its 2 S bytes to be moved.  ps_mbps None: no link, 0."""
 
-    def __init__(self, ps_mbps, worker_mbps, payload_bytes):
+    def __init__(self, ps_mbps, worker_mbps, payload_bytes, own_mbps=None):
         self.on = ps_mbps is not None
         self.occ = 2.0 * payload_bytes / (ps_mbps * 1e6) if self.on else 0.0
         self.own = 2.0 * payload_bytes / (worker_mbps * 1e6) if worker_mbps else 0.0
+        # per worker (0..n-1): its type's network_mbps where the types file
+        # gives one, else --worker-mbps
+        self.own_w = [2.0 * payload_bytes / (m * 1e6) if m else self.own
+                      for m in (own_mbps or [])]
         self.free = 0.0
 
-    def transfer(self, t):
+    def transfer(self, t, worker=None):
         if not self.on:
             return 0.0
         start = max(t, self.free)
         self.free = start + self.occ
-        return max(self.own, self.free - t)
+        own = self.own_w[worker] if worker is not None and worker < len(self.own_w) else self.own
+        return max(own, self.free - t)
 
 
 def run_ps(world, steps, lr, log_dir, cluster, target=None, eval_every=5, smoothing=0.0,
@@ -257,7 +269,8 @@ def run_ps(world, steps, lr, log_dir, cluster, target=None, eval_every=5, smooth
                 ev.put(step, samples, time.monotonic() - t0, theta)
         reply[0], reply[1] = step, samples
         reply[2], reply[3] = 1.0 if stop else 0.0, 1.0 if applied else 0.0
-        reply[4] = link.transfer(t_arr) - (time.monotonic() - t_arr) if applied else 0.0
+        reply[4] = (link.transfer(t_arr, src - 1) - (time.monotonic() - t_arr)
+                    if applied else 0.0)
         reply[5:] = theta
         dist.send(reply, dst=src)
         if stop:
@@ -417,9 +430,12 @@ def main(argv=None, env=None):
         if rank == 0:
             n_par = sum(p.numel() for p in model().parameters())
             pb = a.payload_bytes if a.payload_bytes is not None else 4 * n_par
-            link = _Link(a.ps_mbps, a.worker_mbps, pb)
+            own = [types[t].get("network_mbps") for t in wtypes]
+            link = _Link(a.ps_mbps, a.worker_mbps, pb, own)
             net_doc = None if a.ps_mbps is None else {
                 "ps_mbps": a.ps_mbps, "worker_mbps": a.worker_mbps, "payload_bytes": pb}
+            if a.ps_mbps is not None and any(own):
+                net_doc["worker_network_mbps"] = [m or a.worker_mbps for m in own]
             run_ps(world, steps, a.lr, log_dir, cluster, a.target_loss, a.eval_every,
                    a.label_smoothing, link, net_doc)
         else:
