@@ -135,10 +135,12 @@ def worker(rank, spec, port, logdir):
     lossf = torch.nn.CrossEntropyLoss()
     weight = b * world / B  # the global batch's mean gradient under uneven shares
     g = torch.Generator().manual_seed(1234 + rank)
+    # every rank up before the logger's clock starts: time_s (the measured
+    # time to loss) is training, not the other ranks' start-up
+    dist.barrier()
     log = StepLogger(os.path.join(logdir, "w%d.csv" % rank), spec["cluster"], rank, wtype, b,
                      comment="mode: sync-allreduce", model="digits-mlp",
                      parameter_bytes=nbytes)
-    dist.barrier()
     c0, w0 = time.process_time(), time.perf_counter()
     for step in range(1, spec["steps"] + 1):
         st.t0 = time.perf_counter()
