@@ -9,8 +9,9 @@ Instance types are emulated by a compute floor (slo.ddp_emu, doc/model.md
 a DDP communication hook called when its gradients are ready, until its
 step's compute (forward + backward since the step began) has lasted
 fixed_ms(k) + b ms_per_sample(k); then the real gloo allreduce runs.  Steps
-are 6-45 ms and mostly sleep, so 4 processes do not oversubscribe 2 cores
-and scheduling noise is small against the step.  The fit is not told the
+are 9-45 ms and mostly sleep, so 4 processes do not oversubscribe 2 cores
+while they compute (the N = 4 allreduce still waits for time slices:
+doc/model.md) and scheduling noise is small against the step.  The fit is not told the
 floor: it fits every speed, overhead and allreduce term from the logs, and
 the bench prints the fitted speeds beside the emulated ones (calibration).
 
@@ -38,9 +39,9 @@ where the loss stays near ln 10 and then drops: no hyperbola with a floor
      centred 25-step mean loss is <= 0.4) against j(B) x step.
 
 usage: bench_sync.py [--steps N] [--target L] [--out DIR] [--quick]
-                     [--launcher local|srun]
+                     [--probes P] [--json FILE] [--reuse] [--launcher local|srun]
 --quick: the 7-run subset the regression test uses (tests/test_python_sync.sh).
-Prints a table with relative errors and the mean |errors|.  About 3 minutes
+Prints a table with relative errors and the mean |errors|.  About 4-5 minutes
 on 2 shared cores."""
 
 import argparse

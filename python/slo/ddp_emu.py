@@ -17,7 +17,8 @@ bucket) to at least
 by sleeping in a DDP communication hook before it issues the allreduce
 (the default hook's allreduce of the 1/N-scaled bucket, real gloo).  The
 sleep costs no CPU, so 4 such processes share 2 cores without waiting for
-time slices, and a step of 6-45 ms dwarfs the scheduling noise of a shared
+time slices while they compute (gloo's allreduce at N = 4 still does), and a
+step of 9-45 ms dwarfs the scheduling noise of a shared
 machine.  With shares that differ between ranks ("uneven batches"), each
 rank's loss is weighted by b N / B before backward, so that the allreduced
 mean gradient is the global batch's mean (what a framework with uneven
