@@ -1,25 +1,48 @@
 """bench_sync.py - the sync-allreduce model (issue 17) against real DDP runs:
-PyTorch DistributedDataParallel, gloo, CPU, 1, 2 and 4 local processes with
-one thread each, a small MLP (64-64-10) on sklearn's digits, per-worker
-batches 16 and 64 (global batches 16..256), every worker logging with
-slo.trainlog.StepLogger ("# mode: sync-allreduce"). After training each
-worker probes, with the same N processes up, the compute alone (DDP steps
-under no_sync()) and the gloo allreduce of the gradient bytes alone (after a
-barrier), medians, into probeRANK.json. Then:
+PyTorch DistributedDataParallel, gloo, CPU, 1, 2 and 4 processes with one
+thread each, a small MLP (64-64-10) on sklearn's digits, global batches 48,
+96 and 192, every worker logging with slo.trainlog.StepLogger ("# mode:
+sync-allreduce").
 
-  1. `slo fit train` on the logs of the runs with N <= the host's CPUs (a
-     run with more processes than cores is oversubscribed: each ring hop
-     waits for a time slice, which no link model describes; it is shown,
-     predicted by extrapolation, but not fitted nor in the mean errors),
-     and again leaving each run out (leave-one-run-out);
+Instance types are emulated by a compute floor (slo.ddp_emu, doc/model.md
+"Real runs"): a rank of type k with share b of the global batch sleeps, in
+a DDP communication hook called when its gradients are ready, until its
+step's compute (forward + backward since the step began) has lasted
+fixed_ms(k) + b ms_per_sample(k); then the real gloo allreduce runs.  Steps
+are 9-45 ms and mostly sleep, so 4 processes do not oversubscribe 2 cores
+while they compute (the N = 4 allreduce still waits for time slices:
+doc/model.md) and scheduling noise is small against the step.  The fit is not told the
+floor: it fits every speed, overhead and allreduce term from the logs, and
+the bench prints the fitted speeds beside the emulated ones (calibration).
+
+Runs (RUNS below): emu.fast at N = 1, 2, 4 x B = 48, 96, 192; emu.slow alone
+(N = 1) at the three batches; two mixed runs: 1 fast + 1 slow at equal
+shares (the fast rank waits for the slow one at every allreduce: "slowest
+worker" by real waiting) and 2 fast + 2 slow with shares proportional to
+speed (uneven batches, the gradient weighted by share so that it is the
+global batch's mean).
+
+Fit rule (the same for every run): `slo fit train` gets each run's logs cut
+to the window from the first step where rank 0's 25-step mean loss is <=
+FIT_FROM x target (2 x 0.4 = 0.8) to the first where it is <= FIT_PAST x
+target (0.32): the loss law is fitted over the part of the curve the
+prediction uses (around the target), not the warm-up (the first ~100 steps,
+where the loss stays near ln 10 and then drops: no hyperbola with a floor
+>= 0 fits it) nor the long tail.  Then:
+
+  1. one fit on every run (in-sample), and one leaving each run out (LOO:
+     the run is predicted by a fit that never saw it);
   2. per run: measured step (max over ranks of the median step_s, as the fit
-     takes it; the mean beside it) against the model's step at that N and B;
-     the steps j to the target (rank 0's loss, 25-step mean) and rank 0's
-     wall time to it against the model's j(B) and j(B) x step.
+     takes it; the mean beside it) against the model's step (doc/model.md:
+     slowest worker's t0_k + share / v_k, plus 2 (N-1) alpha + 2 (N-1)/N S /
+     link when N >= 2); rank 0's wall time to loss 0.4 (the first step whose
+     centred 25-step mean loss is <= 0.4) against j(B) x step.
 
-usage: bench_sync.py [--steps N] [--target L] [--out DIR] [--workers 1,2,4]
-                     [--launcher local|srun]
-Prints a table with relative errors. About a minute on 2 shared cores."""
+usage: bench_sync.py [--steps N] [--target L] [--out DIR] [--quick]
+                     [--probes P] [--json FILE] [--reuse] [--launcher local|srun]
+--quick: the 7-run subset the regression test uses (tests/test_python_sync.sh).
+Prints a table with relative errors and the mean |errors|.  About 4-5 minutes
+on 2 shared cores."""
 
 import argparse
 import json
@@ -31,100 +54,69 @@ import sys
 import tempfile
 import time
 
-import torch
-import torch.distributed as dist
-import torch.multiprocessing as mp
-
 SLO = os.environ.get("SLO", "slo")
+sys.path.insert(0, os.environ.get("SLO_PYTHONPATH",
+                                  os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                               "..", "python")))
+from slo.ddp_emu import EMU_TYPES, shares_for  # noqa: E402
+
+WIN = 25
+FIT_FROM, FIT_PAST = 2.0, 0.8
+
+# (cluster [(type, count)] with ranks in this order, global batch, shares)
+RUNS = ([([("emu.fast", n)], b, "equal") for b in (48, 96, 192) for n in (1, 2, 4)] +
+        [([("emu.slow", 1)], b, "equal") for b in (48, 96, 192)] +
+        [([("emu.fast", 1), ("emu.slow", 1)], 96, "equal"),
+         ([("emu.fast", 2), ("emu.slow", 2)], 192, "speed")])
+# the regression test's runs: N <= 2 only (at N = 4 the gloo allreduce's
+# time on 2 loaded cores swings with the machine's load, 5-12 ms, beyond what a
+# test's tolerance can hold; the bench shows it)
+QUICK = ([([(t, 1)], b, "equal") for t in ("emu.fast", "emu.slow") for b in (48, 192)] +
+         [([("emu.fast", 2)], b, "equal") for b in (96, 192)] +
+         [([("emu.fast", 1), ("emu.slow", 1)], 96, "equal")])
 
 
-def worker(rank, world, batch, steps, port, logdir):
-    sys.path.insert(0, os.environ["SLO_PYTHONPATH"])
-    from slo.trainlog import StepLogger
-    from sklearn.datasets import load_digits
-    from torch.nn.parallel import DistributedDataParallel as DDP
-
-    torch.set_num_threads(1)
-    torch.set_num_interop_threads(1)
-    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), RANK=str(rank),
-                      WORLD_SIZE=str(world))
-    dist.init_process_group("gloo", init_method="env://")
-    x, y = load_digits(return_X_y=True)
-    x = torch.tensor(x / 16.0, dtype=torch.float32)
-    y = torch.tensor(y, dtype=torch.long)
-    torch.manual_seed(0)
-    model = torch.nn.Sequential(torch.nn.Linear(64, 64), torch.nn.ReLU(), torch.nn.Linear(64, 10))
-    nbytes = sum(p.numel() * p.element_size() for p in model.parameters())
-    ddp = DDP(model)
-    opt = torch.optim.SGD(ddp.parameters(), lr=0.1)
-    lossf = torch.nn.CrossEntropyLoss()
-    g = torch.Generator().manual_seed(1234 + rank)
-    log = StepLogger(os.path.join(logdir, "w%d.csv" % rank), "cpu=%d" % world, rank, "cpu",
-                     batch, comment="mode: sync-allreduce", model="digits-mlp",
-                     parameter_bytes=nbytes)
-    B = batch * world
-    for step in range(1, steps + 1):
-        idx = torch.randint(0, x.shape[0], (batch,), generator=g)
-        opt.zero_grad()
-        loss = lossf(ddp(x[idx]), y[idx])
-        loss.backward()
-        opt.step()
-        log.log(step, step * B, float(loss))
-    log.close()
-    # Probes (not logged, not fitted): with the same N processes running,
-    # (a) the compute alone: DDP steps under no_sync() (no allreduce), and
-    # (b) the gloo allreduce of the gradient bytes alone, each call after a
-    # barrier so that no worker's lateness is counted in it. Medians.
-    probe = {"threads": torch.get_num_threads(), "interop": torch.get_num_interop_threads()}
-    v = []
-    for i in range(300):
-        t = time.perf_counter()
-        opt.zero_grad()
-        with ddp.no_sync():
-            lossf(ddp(x[:batch]), y[:batch]).backward()
-        opt.step()
-        v.append(time.perf_counter() - t)
-    probe["compute_s"] = median(v[20:])
-    buf = torch.zeros(nbytes // 4)
-    v = []
-    for i in range(320):
-        dist.barrier()
-        t = time.perf_counter()
-        dist.all_reduce(buf)
-        v.append(time.perf_counter() - t)
-    probe["allreduce_s"] = median(v[20:])
-    with open(os.path.join(logdir, "probe%d.json" % rank), "w") as f:
-        json.dump(probe, f)
-    dist.destroy_process_group()
+def cluster_text(cl):
+    return ",".join("%s=%d" % (t, c) for t, c in sorted(cl, key=lambda x: x[0].encode()))
 
 
-def run(world, batch, steps, port, logdir, launcher="local"):
-    """One run: N = world local processes (mp.spawn), or with launcher
-    "srun" N tasks on the test cluster's nodes n1, n2 (tests/slurm/cluster.sh:
-    one task per node at N = 2, two at N = 4; the nodes share one host, so
-    the rendezvous is 127.0.0.1)."""
+def rank_types(cl):
+    return [t for t, c in cl for _ in range(c)]
+
+
+def run(spec, port, logdir, launcher="local"):
+    """One run: N local processes (mp.spawn of slo.ddp_emu.worker), or with
+    launcher "srun" N tasks on the test cluster's nodes n1, n2
+    (tests/slurm/cluster.sh: one task per node at N = 2, two at N = 4; the
+    nodes share one host, so the rendezvous is 127.0.0.1)."""
     os.makedirs(logdir, exist_ok=True)
+    world = len(spec["types"])
     if launcher == "local":
-        mp.spawn(worker, args=(world, batch, steps, port, logdir), nprocs=world, join=True)
+        import torch.multiprocessing as mp
+        from slo.ddp_emu import worker
+        mp.spawn(worker, args=(spec, port, logdir), nprocs=world, join=True)
         return
     os.chmod(logdir, 0o777)
     cmd = ["srun", "-N", str(min(world, 2)), "-n", str(world), "-w",
            "n1" if world == 1 else "n1,n2", "--cpus-per-task=1", "-t", "5", "--export=ALL",
-           sys.executable, os.path.abspath(__file__), "--srun-worker",
-           "%d,%d,%d" % (batch, steps, port), "--out", logdir]
-    subprocess.run(cmd, check=True)
+           sys.executable, "-m", "slo.ddp_emu", json.dumps(spec), str(port), logdir]
+    env = dict(os.environ, PYTHONPATH=os.environ.get("SLO_PYTHONPATH", ""))
+    subprocess.run(cmd, check=True, env=env)
 
 
 def read_log(path):
-    """Rows (global_step, loss, step_s, time_s) of one worker's log."""
-    rows = []
+    """(comment lines + header, rows as text, rows (global_step, loss, step_s,
+    time_s)) of one worker's log."""
+    head, text, rows = [], [], []
     with open(path) as f:
         for line in f:
             if line.startswith("#") or line.startswith("time_s"):
+                head.append(line)
                 continue
             t = line.strip().split(",")
+            text.append(line)
             rows.append((int(t[1]), float(t[3]), float(t[7]), float(t[0])))
-    return rows
+    return head, text, rows
 
 
 def median(v):
@@ -133,36 +125,64 @@ def median(v):
     return v[n // 2] if n % 2 else 0.5 * (v[n // 2 - 1] + v[n // 2])
 
 
+def crossing(rows, level):
+    """Index of the first row whose centred WIN-step mean loss is <= level."""
+    for i in range(WIN, len(rows) + 1):
+        if sum(r[1] for r in rows[i - WIN:i]) / WIN <= level:
+            return i - 1 - WIN // 2
+    return None
+
+
 def measured(logdir, world, target):
     """The run's step (max over ranks of the median step_s after the first
-    row, as `slo fit train` takes it), the mean step (load spikes included),
-    the step index where rank 0's 25-step mean loss reaches the target and
-    the wall time to it (rank 0's time_s there: the measured time to loss),
-    and the probes (max over ranks)."""
+    row, as `slo fit train` takes it), the mean step, the step j where rank
+    0's centred 25-step mean loss reaches the target and rank 0's wall time
+    to it (time_s there), and the probes (max over ranks)."""
     steps, means = [], []
     for w in range(world):
-        r = read_log(os.path.join(logdir, "w%d.csv" % w))
+        r = read_log(os.path.join(logdir, "w%d.csv" % w))[2]
         steps.append(median([s for _, _, s, _ in r[1:]]))
         means.append(sum(s for _, _, s, _ in r[1:]) / (len(r) - 1))
-    r0 = read_log(os.path.join(logdir, "w0.csv"))
-    win = 25
-    hit = wall = None
-    for i in range(win, len(r0) + 1):
-        if sum(l for _, l, _, _ in r0[i - win:i]) / win <= target:
-            k = i - 1 - win // 2
-            hit, wall = r0[k][0], r0[k][3]
-            break
+    r0 = read_log(os.path.join(logdir, "w0.csv"))[2]
+    k = crossing(r0, target)
+    hit, wall = (r0[k][0], r0[k][3]) if k is not None else (None, None)
     pr = [json.load(open(os.path.join(logdir, "probe%d.json" % w))) for w in range(world)]
-    probe = {k: max(p[k] for p in pr) for k in pr[0]}
+    probe = {"allreduce_s": max(p["allreduce_s"] for p in pr),
+             "cpu_share": sum(p["cpu_frac"] for p in pr) / (os.cpu_count() or 1)}
     return max(steps), max(means), hit, wall, probe
 
 
-def predict(profile, world, batch, target):
-    """The model of doc/model.md for N = world workers of 1 GPU at per-worker batch."""
+def trim(logdir, world, target, fitdir):
+    """Copies of the run's logs cut to the fit rule's window: from the step
+    where rank 0's centred 25-step mean loss first is <= FIT_FROM x target
+    to the one where it first is <= FIT_PAST x target (to the end when it
+    never gets there). Returns (paths, rows kept, first step, last step)."""
+    r0 = read_log(os.path.join(logdir, "w0.csv"))[2]
+    a, k = crossing(r0, FIT_FROM * target), crossing(r0, FIT_PAST * target)
+    first = r0[a][0] if a is not None else r0[0][0]
+    last = r0[k][0] if k is not None else r0[-1][0]
+    os.makedirs(fitdir, exist_ok=True)
+    paths = []
+    for w in range(world):
+        head, text, rows = read_log(os.path.join(logdir, "w%d.csv" % w))
+        keep = [t for t, r in zip(text, rows) if first <= r[0] <= last]
+        p = os.path.join(fitdir, "w%d.csv" % w)
+        with open(p, "w") as f:
+            f.writelines(head + keep)
+        paths.append(p)
+    return paths, len(keep), first, last
+
+
+def predict(profile, types, shares, target):
+    """doc/model.md's model for one run: the slowest rank's t0_k + share /
+    v_k, the ring allreduce 2 (N-1)/N S / link + 2 (N-1) alpha (N >= 2,
+    exposed: overlap 0 in a fitted profile), j(B) from the loss law at B0
+    and Pollux's E(B). Returns (step, t_ar, j or None)."""
     p = profile
-    B = batch * world  # each run's own batch (the profile's batch is its default)
-    v = p["instances"][0]["speed_samples_per_s"]
-    comp = p["instances"][0].get("step_overhead_s", 0) + B / world / v
+    inst = {i["type"]: i for i in p["instances"]}
+    world, B = len(types), sum(shares)
+    comp = max(inst[t].get("step_overhead_s", 0) + b / inst[t]["speed_samples_per_s"]
+               for t, b in zip(types, shares))
     ar = p["allreduce"]
     bw = (2 * (world - 1) / world * p["gradient_bytes"] / (ar["link_mbps"] * 1e6)
           if "link_mbps" in ar else 0)  # a latency-only fit leaves the bytes term out
@@ -170,10 +190,10 @@ def predict(profile, world, batch, target):
     step = comp + max(0.0, t_ar - ar.get("overlap", 0) * comp)
     e, lm = p["efficiency"], p["loss_model"]
     if target <= lm["gamma5"]:
-        return step, None
+        return step, t_ar, None
     j0 = lm["gamma3"] / (target - lm["gamma5"]) - lm["gamma1"]
     j = max(1.0, j0 * e["b0"] * (e["phi"] + B) / ((e["phi"] + e["b0"]) * B))
-    return step, j
+    return step, t_ar, j
 
 
 def fit(paths):
@@ -183,121 +203,123 @@ def fit(paths):
     return json.loads(p.stdout), p.stderr.strip()
 
 
-def cores():
-    """CPUs this process may run on (the affinity mask, else the count)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:
-        return os.cpu_count() or 1
-
-
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--steps", type=int, default=1000)
+    ap.add_argument("--steps", type=int, default=400)
     ap.add_argument("--target", type=float, default=0.4)
     ap.add_argument("--out", default=None)
-    ap.add_argument("--workers", default="1,2,4",
-                    help="worker counts to run; those above the host's CPUs are run but "
-                         "left out of the fit and the errors (oversubscribed)")
+    ap.add_argument("--quick", action="store_true", help="the regression test's 7 runs")
+    ap.add_argument("--probes", type=int, default=300,
+                    help="gloo allreduce probes per run after training (medians)")
+    ap.add_argument("--reuse", action="store_true",
+                    help="analyse the runs already in --out instead of running them")
+    ap.add_argument("--json", default=None, help="write the per-run errors here")
     ap.add_argument("--launcher", choices=("local", "srun"), default="local",
                     help="local processes, or srun on the test cluster (bench_sync_slurm.sh)")
-    ap.add_argument("--srun-worker", default=None, help=argparse.SUPPRESS)
     a = ap.parse_args()
-    if a.srun_worker:  # one srun task: rank and world from Slurm
-        batch, steps, port = (int(v) for v in a.srun_worker.split(","))
-        worker(int(os.environ["SLURM_PROCID"]), int(os.environ["SLURM_NTASKS"]), batch, steps,
-               port, a.out)
-        return 0
     out = a.out or tempfile.mkdtemp(prefix="bench_sync.")
-    ncpu = cores()
-    worlds = [int(w) for w in a.workers.split(",")]
     runs = []
     port = 29600 + os.getpid() % 1000
     print("# launcher: %s" % ("srun on the test cluster (n1, n2: one host)"
                               if a.launcher == "srun" else "local processes"))
-    print("# host: %d CPUs; one thread per process (torch.set_num_threads(1), "
-          "OMP_NUM_THREADS=%s)" % (ncpu, os.environ.get("OMP_NUM_THREADS", "unset")))
-    for batch in (16, 64):
-        for world in worlds:
-            d = os.path.join(out, "b%d-n%d" % (batch, world))
+    print("# host: %d CPUs; one thread per process; load average %.2f at start" % (
+        os.cpu_count() or 1, os.getloadavg()[0]))
+    print("# emulated types (compute floor fixed_ms + share x ms_per_sample; the fit is not "
+          "told them): " + "; ".join("%s %g ms + %g ms/sample" % (t, v["fixed_ms"],
+                                                                  v["ms_per_sample"])
+                                     for t, v in sorted(EMU_TYPES.items())))
+    t_start = time.time()
+    for cl, B, mode in (QUICK if a.quick else RUNS):
+        types = rank_types(cl)
+        shares = shares_for(types, B, mode)
+        name = "%s-B%d-%s" % (cluster_text(cl).replace("=", "").replace(",", "+"), B, mode)
+        d = os.path.join(out, name)
+        spec = {"types": types, "shares": shares, "steps": a.steps,
+                "cluster": cluster_text(cl), "probes": a.probes}
+        l0 = os.getloadavg()[0]
+        if not a.reuse:
             shutil.rmtree(d, ignore_errors=True)
-            l0 = os.getloadavg()[0]
-            run(world, batch, a.steps, port, d, a.launcher)
-            port += 1
-            print("# run b/GPU %d N %d: load average %.2f before, %.2f after" % (
-                batch, world, l0, os.getloadavg()[0]))
-            runs.append((batch, world, d, world <= ncpu))
-    fitted = [r for r in runs if r[3]]
-    over = [r for r in runs if not r[3]]
-    if over:
-        print("# N > %d CPUs (%s): %d processes on %d cores oversubscribe: a worker waits "
-              "for a time slice at every ring hop, which no link bandwidth or latency "
-              "describes; these runs are shown (predicted by extrapolation) but are not in "
-              "the fit or the mean errors" % (ncpu, ",".join(sorted({str(r[1]) for r in over})),
-                                              over[0][1], ncpu))
-    allpaths = lambda skip=None: [os.path.join(d, f) for b, w, d, _ in fitted if d != skip
-                                  for f in sorted(os.listdir(d)) if f.endswith(".csv")]
+            run(spec, port, d, a.launcher)
+        port += 1
+        fitpaths, nrows, first, last = trim(d, len(types), a.target, os.path.join(out, "fit", name))
+        runs.append(dict(name=name, cl=cl, B=B, mode=mode, types=types, shares=shares, dir=d,
+                         fit=fitpaths, fitrows=nrows, load=(l0, os.getloadavg()[0])))
+        print("# run %s (shares %s): load average %.2f before, %.2f after; fit rows %d "
+              "(steps %d-%d)" % (name, "/".join(map(str, shares)), l0, os.getloadavg()[0],
+                                 nrows, first, last))
+    print("# runs took %.0f s" % (time.time() - t_start))
+    allpaths = lambda skip=None: [p for r in runs if r["name"] != skip for p in r["fit"]]
     prof, msg = fit(allpaths())
-    print("# fit on the %d runs with N <= %d CPUs:" % (len(fitted), ncpu))
+    print("# fit on all %d runs (rows where rank 0's 25-step mean loss is first <= %g to "
+          "first <= %g):" % (len(runs), FIT_FROM * a.target, FIT_PAST * a.target))
     print("\n".join("#   " + l for l in msg.splitlines()))
     if prof is None:
         print("bench_sync: the fit was refused: the table needs it")
         return 1
-    print("# %d steps per run, target loss %g (rank 0's loss, 25-step mean); step = max over "
-          "ranks of the median step_s; ttl = rank 0's wall time to the target" % (
-              a.steps, a.target))
-    print("# probes (same N processes, medians): comp = a DDP step under no_sync() (no "
-          "allreduce); gloo = dist.all_reduce of the gradient bytes alone after a barrier; "
-          "fit t_ar = the fitted 2 (N-1) latency")
-    hdr = ("b/GPU", "N", "B", "step meas", "mean", "step pred", "err", "LOO", "comp", "gloo",
-           "fit t_ar", "j meas", "j pred", "ttl meas", "ttl pred", "err", "ttl LOO", "err")
-    fmt = ("%-6s %-3s %-5s %-9s %-9s %-9s %-6s %-6s %-8s %-8s %-8s %-6s %-6s %-8s %-8s %-6s "
-           "%-8s %-7s")
+    calib = []
+    for i in prof["instances"]:
+        e = EMU_TYPES[i["type"]]
+        calib.append({"type": i["type"], "fitted_ms_per_sample": 1e3 / i["speed_samples_per_s"],
+                      "emulated_ms_per_sample": e["ms_per_sample"],
+                      "fitted_fixed_ms": 1e3 * i.get("step_overhead_s", 0),
+                      "emulated_fixed_ms": e["fixed_ms"]})
+        print("# calibration %s: fitted %.1f us/sample + %.2f ms (emulated %.1f us/sample + "
+              "%.2f ms + the step's real work outside the floor)" % (
+                  i["type"], 1e6 / i["speed_samples_per_s"], 1e3 * i.get("step_overhead_s", 0),
+                  1e3 * e["ms_per_sample"], e["fixed_ms"]))
+    print("# target loss %g; step = max over ranks of the median step_s; ttl = rank 0's wall "
+          "time to the target; gloo = dist.all_reduce of the gradient bytes alone after a "
+          "barrier (probe); t_ar = the fitted ring term; cpu = busy share of the 2 cores" % (
+              a.target))
+    hdr = ("run", "shares", "step meas", "mean", "pred", "err", "LOO", "gloo", "t_ar", "cpu",
+           "j meas", "j pred", "ttl meas", "pred", "err", "LOO", "err")
+    fmt = "%-28s %-11s %-9s %-8s %-8s %-6s %-6s %-7s %-7s %-4s %-6s %-6s %-8s %-7s %-6s %-7s %-6s"
     print(fmt % hdr)
-    errs = {"step": [], "ttl": [], "loo": []}
-    for batch, world, d, inside in runs:
-        step_m, mean_m, hit, wall, probe = measured(d, world, a.target)
-        step_p, j = predict(prof, world, batch, a.target)
-        loo = None
-        if inside:
-            loo, _ = fit(allpaths(skip=d))
+    errs = {"step": [], "step LOO": [], "ttl": [], "ttl LOO": []}
+    table = []
+    for r in runs:
+        world = len(r["types"])
+        step_m, mean_m, hit, wall, probe = measured(r["dir"], world, a.target)
+        step_p, t_ar, j = predict(prof, r["types"], r["shares"], a.target)
+        loo, lmsg = fit(allpaths(skip=r["name"]))
         ttl_p = j * step_p if j else None
         se = (step_p - step_m) / step_m
         te = (ttl_p - wall) / wall if wall and ttl_p else None
         loo_t = loo_e = loo_se = None
         if loo:
-            sp, jj = predict(loo, world, batch, a.target)
+            sp, _, jj = predict(loo, r["types"], r["shares"], a.target)
             loo_se = (sp - step_m) / step_m
-            errs.setdefault("step LOO", []).append(abs(loo_se))
             if jj and wall:
                 loo_t = jj * sp
                 loo_e = (loo_t - wall) / wall
-        if inside:
-            errs["step"].append(abs(se))
-            if te is not None:
-                errs["ttl"].append(abs(te))
-            if loo_e is not None:
-                errs["loo"].append(abs(loo_e))
-        ar = prof["allreduce"]
-        t_ar = 0 if world == 1 else 2 * (world - 1) * ar["latency_s"] + (
-            2 * (world - 1) / world * prof["gradient_bytes"] / (ar["link_mbps"] * 1e6)
-            if "link_mbps" in ar else 0)
+        else:
+            print("# LOO fit without %s refused: %s" % (r["name"], lmsg.splitlines()[-1]))
+        for k, v in (("step", se), ("step LOO", loo_se), ("ttl", te), ("ttl LOO", loo_e)):
+            if v is not None:
+                errs[k].append(abs(v))
+        table.append(dict(run=r["name"], step_meas=step_m, step_pred=step_p, step_err=se,
+                          step_loo_err=loo_se, ttl_meas=wall, ttl_pred=ttl_p, ttl_err=te,
+                          ttl_loo_err=loo_e, j_meas=hit, j_pred=j))
         f = lambda v, fm="%.4f": (fm % v) if v is not None else "-"
-        us = lambda v: "%.0fus" % (1e6 * v)
+        ms = lambda v: "%.2fms" % (1e3 * v)
+        pc = lambda v: f(100 * v if v is not None else None, "%+.0f%%")
         print(fmt % (
-            batch, world if inside else "%d*" % world, batch * world, us(step_m), us(mean_m),
-            us(step_p), f(100 * se, "%+.0f%%"),
-            f(100 * loo_se if loo_se is not None else None, "%+.0f%%"), us(probe["compute_s"]),
-            us(probe["allreduce_s"]) if world > 1 else "-", us(t_ar) if world > 1 else "-",
-            f(hit, "%d"), f(math.ceil(j) if j else None, "%d"), f(wall, "%.3f"), f(ttl_p, "%.3f"), f(100 * te if te is not None else None, "%+.0f%%"),
-            f(loo_t, "%.3f") if inside else "-",
-            f(100 * loo_e if loo_e is not None else None, "%+.0f%%") if inside else "n/a"))
-    if over:
-        print("# * oversubscribed (N > %d CPUs): not in the fit or the means" % ncpu)
-    for k in ("step", "step LOO", "ttl", "loo"):
-        v = errs.get(k)
+            r["name"], "/".join(map(str, r["shares"])), ms(step_m), ms(mean_m), ms(step_p),
+            pc(se), pc(loo_se), ms(probe["allreduce_s"]) if world > 1 else "-",
+            ms(t_ar) if world > 1 else "-", "%.0f%%" % (100 * probe["cpu_share"]),
+            f(hit, "%d"), f(math.ceil(j) if j else None, "%d"), f(wall, "%.2f"),
+            f(ttl_p, "%.2f"), pc(te), f(loo_t, "%.2f"), pc(loo_e)))
+    for k in ("step", "step LOO", "ttl", "ttl LOO"):
+        v = errs[k]
         if v:
-            print("# mean |error| %s: %.0f%% over %d runs" % (k, 100 * sum(v) / len(v), len(v)))
+            print("# mean |error| %s: %.1f%% over %d runs (max %.1f%%)" % (
+                k, 100 * sum(v) / len(v), len(v), 100 * max(v)))
+    if a.json:
+        with open(a.json, "w") as fj:
+            json.dump({"runs": table, "calibration": calib, "mean_abs": {k: sum(v) / len(v) for k, v in errs.items()
+                                                   if v},
+                       "max_abs": {k: max(v) for k, v in errs.items() if v},
+                       "n": {k: len(v) for k, v in errs.items()}}, fj, indent=1)
     return 0
 
 

@@ -2,7 +2,7 @@
 # bench_sync_slurm.sh - bench/bench_sync.py with its DDP runs under srun on
 # the single-host Slurm test cluster (tests/slurm/cluster.sh; nodes n1, n2 of
 # 2 CPUs, one 2-core host): N = 1 on n1, N = 2 one task per node, N = 4 two
-# per node (oversubscribed: shown, not fitted). Not in `make bench` (it takes
+# per node (the emulated types' ranks mostly sleep). Not in `make bench` (it takes
 # the cluster's global lock); run from the build tree:
 #   SLO_SRCDIR=.. SLO=$PWD/cli/slo SLO_BUILDDIR=$PWD sh ../bench/bench_sync_slurm.sh
 # Exits 77 without Slurm, torch or sklearn.

@@ -894,8 +894,8 @@ int slo_train_log_mode(const struct slo_train_log *log);
  * step_overhead_s + B / speed (Pollux's T_grad = alpha + beta m; a negative
  * intercept is refitted as 0), with one batch speed = B / median step; the
  * exposed allreduce of each run with N >= 2 workers (its step, the max over its
- * workers of the median step_s after the first row, less the compute at equal
- * shares) is fitted by least squares (LAPACKE_dgels) as 2 (N-1)/N bytes / link
+ * workers of the median step_s after the first row, less its slowest worker's
+ * compute at that worker's logged share, equal or not) is fitted by least squares (LAPACKE_dgels) as 2 (N-1)/N bytes / link
  * + 2 (N-1) alpha, giving allreduce.link_mbps and latency_s with overlap 0 (the
  * measured part is the exposed one; when the fitted 1/link is <= 0, a
  * latency-only fit and no link_mbps: the catalog's links apply; likewise with
@@ -903,7 +903,9 @@ int slo_train_log_mode(const struct slo_train_log *log);
  * t_ar(N) = 2 (N-1) latency_s is determined: n_worker_counts 1); the loss rows
  * of each run's first log fit L = gamma3 / (j (phi + B0) B / ((phi + B) B0) +
  * gamma1) + gamma5 (Pollux OSDI'21 Eq. 7 efficiency; gamma3, gamma5 linear, phi
- * and gamma1 by a log grid and golden-section refinement). The profile has
+ * and gamma1 + the rows' smallest j0 in [1e-3, 1e6] by a log grid and
+ * golden-section refinement: gamma1 < 0 for rows from a late first step).
+ * uneven_batches = 1 when a run's workers logged unequal shares. The profile has
  * batch_per_gpu = the per-worker batch (samples) of the run at B0 when runs at
  * two or more worker counts used it at equal shares, else global_batch B0.
  * Errors (SLO_ERR_INVALID, the file and line, or no source): logs of two

@@ -90,8 +90,21 @@ struct lossdata {
     double *a, *y;     /* work [2n], [n] */
 };
 
-static double loss_rss(struct lossdata *d, double phi, double g1, double *g3, double *g5)
+/* gamma1 of offset h: h - the smallest j0 of the rows, so that j0 + gamma1
+ * >= h > 0 on every row. A negative gamma1 is a delayed hyperbola: rows fitted
+ * from a late first step (a window around the target) whose curve bends as
+ * if it started -gamma1 steps in (the warm-up before the law holds). */
+static double loss_gamma1(const struct lossdata *d, double phi, double h)
 {
+    double lo = INFINITY;
+    for (size_t i = 0; i < d->n; i++)
+        lo = fmin(lo, d->j[i] * (phi + d->b0) * d->B[i] / ((phi + d->B[i]) * d->b0));
+    return h - lo;
+}
+
+static double loss_rss(struct lossdata *d, double phi, double h, double *g3, double *g5)
+{
+    double g1 = loss_gamma1(d, phi, h);
     for (size_t i = 0; i < d->n; i++) {
         double j0 = d->j[i] * (phi + d->b0) * d->B[i] / ((phi + d->B[i]) * d->b0);
         d->a[i] = 1 / (j0 + g1);
@@ -115,11 +128,35 @@ static double loss_rss(struct lossdata *d, double phi, double g1, double *g3, do
     return a3 > 0 ? rss : INFINITY;
 }
 
-/* the slowest worker's compute at equal shares B / N of run u */
-static double run_compute(const struct run *u, const struct slo_sync_instance *types,
-                          const int *type_gpus, size_t n_types)
+/* the slowest worker's compute in run r: the max over its logs of t0_k +
+ * share g_k / v_k with each worker's own logged share (its batch column:
+ * equal or uneven shares alike); equal shares B / N over the cluster's types
+ * when a log's type is not one of the fitted types */
+static double run_compute(const struct run *u, size_t r, const size_t *log_run,
+                          const struct slo_train_log *logs, size_t n_logs,
+                          const struct slo_sync_instance *types, const int *type_gpus,
+                          size_t n_types)
 {
     double slow = 0;
+    int known = 1;
+    for (size_t i = 0; i < n_logs && known; i++) {
+        if (log_run[i] != r)
+            continue;
+        size_t k;
+        for (k = 0; k < n_types; k++)
+            if (strcmp(types[k].type, logs[i].type) == 0)
+                break;
+        if (k == n_types || !(types[k].speed > 0)) {
+            known = 0;
+            break;
+        }
+        double t = types[k].step_overhead_s + logs[i].batch * type_gpus[k] / types[k].speed;
+        if (t > slow)
+            slow = t;
+    }
+    if (known)
+        return slow;
+    slow = 0;
     for (size_t e = 0; e < u->c.n; e++)
         for (size_t k = 0; k < n_types; k++)
             if (strcmp(types[k].type, u->c.entry[e].type) == 0) {
@@ -139,6 +176,7 @@ int slo_fit_sync_profile(const struct slo_train_log *logs, size_t n_logs,
     size_t n_runs = 0, n_types = 0;
     struct slo_sync_instance *types = NULL;
     int *type_gpus = NULL;
+    size_t *log_run = NULL; /* [n_logs] the run of each log */
     struct lossdata ld = {0};
     double bytes = opt->gradient_bytes;
     const char *model = NULL; /* the logs' "# model:" */
@@ -151,7 +189,8 @@ int slo_fit_sync_profile(const struct slo_train_log *logs, size_t n_logs,
     runs = calloc(n_logs, sizeof *runs);
     types = calloc(n_logs * SLO_CLUSTER_MAX_TYPES, sizeof *types);
     type_gpus = calloc(n_logs * SLO_CLUSTER_MAX_TYPES, sizeof *type_gpus);
-    if (!runs || !types || !type_gpus) {
+    log_run = calloc(n_logs, sizeof *log_run);
+    if (!runs || !types || !type_gpus || !log_run) {
         rv = slo__fail(err, SLO_ERR_NOMEM, SRC, "out of memory");
         goto out;
     }
@@ -219,6 +258,7 @@ int slo_fit_sync_profile(const struct slo_train_log *logs, size_t n_logs,
             }
         }
         struct run *u = &runs[r];
+        log_run[i] = r;
         if (fabs(l->batch * u->workers - u->batch) > 1e-9 * u->batch)
             u->uneven = 1;
         u->logs++;
@@ -330,7 +370,7 @@ int slo_fit_sync_profile(const struct slo_train_log *logs, size_t n_logs,
             const struct run *u = &runs[r];
             if (u->workers < 2)
                 continue;
-            double comp = run_compute(u, types, type_gpus, n_types);
+            double comp = run_compute(u, r, log_run, logs, n_logs, types, type_gpus, n_types);
             double N = u->workers;
             a[i] = 2 * (N - 1) / N * bytes / 1e6;
             a[m + i] = 2 * (N - 1);
@@ -429,7 +469,8 @@ int slo_fit_sync_profile(const struct slo_train_log *logs, size_t n_logs,
         mean /= (double)n;
         for (i = 0; i < n; i++)
             sst += (ld.L[i] - mean) * (ld.L[i] - mean);
-        /* grid: phi in {0} u [1e-2 bmin, 1e4 bmax], gamma1 in [1e-3, 1e6] */
+        /* grid: phi in {0} u [1e-2 bmin, 1e4 bmax], gamma1 + the rows' smallest j0
+         * in [1e-3, 1e6] (loss_gamma1) */
         double best = INFINITY, bp = 0, bg = 1, lo_p = log(1e-2 * bmin), hi_p = log(1e4 * bmax);
         int gp = 0, gg = 0;
         const int NP = 60, NG = 60;
@@ -456,7 +497,7 @@ int slo_fit_sync_profile(const struct slo_train_log *logs, size_t n_logs,
                            "the logs do not determine the loss model: %s at the end of its "
                            "search range (phi %g, gamma1 %g); run longer or at batch sizes "
                            "further apart",
-                           gp == NP - 1 ? "phi" : "gamma1", bp, bg);
+                           gp == NP - 1 ? "phi" : "gamma1", bp, loss_gamma1(&ld, bp, bg));
             goto out;
         }
         /* coordinate golden-section refinement in log space, a few sweeps */
@@ -506,7 +547,7 @@ int slo_fit_sync_profile(const struct slo_train_log *logs, size_t n_logs,
         res->n_loss_rows = n;
         res->phi = bp;
         res->b0 = ld.b0;
-        res->gamma1 = bg;
+        res->gamma1 = loss_gamma1(&ld, bp, bg);
         res->gamma3 = g3;
         res->gamma5 = g5;
     }
@@ -547,7 +588,11 @@ int slo_fit_sync_profile(const struct slo_train_log *logs, size_t n_logs,
             else
                 p->global_batch = res->b0;
         }
+        /* a run whose workers logged unequal shares shows that the job
+         * splits its batch unevenly: plans may too (proportional to speed) */
         p->uneven_batches = 0;
+        for (size_t r = 0; r < n_runs; r++)
+            p->uneven_batches |= runs[r].uneven;
         p->latency_s = res->latency_s;
         p->overlap = 0; /* the fit measures the exposed part directly */
         p->link_mbps = res->link_mbps;
@@ -573,7 +618,8 @@ int slo_fit_sync_profile(const struct slo_train_log *logs, size_t n_logs,
         double rms = 0, mx = 0;
         for (size_t r = 0; r < n_runs; r++) {
             const struct run *u = &runs[r];
-            double N = u->workers, t = run_compute(u, types, type_gpus, n_types);
+            double N = u->workers,
+                   t = run_compute(u, r, log_run, logs, n_logs, types, type_gpus, n_types);
             if (N > 1)
                 t += (res->link_mbps > 0 ? 2 * (N - 1) / N * bytes / 1e6 / res->link_mbps : 0) +
                      2 * (N - 1) * res->latency_s;
@@ -590,6 +636,7 @@ out:
     free(runs);
     free(types);
     free(type_gpus);
+    free(log_run);
     free(ld.j);
     free(ld.B);
     free(ld.L);

@@ -102,7 +102,9 @@ int slo__sync_parse(const json_t *root, const char *source, struct slo_workload 
                              "loss_model.form: expected \"sync-b0\" in a sync-allreduce "
                              "profile (L = gamma3 / (j0 + gamma1) + gamma5), found \"%s\"",
                              form);
-        if ((rv = slo__json_number(loss, "gamma1", 1, 1e-9, 1e9, source, "loss_model",
+        /* gamma1 < 0: a delayed hyperbola (fitted over a window of the
+         * curve, doc/model.md "Real runs"); j0(L) > -gamma1 > 0 then */
+        if ((rv = slo__json_number(loss, "gamma1", 1, -1e9, 1e9, source, "loss_model",
                                    &p->gamma1, err)) ||
             (rv = slo__json_number(loss, "gamma3", 1, 1e-12, 1e12, source, "loss_model",
                                    &p->gamma3, err)) ||
