@@ -56,6 +56,7 @@ variable or file), 1 a runtime failure (e.g. a peer died: gloo's error).
 
 import argparse
 import json
+import math
 import os
 import sys
 import time
@@ -374,6 +375,11 @@ def main(argv=None, env=None):
                     help="s to wait for a peer before failing (default 120)")
     a = ap.parse_args(argv)
     try:
+        # isfinite: nan passes every "not in range" comparison
+        if not (math.isfinite(a.lr) and 0 < a.lr <= 1e3):
+            raise InputError("--lr: expected a step size in (0, 1000], found %r" % a.lr)
+        if not (math.isfinite(a.floor_ms) and 0 <= a.floor_ms <= 1e6):
+            raise InputError("--floor-ms: expected ms in [0, 1e6], found %r" % a.floor_ms)
         for opt, v in (("--ps-mbps", a.ps_mbps), ("--worker-mbps", a.worker_mbps)):
             if v is not None and not 0.001 <= v <= 1e7:
                 raise InputError("%s: expected MB/s in [0.001, 1e7], found %r" % (opt, v))
