@@ -207,6 +207,20 @@ bad "slo.ps --worker-mbps without --ps-mbps" \
     -m slo.ps --worker-mbps 100
 bad "slo.ps --ps-mbps 0" "^slo.ps: --ps-mbps: expected MB/s in \[0.001, 1e7\], found 0.0$" \
     -m slo.ps --ps-mbps 0
+bad "slo.ps --lr -1" "^slo.ps: --lr: expected a step size in \(0, 1000\], found -1.0$" -m slo.ps --lr -1
+bad "slo.ps --lr nan" "^slo.ps: --lr: expected a step size in \(0, 1000\], found nan$" -m slo.ps --lr nan
+bad "slo.ps --floor-ms -1" "^slo.ps: --floor-ms: expected ms in \[0, 1e6\], found -1.0$" -m slo.ps --floor-ms -1
+
+# a command whose ranks all exit 0 but never log (no StepLogger): nothing to
+# fit, so the run failed (exit 1), each silent worker named with its log
+"$PY" -m slo.profile_train -o "$tmp/z" --no-alone --sizes 2 --steps 5 -- true >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" = 1 ] && grep -q '^emu.fast=1,emu.slow=1 .* FAILED' "$tmp/out" &&
+   [ "$(grep -c "^slo-profile-train: run emu.fast=1,emu.slow=1: rank worker-[01] exited 0 but logged no rows to $tmp/z/.*/worker-[01].csv" "$tmp/err")" = 2 ]; then
+    ok "ranks exiting 0 with no rows logged: run FAILED, exit 1, both workers named"
+else
+    notok "a run that logged nothing (exit $rc): $(head -c 300 "$tmp/err")"
+fi
 
 # a rank that dies: the run fails at once (not at --timeout), the other ranks
 # (blocked in gloo waiting for it) are ended, the failure is named

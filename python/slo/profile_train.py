@@ -203,9 +203,15 @@ def _run_cluster_once(command, cluster, out_dir, steps, types_path, launcher, ti
         rows, med = _median_step(log)
         workers.append({"worker": w, "type": wtypes[w], "log": os.path.relpath(log, out_dir),
                         "rows": rows, "median_step_s": med})
+    # every rank exiting 0 without logging a row (a command that does not
+    # log with slo.trainlog.StepLogger.from_env()) leaves nothing to fit:
+    # the run failed (status "no rows": the worker's log is named)
+    if not failed:
+        failed = [("worker-%d" % w["worker"], "no rows", None) for w in workers if not w["rows"]]
     return {"cluster": text, "dir": os.path.relpath(d, out_dir), "workers": n,
             "exit": 0 if not failed else 1, "wall_s": round(wall, 3), "logs": workers,
-            "failed": [{"rank": f[0], "status": f[1], "stderr": _tail(f[2])} for f in failed]}
+            "failed": [{"rank": f[0], "status": f[1], "stderr": _tail(f[2]) if f[2] else ""}
+                       for f in failed]}
 
 
 def main(argv=None):
@@ -281,6 +287,13 @@ def main(argv=None):
               % (rec["cluster"], rec["workers"], rec["wall_s"],
                  "ok" if not rec["exit"] else "FAILED", meds))
         for f in rec["failed"]:
+            if f["status"] == "no rows":
+                print("%s: run %s: rank %s exited 0 but logged no rows to %s (expected the "
+                      "command to log each step with slo.trainlog.StepLogger.from_env())"
+                      % (prog, rec["cluster"], f["rank"],
+                         os.path.join(a.output, rec["dir"], "%s.csv" % f["rank"])),
+                      file=sys.stderr)
+                continue
             print("%s: run %s: rank %s exited %s: %s" % (prog, rec["cluster"], f["rank"],
                                                         "on timeout" if f["status"] is None
                                                         else "with status %s" % f["status"],
