@@ -362,8 +362,9 @@ int main(int argc, char **argv)
         } else if (a[0] != '-' && !job_arg) {
             job_arg = a;
         } else {
-            fprintf(stderr, "slo-requeue: unknown option or extra argument \"%s\"\n", a);
-            usage(stderr);
+            fprintf(stderr, "slo-requeue: unknown option or extra argument \"%s\" (expected "
+                    "[--plugstack FILE] [--restart-overhead S] [--log FILE] [--dry-run] "
+                    "[JOBID]; --help lists them)\n", a);
             return 2;
         }
     }

@@ -27,6 +27,13 @@ run "bad action" 2 "expected an action .* found 'start'" "$P/slo-power" start c1
 run "no hostlist" 2 "expected one HOSTLIST argument" "$P/slo-power" resume
 run "two hostlists" 2 "expected one HOSTLIST argument after the action, found 2" "$P/slo-power-resume" c1 c2
 run "unknown option" 2 "unknown option '--force'" "$P/slo-power" --force resume c1
+# slo-requeue (EpilogSlurmctld): one line naming the argument, exit 2
+run1() { run "$@"; [ "$(wc -l <"$tmp/err")" = 1 ] || notok "$1: $(wc -l <"$tmp/err") stderr lines, expected 1"; }
+run1 "slo-requeue unknown option" 2 '^slo-requeue: unknown option or extra argument "--bogus" \(expected \[--plugstack FILE\]' \
+    "$P/slo-requeue" --bogus
+run1 "slo-requeue extra argument" 2 '^slo-requeue: unknown option or extra argument "8"' "$P/slo-requeue" 7 8
+run1 "slo-requeue bad --restart-overhead" 2 '^slo-requeue: --restart-overhead: expected a duration >= 0 \(30s, 1:00\), found "-5s"$' \
+    "$P/slo-requeue" --restart-overhead -5s 7
 run "bad hostlist" 2 "hostlist: expected node names of \[A-Za-z0-9._-\]" "$P/slo-power" --dry-run resume 'c/1'
 run "missing config" 2 "$tmp/none.conf: cannot read the config file" \
     "$P/slo-power" --dry-run --node-table "$FIX/nodes.txt" --config "$tmp/none.conf" resume c1
