@@ -27,7 +27,8 @@ and per worker its rows and median step time (s).
 --launcher auto uses srun inside a Slurm allocation (SLURM_JOB_ID set) and
 local processes otherwise.  Exit status: 0 every run succeeded; 2 bad
 input (one message naming the option or file); 1 a run failed (its rank's
-exit status and the last lines of its stderr are printed).
+exit status and the last lines of its stderr are printed, or, when every
+rank exited 0, each worker that logged no rows).
 """
 
 import argparse
