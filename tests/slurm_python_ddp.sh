@@ -8,11 +8,7 @@
 # (no hang: srun -t 5 minutes). Skipped without Slurm or torch.
 . "${SLO_SRCDIR:?make check sets SLO_SRCDIR}/tests/testlib.sh"
 . "$SLO_SRCDIR/tests/slurm/cluster.sh"
-PY=${SLO_PYTHON:-/usr/bin/python3}
-if [ "$PY" = : ] || ! "$PY" -c 'import torch, torchvision' 2>/dev/null; then
-    echo "SKIP: $PY has no torch / torchvision"
-    exit 77
-fi
+require_python "torch, torchvision" "python3-torch, python3-torchvision"
 cluster_require_slurm
 SLO_PYTHONPATH=$SLO_SRCDIR/python; export SLO_PYTHONPATH
 PYTHONPATH=$SLO_PYTHONPATH; export PYTHONPATH

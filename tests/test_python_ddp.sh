@@ -12,11 +12,7 @@
 # not match the gradients) refused on every rank with one clear message and
 # no hang (tests/python/ddp_check.py waits SLO_TEST_TIMEOUT s at most).
 . "${SLO_SRCDIR:?make check sets SLO_SRCDIR}/tests/testlib.sh"
-PY=${SLO_PYTHON:-/usr/bin/python3}
-if [ "$PY" = : ] || ! "$PY" -c 'import torch, torchvision' 2>/dev/null; then
-    echo "SKIP: $PY has no torch / torchvision (python3-torch, python3-torchvision)"
-    exit 77
-fi
+require_python "torch, torchvision" "python3-torch, python3-torchvision"
 SLO_PYTHONPATH=$SLO_SRCDIR/python; export SLO_PYTHONPATH
 PYTHONPATH=$SLO_PYTHONPATH; export PYTHONPATH
 OMP_NUM_THREADS=1; export OMP_NUM_THREADS

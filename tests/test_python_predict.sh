@@ -10,10 +10,7 @@
 # reached the target, a tolerance exceeded).
 # Skipped (77) without torch/sklearn.
 . "$SLO_SRCDIR/tests/testlib.sh"
-PY=${SLO_PYTHON:-/usr/bin/python3}
-if [ "$PY" = : ] || ! "$PY" -c 'import torch, sklearn.datasets' 2>/dev/null; then
-    echo "SKIP: $PY has no torch / sklearn (python3-torch, python3-sklearn)"; exit 77
-fi
+require_python "torch, sklearn.datasets" "python3-torch, python3-sklearn"
 PYTHONPATH=$SLO_SRCDIR/python; export PYTHONPATH
 H=$SLO_SRCDIR/bench/predict_loop.py
 T=$SLO_SRCDIR/tests/slurm/workloads/digits-types.json

@@ -23,11 +23,7 @@
 # this test can afford (the bench reports it). About 90 s on 2 loaded cores:
 # the ranks mostly sleep.
 . "${SLO_SRCDIR:?make check sets SLO_SRCDIR}/tests/testlib.sh"
-PY=${SLO_PYTHON:-/usr/bin/python3}
-if [ "$PY" = : ] || ! "$PY" -c 'import torch, sklearn.datasets' 2>/dev/null; then
-    echo "SKIP: $PY has no torch / sklearn (python3-torch, python3-sklearn)"
-    exit 77
-fi
+require_python "torch, sklearn.datasets" "python3-torch, python3-sklearn"
 SLO_PYTHONPATH=$SLO_SRCDIR/python; export SLO_PYTHONPATH
 OMP_NUM_THREADS=1; export OMP_NUM_THREADS
 SLO=${SLO_BUILDDIR:-$PWD}/cli/slo; export SLO

@@ -20,11 +20,7 @@
 #   multi-worker step times within 10% (train_check.py contention).
 # About 85 s on 2 loaded cores; workers sleep for their emulated slowdown.
 . "${SLO_SRCDIR:?make check sets SLO_SRCDIR}/tests/testlib.sh"
-PY=${SLO_PYTHON:-/usr/bin/python3}
-if [ "$PY" = : ] || ! "$PY" -c 'import torch, sklearn.datasets' 2>/dev/null; then
-    echo "SKIP: $PY has no torch / sklearn (python3-torch, python3-sklearn)"
-    exit 77
-fi
+require_python "torch, sklearn.datasets" "python3-torch, python3-sklearn"
 PYTHONPATH=$SLO_SRCDIR/python; export PYTHONPATH
 OMP_NUM_THREADS=1; export OMP_NUM_THREADS
 check=$SLO_SRCDIR/tests/python/train_check.py

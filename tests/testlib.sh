@@ -11,6 +11,22 @@ fails=0; passes=0
 ok() { passes=$((passes + 1)); echo "ok - $1"; }
 notok() { fails=$((fails + 1)); echo "not ok - $1"; sed 's/^/#   /' "$tmp/out" "$tmp/err" 2>/dev/null; }
 
+# require_python "IMPORTS" WHAT: PY (SLO_PYTHON, default Debian's
+# /usr/bin/python3: the pyenv python3 on PATH has no torch) must run
+# `import IMPORTS`, else the test is skipped (exit 77) naming WHAT, the Debian
+# packages that bring them. SLO_PYTHON=: skips every Python test.
+require_python() {
+    PY=${SLO_PYTHON:-/usr/bin/python3}
+    if [ "$PY" = : ]; then
+        echo "SKIP: SLO_PYTHON=: (the Python tests are off)"
+        exit 77
+    fi
+    if ! "$PY" -c "import $1" 2>/dev/null; then
+        echo "SKIP: $PY cannot import $1 ($2)"
+        exit 77
+    fi
+}
+
 # expect NAME PATTERN ARGS...: slo ARGS exits 2 with nothing on stdout and one
 # message on stderr matching PATTERN (grep -E): at most MAX_ERR_LINES lines
 # (default 2: a note may precede it), each starting with ERR_PREFIX if set.
