@@ -50,7 +50,7 @@ t_prof=$(( $(date +%s) - t0 ))
 predict_fit "$D" || { cat "$tmp/fit.err"; cluster_stop; echo "bench_predict: slo fit train failed"; exit 1; }
 predict_catalog
 echo "bench_predict: $(date -u '+%Y-%m-%d %H:%M') UTC, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "bench_predict: profiled 7 runs in $t_prof s (slo-profile-train, srun in salloc -N2 -n4 -O):"
+echo "bench_predict: profiled 6 runs in $t_prof s (slo-profile-train, srun in salloc -N2 -n4 -O):"
 sed 's/^/  /' "$tmp/prof.out"
 echo "bench_predict: slo fit train (every coefficient fitted, contention too):"
 sed 's/^slo fit train: /  /' "$tmp/fit.err"

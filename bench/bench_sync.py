@@ -49,6 +49,7 @@ import json
 import math
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -82,6 +83,29 @@ def cluster_text(cl):
 
 def rank_types(cl):
     return [t for t, c in cl for _ in range(c)]
+
+
+def free_port():
+    """A TCP port on 127.0.0.1 free now (bound to 0, closed): every run's
+    gloo rendezvous gets its own, so two benches or tests on one host (two CI
+    runs) do not meet on a port derived from their pids."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run_retrying(spec, logdir, launcher, attempts=3):
+    """run() on a fresh free_port(), started again (at most `attempts` times
+    in all) when the port was taken between free_port() closing it and rank 0
+    binding it: c10d's TCPStore says "address already in use". Any other
+    failure is raised at once."""
+    for attempt in range(1, attempts + 1):
+        shutil.rmtree(logdir, ignore_errors=True)
+        try:
+            return run(spec, free_port(), logdir, launcher)
+        except Exception as e:  # mp.spawn's ProcessRaisedException carries the rank's traceback
+            if attempt == attempts or "address already in use" not in str(e).lower():
+                raise
 
 
 def run(spec, port, logdir, launcher="local"):
@@ -219,7 +243,6 @@ def main():
     a = ap.parse_args()
     out = a.out or tempfile.mkdtemp(prefix="bench_sync.")
     runs = []
-    port = 29600 + os.getpid() % 1000
     print("# launcher: %s" % ("srun on the test cluster (n1, n2: one host)"
                               if a.launcher == "srun" else "local processes"))
     print("# host: %d CPUs; one thread per process; load average %.2f at start" % (
@@ -238,9 +261,7 @@ def main():
                 "cluster": cluster_text(cl), "probes": a.probes}
         l0 = os.getloadavg()[0]
         if not a.reuse:
-            shutil.rmtree(d, ignore_errors=True)
-            run(spec, port, d, a.launcher)
-        port += 1
+            run_retrying(spec, d, a.launcher)
         fitpaths, nrows, first, last = trim(d, len(types), a.target, os.path.join(out, "fit", name))
         runs.append(dict(name=name, cl=cl, B=B, mode=mode, types=types, shares=shares, dir=d,
                          fit=fitpaths, fitrows=nrows, load=(l0, os.getloadavg()[0])))

@@ -143,15 +143,24 @@ def compare(outdir, tol, checks=("time", "iterations")):
         print("not ok - %s: the run stopped at its cap of %d updates without reaching loss %s"
               % (outdir, ps.get("global_step", 0), plan.get("target_loss")), file=sys.stderr)
         return 1
-    pt, pi = float(plan["SLO_TIME_S"]), int(float(plan["SLO_ITERATIONS"]))
-    mt, mi = float(tg["elapsed_s"]), int(tg["global_step"])
+    try:
+        pt, pi = float(plan["SLO_TIME_S"]), int(float(plan["SLO_ITERATIONS"]))
+        mt, mi = float(tg["elapsed_s"]), int(tg["global_step"])
+        dl = float(plan["SLO_DEADLINE_S"]) if "deadline" in checks else None
+    except (KeyError, TypeError, ValueError) as e:
+        print("not ok - %s: plan.json / ps.json without a usable %s" % (outdir, e),
+              file=sys.stderr)
+        return 1
+    if pi < 1 or mi < 1:
+        print("not ok - %s: expected >= 1 update planned and measured, found %d and %d"
+              % (outdir, pi, mi), file=sys.stderr)
+        return 1
     et, ei = _err(pt, mt), _err(pi, mi)
     es = _err(pt / pi, mt / mi)
     print("%s\t%.2f\t%.2f\t%+.1f\t%d\t%d\t%+.1f" % (plan["SLO_PLAN"], pt, mt, et, pi, mi, ei))
     fails = 0
     for what in checks:
         if what == "deadline":
-            dl = float(plan["SLO_DEADLINE_S"])
             ok = mt <= dl
             print("%s - measured time to loss %s %.2f s within the SLO's deadline %g s (planned "
                   "%.2f s)" % ("ok" if ok else "not ok", tg["loss"], mt, dl, pt), file=sys.stderr)

@@ -53,7 +53,7 @@ echo "# $(date -u '+%Y-%m-%d %H:%M') UTC, load average $(cut -d' ' -f1-3 /proc/l
 D=$tmp/prof
 t0=$(date +%s)
 if predict_profile "$D"; then
-    ok "profile: slo-profile-train inside salloc -N2 -n4 -O, 7 runs ($(( $(date +%s) - t0 )) s)"
+    ok "profile: slo-profile-train inside salloc -N2 -n4 -O, 6 runs ($(( $(date +%s) - t0 )) s)"
 else
     cp "$tmp/prof.out" "$tmp/out"; cp "$tmp/prof.err" "$tmp/err"; notok "profile runs"
 fi

@@ -122,6 +122,26 @@ if [ "$rc" = 1 ] && [ "$(grep -c '^not ok' "$tmp/err")" = 2 ]; then
 else
     notok "compare s_per_it,deadline failing (exit $rc)"
 fi
+# a plan without SLO_DEADLINE_S, or planning no whole update: one not ok
+# line naming what is missing, exit 1, no traceback
+mk "$tmp/c5" 1.5 60 true 2.0 100
+"$PY" "$H" compare "$tmp/c5" 30 s_per_it,deadline >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" = 1 ] && [ "$(wc -l <"$tmp/err")" = 1 ] &&
+   grep -q "^not ok - $tmp/c5: plan.json / ps.json without a usable 'SLO_DEADLINE_S'$" "$tmp/err"; then
+    ok "compare deadline on a plan without SLO_DEADLINE_S: not ok, exit 1"
+else
+    notok "compare without SLO_DEADLINE_S (exit $rc)"
+fi
+mk "$tmp/c6" 1.5 0.5 true 2.0 100
+"$PY" "$H" compare "$tmp/c6" 30 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" = 1 ] && [ "$(wc -l <"$tmp/err")" = 1 ] &&
+   grep -q "^not ok - $tmp/c6: expected >= 1 update planned and measured, found 0 and 100$" "$tmp/err"; then
+    ok "compare a plan of 0.5 updates: not ok, exit 1"
+else
+    notok "compare SLO_ITERATIONS 0.5 (exit $rc)"
+fi
 "$PY" "$H" compare "$tmp/c4" 20 time,speed >"$tmp/out" 2>"$tmp/err"
 rc=$?
 if [ "$rc" = 2 ] && grep -q "^predict_loop: compare CHECKS: expected .*, found 'time,speed'$" "$tmp/err"; then

@@ -109,7 +109,7 @@ def format_cluster(cluster):
 COUNT_MAX = 10 ** 15     # global_step, global_samples (exact in a double)
 LOSS_MAX = 1e6
 BATCH_MAX = 2 ** 30
-WORKER_MAX = 10 ** 6
+WORKER_MAX = 10 ** 6      # the logger's own bound: the reader has no worker column
 
 
 def _shown(value, width=40):
